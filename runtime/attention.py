@@ -1,0 +1,73 @@
+"""Attention metadata and backend dispatch.
+
+The model never sees how attention is computed: each layer writes its new K/V into the paged cache at
+``slot_mapping`` and calls ``attend(q, k_pages, v_pages, metadata)``. The metadata describes one
+step's ragged batch, all tokens on one flattened axis:
+
+    tokens:      | seq0 chunk (3) | seq1 decode (1) | seq2 decode (1) | padding ... |
+    cu_q_lens:   [0, 3, 4, 5, 5, 5 ...]           (seq i owns rows cu_q_lens[i]:cu_q_lens[i+1])
+    kv_lens:     [ctx0 + 3, ctx1 + 1, ctx2 + 1, 0 ...]   (context including this step's tokens)
+    page_indices[i]: the pages of seq i in order (unused tail: the null page 0)
+    slot_mapping[t]: page * page_size + offset where token t's K/V is written (padding: slot 0, null page)
+
+Backends: ``xla`` (jnp gathers; the CPU default: interpreted Pallas is slow), ``pallas`` (compiled
+kernel, GPU/TPU), ``pallas_interpret`` (the kernel through the Pallas interpreter, for tests on CPU),
+``auto`` (pallas on an accelerator, xla on CPU).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+BACKENDS = ("auto", "xla", "pallas", "pallas_interpret")
+
+
+class AttentionMetadata(NamedTuple):
+    slot_mapping: jax.Array  # int32[T]
+    kv_lens: jax.Array  # int32[S]
+    page_indices: jax.Array  # int32[S, pages_per_seq]
+    cu_q_lens: jax.Array  # int32[S + 1]
+    num_seqs: jax.Array  # int32[1]
+
+
+AttendFn = Callable[..., jax.Array]
+
+
+def resolve_backend(backend: str, platform: str | None = None) -> str:
+    if backend not in BACKENDS:
+        raise ValueError(f"attention_backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if backend != "auto":
+        return backend
+    platform = platform or jax.default_backend()
+    return "xla" if platform == "cpu" else "pallas"
+
+
+def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None = None,
+                   soft_cap: float | None = None) -> AttendFn:
+    """(q [T,H,D], k_pages [P,page,KVH,D], v_pages, metadata) -> [T,H,D]."""
+    from pallas_kernels.ragged_paged_attention import ragged_paged_attention, ragged_paged_attention_xla
+
+    backend = resolve_backend(backend)
+    kw = dict(sm_scale=sm_scale, sliding_window=sliding_window, soft_cap=soft_cap)
+    if backend == "xla":
+        fn = functools.partial(ragged_paged_attention_xla, **kw)
+    else:
+        fn = functools.partial(ragged_paged_attention, interpret=(backend == "pallas_interpret"), **kw)
+
+    def attend(q, k_pages, v_pages, md: AttentionMetadata):
+        return fn(q, k_pages, v_pages, md.kv_lens, md.page_indices, md.cu_q_lens, md.num_seqs)
+
+    return attend
+
+
+def write_kv(k_pages: jax.Array, v_pages: jax.Array, k: jax.Array, v: jax.Array,
+             slot_mapping: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Scatter this step's K/V ([T, KVH, D]) into the paged cache ([P, page, KVH, D]) in place."""
+    num_pages, page_size, kvh, d = k_pages.shape
+    k_flat = k_pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(k.astype(k_pages.dtype))
+    v_flat = v_pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(v.astype(v_pages.dtype))
+    return k_flat.reshape(k_pages.shape), v_flat.reshape(v_pages.shape)
