@@ -1,0 +1,197 @@
+"""One generation request and its sampling parameters: the scheduler's unit of work.
+
+Data flow: the engine builds a ``Request`` (token ids from the tokenizer, ``SamplingParams`` from
+the API call) and hands it to ``Scheduler.add_request``. From then on only the scheduler mutates it,
+on the engine's step-loop thread: it advances ``num_computed_tokens``, appends sampled tokens to
+``output_token_ids``, moves ``status`` through WAITING -> RUNNING (<-> PREEMPTED) -> FINISHED_*, and
+stamps the times the metrics need (queue time, time to first token, time per output token).
+Nothing here imports JAX or NumPy.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How to pick each next token. The defaults are greedy decoding of at most 16 tokens.
+
+    ``temperature == 0`` means greedy (argmax); ``top_k == 0`` and ``top_p == 1`` switch those
+    filters off. ``seed`` makes a sampled (temperature > 0) request reproducible. ``ignore_eos``
+    keeps generating past the model's end-of-sequence token (benchmarks use it to force exactly
+    ``max_tokens``); the explicit ``stop_token_ids`` still stop the request.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    top_k: int = 0
+    max_tokens: int = 16
+    stop_token_ids: tuple[int, ...] = ()
+    seed: int | None = None
+    ignore_eos: bool = False
+
+    def __post_init__(self) -> None:
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
+            raise ValueError(f"temperature must be a number, got {self.temperature!r}")
+        if not math.isfinite(self.temperature) or self.temperature < 0:
+            raise ValueError(f"temperature must be finite and >= 0, got {self.temperature}")
+        if isinstance(self.top_p, bool) or not isinstance(self.top_p, (int, float)):
+            raise ValueError(f"top_p must be a number, got {self.top_p!r}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if not _is_int(self.top_k) or self.top_k < 0:
+            raise ValueError(f"top_k must be an int >= 0 (0 disables it), got {self.top_k!r}")
+        if not _is_int(self.max_tokens) or self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be an int >= 1, got {self.max_tokens!r}")
+        if isinstance(self.stop_token_ids, (str, bytes)):
+            raise ValueError(
+                f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
+            )
+        try:
+            stop_ids = tuple(self.stop_token_ids)
+        except TypeError:
+            raise ValueError(
+                f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
+            ) from None
+        if not all(_is_int(t) and t >= 0 for t in stop_ids):
+            raise ValueError(f"stop_token_ids must be ints >= 0, got {stop_ids!r}")
+        # A list is accepted for convenience but stored as a tuple so the params stay hashable.
+        object.__setattr__(self, "stop_token_ids", stop_ids)
+        if self.seed is not None and not _is_int(self.seed):
+            raise ValueError(f"seed must be an int or None, got {self.seed!r}")
+        if not isinstance(self.ignore_eos, bool):
+            raise ValueError(f"ignore_eos must be a bool, got {self.ignore_eos!r}")
+
+    @property
+    def is_greedy(self) -> bool:
+        return self.temperature == 0.0
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+class RequestStatus(enum.Enum):
+    WAITING = "waiting"
+    RUNNING = "running"
+    PREEMPTED = "preempted"  # back in the waiting queue, its KV freed; recomputed on re-admission
+    FINISHED_STOPPED = "finished_stopped"  # EOS or a stop token
+    FINISHED_LENGTH = "finished_length"  # max_tokens or max_model_len reached
+    FINISHED_ABORTED = "finished_aborted"  # cancelled by the caller
+
+    @property
+    def is_finished(self) -> bool:
+        return self in _FINISH_REASONS
+
+    @property
+    def finish_reason(self) -> str | None:
+        """The OpenAI-style finish reason ("stop", "length", "abort"), None while unfinished."""
+        return _FINISH_REASONS.get(self)
+
+
+_FINISH_REASONS = {
+    RequestStatus.FINISHED_STOPPED: "stop",
+    RequestStatus.FINISHED_LENGTH: "length",
+    RequestStatus.FINISHED_ABORTED: "abort",
+}
+
+
+@dataclass(eq=False)
+class Request:
+    """A prompt, its sampling parameters and everything generated for it so far.
+
+    The one number the scheduler cares about is ``num_computed_tokens``: how many of
+    ``all_token_ids`` already have their keys and values in the KV cache. Every step it catches
+    up with ``num_tokens`` (a whole prompt, a chunk of one, or the one token sampled last step);
+    when it has caught up, the step's logits yield the next token. There is no prefill or decode
+    mode.
+
+    Preemption frees the KV and resets ``num_computed_tokens`` to 0 but keeps ``output_token_ids``:
+    on re-admission prompt and outputs are recomputed together, and no token is sampled until the
+    count has caught up again.
+
+    ``eq=False``: requests compare by identity; two requests with equal tokens are different work.
+    """
+
+    request_id: str
+    prompt_token_ids: list[int]
+    sampling_params: SamplingParams = field(default_factory=SamplingParams)
+    eos_token_id: int | None = None
+    arrival_time: float = field(default_factory=time.monotonic)
+
+    output_token_ids: list[int] = field(default_factory=list, init=False)
+    num_computed_tokens: int = field(default=0, init=False)
+    status: RequestStatus = field(default=RequestStatus.WAITING, init=False)
+    num_preemptions: int = field(default=0, init=False)
+    first_scheduled_time: float | None = field(default=None, init=False)
+    first_token_time: float | None = field(default=None, init=False)
+    finish_time: float | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.request_id, str) or not self.request_id:
+            raise ValueError(f"request_id must be a non-empty str, got {self.request_id!r}")
+        self.prompt_token_ids = list(self.prompt_token_ids)
+        if not self.prompt_token_ids:
+            raise ValueError(f"request {self.request_id!r}: the prompt is empty")
+        if not all(_is_int(t) and t >= 0 for t in self.prompt_token_ids):
+            raise ValueError(f"request {self.request_id!r}: prompt token ids must be ints >= 0")
+        if not isinstance(self.sampling_params, SamplingParams):
+            raise ValueError(
+                f"request {self.request_id!r}: sampling_params must be SamplingParams, "
+                f"got {type(self.sampling_params).__name__}"
+            )
+        if self.eos_token_id is not None and not _is_int(self.eos_token_id):
+            raise ValueError(f"request {self.request_id!r}: eos_token_id must be an int or None")
+
+    @property
+    def num_prompt_tokens(self) -> int:
+        return len(self.prompt_token_ids)
+
+    @property
+    def num_output_tokens(self) -> int:
+        return len(self.output_token_ids)
+
+    @property
+    def num_tokens(self) -> int:
+        """Prompt plus outputs so far: the target ``num_computed_tokens`` catches up with."""
+        return len(self.prompt_token_ids) + len(self.output_token_ids)
+
+    @property
+    def all_token_ids(self) -> list[int]:
+        return self.prompt_token_ids + self.output_token_ids
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status.is_finished
+
+    @property
+    def finish_reason(self) -> str | None:
+        return self.status.finish_reason
+
+    # Metrics. Each is None until the events it spans have happened.
+
+    @property
+    def queue_time(self) -> float | None:
+        """Seconds from arrival to first being scheduled."""
+        if self.first_scheduled_time is None:
+            return None
+        return self.first_scheduled_time - self.arrival_time
+
+    @property
+    def time_to_first_token(self) -> float | None:
+        """Seconds from arrival to the first output token (TTFT)."""
+        if self.first_token_time is None:
+            return None
+        return self.first_token_time - self.arrival_time
+
+    @property
+    def time_per_output_token(self) -> float | None:
+        """Mean seconds between output tokens after the first (TPOT); None before the finish or
+        with fewer than 2 tokens."""
+        if self.finish_time is None or self.first_token_time is None or self.num_output_tokens < 2:
+            return None
+        return (self.finish_time - self.first_token_time) / (self.num_output_tokens - 1)
