@@ -21,9 +21,10 @@ class SamplingParams:
     """How to pick each next token. The defaults are greedy decoding of at most 16 tokens.
 
     ``temperature == 0`` means greedy (argmax); ``top_k == 0`` and ``top_p == 1`` switch those
-    filters off. ``seed`` makes a sampled (temperature > 0) request reproducible. ``ignore_eos``
-    keeps generating past the model's end-of-sequence token (benchmarks use it to force exactly
-    ``max_tokens``); the explicit ``stop_token_ids`` still stop the request.
+    filters off. ``seed`` makes a sampled (temperature > 0) request reproducible.
+    ``stop_token_ids`` end the request like the model's own end-of-sequence tokens do;
+    ``ignore_eos`` switches off both kinds, so exactly ``max_tokens`` tokens come out (benchmarks
+    use it), the same rule as ``runtime.generate``.
     """
 
     temperature: float = 0.0
@@ -120,7 +121,7 @@ class Request:
     request_id: str
     prompt_token_ids: list[int]
     sampling_params: SamplingParams = field(default_factory=SamplingParams)
-    eos_token_id: int | None = None
+    eos_token_ids: frozenset[int] = frozenset()  # the model's end tokens (the tokenizer's set)
     arrival_time: float = field(default_factory=time.monotonic)
 
     output_token_ids: list[int] = field(default_factory=list, init=False)
@@ -144,8 +145,9 @@ class Request:
                 f"request {self.request_id!r}: sampling_params must be SamplingParams, "
                 f"got {type(self.sampling_params).__name__}"
             )
-        if self.eos_token_id is not None and not _is_int(self.eos_token_id):
-            raise ValueError(f"request {self.request_id!r}: eos_token_id must be an int or None")
+        self.eos_token_ids = frozenset(self.eos_token_ids)
+        if not all(_is_int(t) and t >= 0 for t in self.eos_token_ids):
+            raise ValueError(f"request {self.request_id!r}: eos_token_ids must be ints >= 0")
 
     @property
     def num_prompt_tokens(self) -> int:

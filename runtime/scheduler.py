@@ -394,9 +394,9 @@ class Scheduler:
 
     def _stop_status(self, request: Request, token: int) -> RequestStatus | None:
         params = request.sampling_params
-        if not params.ignore_eos and token == request.eos_token_id:
-            return RequestStatus.FINISHED_STOPPED
-        if token in params.stop_token_ids:
+        if not params.ignore_eos and (
+            token in request.eos_token_ids or token in params.stop_token_ids
+        ):
             return RequestStatus.FINISHED_STOPPED
         if request.num_output_tokens >= params.max_tokens:
             return RequestStatus.FINISHED_LENGTH

@@ -35,10 +35,10 @@ class FakeClock:
         return self.now
 
 
-def make_request(req_id: str, num_prompt: int, max_tokens: int = 16, eos: int | None = None, **sp):
+def make_request(req_id: str, num_prompt: int, max_tokens: int = 16, eos=(), **sp) -> Request:
     prompt = [1000 + i for i in range(num_prompt)]
     params = SamplingParams(max_tokens=max_tokens, **sp)
-    return Request(req_id, prompt, params, eos_token_id=eos, arrival_time=0.0)
+    return Request(req_id, prompt, params, eos_token_ids=eos, arrival_time=0.0)
 
 
 def fake_token(request: Request) -> int:
@@ -161,19 +161,27 @@ def test_max_num_seqs_limits_running_requests():
 # ---- stop conditions --------------------------------------------------------------------------
 
 
-def test_eos_stops_unless_ignored_and_stop_tokens_always_stop():
+def test_eos_and_stop_tokens_stop_unless_eos_is_ignored():
     sched = make_scheduler()
-    sched.add_request(make_request("eos", 3, eos=5))
-    sched.add_request(make_request("ign", 3, max_tokens=3, eos=5, ignore_eos=True))
-    sched.add_request(make_request("stop", 3, eos=5, ignore_eos=True, stop_token_ids=(9,)))
-    tokens = {"eos": [8, 5], "ign": [5, 5, 5], "stop": [5, 9]}
-    finished: dict[str, tuple[list[int], str]] = {}
+    sched.add_request(make_request("eos", 3, eos=[5, 6]))
+    sched.add_request(make_request("eos2", 3, eos=[5, 6]))
+    sched.add_request(make_request("stop", 3, eos=[5], stop_token_ids=(9,)))
+    sched.add_request(
+        make_request("ign", 3, max_tokens=3, eos=[5], stop_token_ids=(9,), ignore_eos=True)
+    )
+    tokens = {"eos": [8, 5], "eos2": [6], "stop": [8, 9], "ign": [5, 9, 5]}
+    finished: dict[str, tuple[str | None, tuple[int, ...]]] = {}
     while sched.has_unfinished_requests():
         _, updates = step(sched, token_fn=lambda r: tokens[r.request_id][r.num_output_tokens])
         for u in updates:
             if u.finished:
                 finished[u.request_id] = (u.finish_reason, u.new_token_ids)
-    assert finished == {"eos": ("stop", (5,)), "ign": ("length", (5,)), "stop": ("stop", (9,))}
+    assert finished == {
+        "eos": ("stop", (5,)),
+        "eos2": ("stop", (6,)),
+        "stop": ("stop", (9,)),
+        "ign": ("length", (5,)),
+    }
 
 
 def test_update_rejects_missing_or_unexpected_sampled_tokens_without_changing_state():
@@ -407,6 +415,9 @@ def test_request_properties_and_metrics():
         Request("", [1])
     with pytest.raises(ValueError, match="ints"):
         Request("x", [1, -1])
+    with pytest.raises(ValueError, match="eos_token_ids"):
+        Request("x", [1], eos_token_ids=[-3])
+    assert Request("x", [1], eos_token_ids=[2, 2, 3]).eos_token_ids == frozenset({2, 3})
 
     sched = make_scheduler()  # its clock ticks 1.0 per reading
     req = make_request("a", 3, max_tokens=3)
@@ -484,7 +495,7 @@ def test_randomized_interleaving_keeps_the_pool_consistent():
         if step_index < 500 and rng.random() < 0.35:
             n_prompt = rng.randint(1, 25)
             req = make_request(
-                f"r{next_id}", n_prompt, max_tokens=rng.randint(1, 40 - n_prompt), eos=eos,
+                f"r{next_id}", n_prompt, max_tokens=rng.randint(1, 40 - n_prompt), eos=[eos],
                 ignore_eos=rng.random() < 0.3,
             )
             next_id += 1
@@ -530,6 +541,8 @@ def test_randomized_interleaving_keeps_the_pool_consistent():
             replay.output_token_ids.append(fake_token(replay))
         assert replay.output_token_ids == req.output_token_ids
         last = req.output_token_ids[-1]
+        if not req.sampling_params.ignore_eos:
+            assert eos not in req.output_token_ids[:-1]  # no missed stop
         if req.finish_reason == "stop":
             assert last == eos and not req.sampling_params.ignore_eos
         else:
