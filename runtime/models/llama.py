@@ -137,7 +137,7 @@ class LlamaModel(nn.Module):
             new_caches.append(kv)
         x = RMSNorm(c.rms_norm_eps, name="final_norm")(jnp.take(x, logits_indices, axis=0))  # [S, D]
         if c.tie_word_embeddings:
-            logits = jnp.dot(x, embedding.T.astype(x.dtype))
+            logits = jnp.einsum("sd,vd->sv", x, embedding.astype(x.dtype))  # no transposed copy
         else:
             logits = Linear(c.vocab_size, name="lm_head")(x)
         return logits.astype(jnp.float32), new_caches

@@ -1,0 +1,14 @@
+"""Shared fixtures. The real model loads once per session (about 7 s); HF reference once per module."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def smollm2():
+    from runtime.generate import Generator
+    from runtime.model_runner import enable_compilation_cache
+
+    enable_compilation_cache()
+    return Generator("smollm2-135m", dtype="float32", attention_backend="xla")
