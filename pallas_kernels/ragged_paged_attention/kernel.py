@@ -1,0 +1,461 @@
+"""Ragged paged attention: one kernel for a step that mixes prefill chunks and decode tokens.
+
+Data flow: the engine flattens every scheduled token of a step onto one axis (``q``), writes their
+K/V into the paged cache, then calls one of three implementations that share one validation
+function and one semantics:
+
+* ``ragged_paged_attention``            Pallas kernel (Triton-lowerable; ``interpret=True`` on CPU).
+* ``ragged_paged_attention_xla``        jnp gathers, no Pallas: the CPU engine's default.
+* ``ragged_paged_attention_reference``  contiguous KV, a Python loop over sequences: tests only.
+
+Index arithmetic (``block_q = 4``; three sequences; padding rows at the end stay zero)::
+
+    q rows:       | seq0 prefill chunk (5)    | s1 | seq2 chunk (3) | padding ...... |
+    row:            0   1   2   3   4           5    6    7    8      9 ... T-1
+    cu_q_lens:     [0,                          5,   6,             9,  9, 9 ...]
+    program (seq 0, q block 0) -> rows 0..3
+    program (seq 0, q block 1) -> row 4        (rows 5..7 of its tile are masked: not its rows)
+    program (seq 1, q block 0) -> row 5
+    program (seq 1, q block 1) -> nothing      (5 + 4 >= 6: skipped)
+
+    Query row j of sequence i (q_len = cu_q_lens[i+1] - cu_q_lens[i]) sits at absolute position
+        p = kv_lens[i] - q_len + j
+    and attends key positions t with  p - sliding_window < t <= p.  Key t lives at
+        k_pages[page_indices[i, t // page_size], t % page_size]
+
+        positions:  0 1 2 3 | 4 5 6 7 | 8 9        (page_size 4, kv_len 10)
+        page table: [  17   |    3    |  42  , garbage ...]
+
+Programs write disjoint rows (a tile's rows that belong to another sequence are masked out of
+the store), and the output starts as zeros (aliased input), so rows past ``cu_q_lens[num_seqs]``
+are exactly zero without any program touching them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import triton as plgpu
+
+# Finite "minus infinity": exp(MASK_VALUE - m) underflows to 0 without the inf - inf = NaN that a
+# fully masked row would produce with a real -inf.
+MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)
+SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16))
+
+# Bytes of gathered K+V (plus float32 logits) that the XLA path materializes per chunk of tokens.
+_XLA_CHUNK_BYTES = 64 * 1024 * 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockSizes:
+    """Tuning knobs of the Pallas kernel (static; they never change the result).
+
+    block_q:          query tokens per program; each program handles them for every q head of one
+                      kv head's group, i.e. a ``[next_pow2(group) * block_q, head_dim]`` tile.
+    pages_per_block:  KV pages gathered per inner-loop iteration (``block_k = pages_per_block *
+                      page_size`` keys per online-softmax step).
+
+    Compiled on GPU (Triton) every tile size must be a power of two and matmul dims >= 16:
+    ``block_q`` a power of two with ``next_pow2(group) * block_q >= 16``, ``pages_per_block *
+    page_size`` a power of two >= 16, ``head_dim`` a power of two >= 16.
+    """
+
+    block_q: int = 16
+    pages_per_block: int = 1
+
+    def __post_init__(self):
+        for name in ("block_q", "pages_per_block"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"BlockSizes.{name} must be an int >= 1, got {value!r}")
+
+
+class Dims(NamedTuple):
+    """Sizes read off validated inputs."""
+
+    max_num_tokens: int
+    num_q_heads: int
+    head_dim: int
+    num_kv_heads: int
+    max_num_seqs: int
+    page_size: int | None  # None for contiguous KV
+    pages_per_seq: int | None  # None for contiguous KV
+
+    @property
+    def group(self) -> int:
+        return self.num_q_heads // self.num_kv_heads
+
+
+def _require(cond: bool, msg: str) -> None:
+    if not cond:
+        raise ValueError(msg)
+
+
+def _check_int_vector(name: str, x, shape: tuple[int, ...], what: str) -> None:
+    _require(tuple(x.shape) == shape, f"{name} must have shape {shape} ({what}), got {tuple(x.shape)}")
+    _require(jnp.dtype(x.dtype) == jnp.int32, f"{name} must be int32, got {x.dtype}")
+
+
+def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *, sm_scale,
+                    sliding_window=None, soft_cap=None) -> Dims:
+    """Checks shapes, dtypes and static arguments; raises ValueError naming the bad input.
+
+    With ``page_indices`` the KV is paged, ``k, v: [total_num_pages, page_size, num_kv_heads,
+    head_dim]``; without it (the reference) it is contiguous, ``k, v: [max_num_seqs, max_kv_len,
+    num_kv_heads, head_dim]``. Only static facts are checked, so this works on tracers.
+    """
+    _require(q.ndim == 3, f"q must be [max_num_tokens, num_q_heads, head_dim], got shape {tuple(q.shape)}")
+    max_num_tokens, num_q_heads, head_dim = q.shape
+    _require(max_num_tokens >= 1, "q must hold at least one token row (max_num_tokens >= 1)")
+    _require(num_q_heads >= 1 and head_dim >= 1, f"q has an empty head axis: shape {tuple(q.shape)}")
+    _require(jnp.dtype(q.dtype) in SUPPORTED_DTYPES, f"q must be float32 or bfloat16, got {q.dtype}")
+
+    layout = ("[total_num_pages, page_size, num_kv_heads, head_dim]" if page_indices is not None
+              else "[max_num_seqs, max_kv_len, num_kv_heads, head_dim]")
+    _require(k.ndim == 4, f"k must be {layout}, got shape {tuple(k.shape)}")
+    _require(tuple(v.shape) == tuple(k.shape), f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+    _require(k.dtype == q.dtype and v.dtype == q.dtype,
+             f"q, k and v must share one dtype, got q {q.dtype}, k {k.dtype}, v {v.dtype}")
+    _require(k.shape[3] == head_dim, f"head_dim of k/v ({k.shape[3]}) must equal head_dim of q ({head_dim})")
+    num_kv_heads = k.shape[2]
+    _require(num_kv_heads >= 1, "k/v must have at least one kv head")
+    _require(num_q_heads % num_kv_heads == 0,
+             f"num_q_heads ({num_q_heads}) must be a multiple of num_kv_heads ({num_kv_heads})")
+
+    _require(kv_lens.ndim == 1, f"kv_lens must be int32[max_num_seqs], got shape {tuple(kv_lens.shape)}")
+    max_num_seqs = kv_lens.shape[0]
+    _require(max_num_seqs >= 1, "kv_lens must have at least one entry (max_num_seqs >= 1)")
+    _check_int_vector("kv_lens", kv_lens, (max_num_seqs,), "max_num_seqs")
+    _check_int_vector("cu_q_lens", cu_q_lens, (max_num_seqs + 1,), "max_num_seqs + 1")
+    _check_int_vector("num_seqs", num_seqs, (1,), "a single count")
+
+    page_size = pages_per_seq = None
+    if page_indices is not None:
+        total_num_pages, page_size = k.shape[0], k.shape[1]
+        _require(total_num_pages >= 1 and page_size >= 1,
+                 f"k_pages needs >= 1 page of >= 1 slot, got shape {tuple(k.shape)}")
+        _require(page_indices.ndim == 2 and page_indices.shape[0] == max_num_seqs,
+                 f"page_indices must be int32[max_num_seqs={max_num_seqs}, pages_per_seq], "
+                 f"got shape {tuple(page_indices.shape)}")
+        _require(jnp.dtype(page_indices.dtype) == jnp.int32, f"page_indices must be int32, got {page_indices.dtype}")
+        pages_per_seq = page_indices.shape[1]
+        _require(pages_per_seq >= 1, "page_indices must have at least one column")
+    else:
+        _require(k.shape[0] == max_num_seqs,
+                 f"contiguous k/v must have max_num_seqs={max_num_seqs} rows, got shape {tuple(k.shape)}")
+
+    _require(isinstance(sm_scale, (int, float)) and not isinstance(sm_scale, bool) and math.isfinite(sm_scale),
+             f"sm_scale must be a finite Python number, got {sm_scale!r}")
+    _require(sliding_window is None or (isinstance(sliding_window, int) and not isinstance(sliding_window, bool)
+                                        and sliding_window >= 1),
+             f"sliding_window must be None or an int >= 1, got {sliding_window!r}")
+    _require(soft_cap is None or (isinstance(soft_cap, (int, float)) and not isinstance(soft_cap, bool)
+                                  and math.isfinite(soft_cap) and soft_cap > 0),
+             f"soft_cap must be None or a finite number > 0, got {soft_cap!r}")
+    return Dims(max_num_tokens, num_q_heads, head_dim, num_kv_heads, max_num_seqs, page_size, pages_per_seq)
+
+
+# --------------------------------------------------------------------------------------------
+# Reference (contiguous KV)
+# --------------------------------------------------------------------------------------------
+
+
+def ragged_paged_attention_reference(q, k, v, kv_lens, cu_q_lens, num_seqs, *, sm_scale,
+                                     sliding_window=None, soft_cap=None):
+    """Plain masked attention in float32. Needs concrete (non-traced) lengths.
+
+    A Python loop over sequences assigns every q row its sequence and absolute position; then one
+    dense jnp computation attends each row to its sequence's contiguous keys.
+
+    Args:
+      q:          [max_num_tokens, num_q_heads, head_dim]          float32 | bfloat16
+      k, v:       [max_num_seqs, max_kv_len, num_kv_heads, head_dim] same dtype as q;
+                  sequence i's keys are k[i, :kv_lens[i]].
+      kv_lens:    int32[max_num_seqs]
+      cu_q_lens:  int32[max_num_seqs + 1]
+      num_seqs:   int32[1]
+    Returns:
+      [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
+    """
+    dims = validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, sm_scale=sm_scale,
+                           sliding_window=sliding_window, soft_cap=soft_cap)
+    kv_lens_np, cu_np = np.asarray(kv_lens), np.asarray(cu_q_lens)
+    n = int(np.asarray(num_seqs)[0])
+    _require(0 <= n <= dims.max_num_seqs, f"num_seqs[0]={n} must be in [0, {dims.max_num_seqs}]")
+    row_seq = np.zeros(dims.max_num_tokens, np.int32)  # sequence of each q row
+    row_pos = np.full(dims.max_num_tokens, -1, np.int32)  # its absolute position; -1: not a real row
+    for i in range(n):
+        q_start, q_end, kv_len = int(cu_np[i]), int(cu_np[i + 1]), int(kv_lens_np[i])
+        q_len = q_end - q_start
+        _require(0 <= q_start <= q_end <= dims.max_num_tokens,
+                 f"cu_q_lens must be non-decreasing within [0, {dims.max_num_tokens}]; seq {i} has {q_start}:{q_end}")
+        _require(q_len <= kv_len <= k.shape[1],
+                 f"seq {i}: need q_len ({q_len}) <= kv_len ({kv_len}) <= max_kv_len ({k.shape[1]})")
+        row_seq[q_start:q_end] = i
+        row_pos[q_start:q_end] = kv_len - q_len + np.arange(q_len)
+    return _dense_reference(q, k, v, jnp.asarray(row_seq), jnp.asarray(row_pos), sm_scale=sm_scale,
+                            sliding_window=sliding_window, soft_cap=soft_cap)
+
+
+@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap"))
+def _dense_reference(q, k, v, row_seq, row_pos, *, sm_scale, sliding_window, soft_cap):
+    group = q.shape[1] // k.shape[2]
+    ks = jnp.repeat(k[row_seq].astype(jnp.float32), group, axis=2)  # (T, max_kv_len, Hq, D)
+    vs = jnp.repeat(v[row_seq].astype(jnp.float32), group, axis=2)  # (T, max_kv_len, Hq, D)
+    logits = jnp.einsum("thd,tkhd->thk", q.astype(jnp.float32), ks, precision=lax.Precision.HIGHEST) * sm_scale
+    if soft_cap is not None:
+        logits = soft_cap * jnp.tanh(logits / soft_cap)
+    q_pos = row_pos[:, None, None]  # (T, 1, 1)
+    k_pos = jnp.arange(k.shape[1])[None, None, :]  # (1, 1, max_kv_len)
+    mask = k_pos <= q_pos  # causal; also excludes keys >= kv_len since q_pos < kv_len
+    if sliding_window is not None:
+        mask &= k_pos > q_pos - sliding_window
+    weights = jax.nn.softmax(jnp.where(mask, logits, -jnp.inf), axis=-1)  # (T, Hq, max_kv_len)
+    weights = jnp.where(mask, weights, 0.0)  # non-rows: NaN -> 0
+    vs = jnp.where((k_pos[0] <= row_pos[:, None])[:, :, None, None], vs, 0.0)  # unused keys may be NaN
+    out = jnp.einsum("thk,tkhd->thd", weights, vs, precision=lax.Precision.HIGHEST)
+    return out.astype(q.dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Pallas kernel
+# --------------------------------------------------------------------------------------------
+
+
+def _ragged_paged_attention_kernel(
+    kv_lens_ref,  # int32[max_num_seqs]
+    page_indices_ref,  # int32[max_num_seqs, pages_per_seq]
+    cu_q_lens_ref,  # int32[max_num_seqs + 1]
+    num_seqs_ref,  # int32[1]
+    q_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]
+    k_pages_ref,  # [total_num_pages, page_size, num_kv_heads, head_dim]
+    v_pages_ref,  # [total_num_pages, page_size, num_kv_heads, head_dim]
+    o_zeros_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]  aliased to o_ref, never read
+    o_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]
+    *,
+    sm_scale: float,
+    sliding_window: int | None,
+    soft_cap: float | None,
+    block_q: int,
+    pages_per_block: int,
+):
+    """One program: ``block_q`` query tokens of one sequence x every q head of one kv head's group.
+
+    The tile is head-major, row ``r = g * block_q + t`` (q head ``g`` of the group, token ``t``),
+    so the q tile and the output tile are single rectangular slices of the [kvh, g, T, D] layout.
+    Every ref is the whole array: q rows start at ragged offsets and KV pages are scattered, so the
+    kernel does its own (masked) indexing instead of BlockSpecs.
+    """
+    del o_zeros_ref
+    seq, kv_head, q_block = pl.program_id(0), pl.program_id(1), pl.program_id(2)
+    _, group_pad, _, head_dim = q_ref.shape
+    total_num_pages, page_size = k_pages_ref.shape[0], k_pages_ref.shape[1]
+    pages_per_seq = page_indices_ref.shape[1]
+    block_k = pages_per_block * page_size
+    rows = group_pad * block_q
+
+    seq_q_start = cu_q_lens_ref[seq]
+    q_len = cu_q_lens_ref[seq + 1] - seq_q_start
+    tile_start = seq_q_start + q_block * block_q  # first q row (token) of this program
+    n_rows = jnp.minimum(block_q, q_len - q_block * block_q)  # tokens of this tile that are ours
+    active = (seq < num_seqs_ref[0]) & (n_rows > 0)
+
+    @pl.when(active)
+    def _compute():
+        kv_len = kv_lens_ref[seq]
+        first_pos = kv_len - q_len + q_block * block_q  # absolute position of the tile's token 0
+        last_pos = first_pos + n_rows - 1
+
+        token_ok = jnp.arange(block_q) < n_rows  # (block_q,)
+        tile_mask = jnp.broadcast_to(token_ok[None, :, None], (group_pad, block_q, head_dim))
+        q_tile = plgpu.load(q_ref.at[kv_head, :, pl.ds(tile_start, block_q), :], mask=tile_mask, other=0)
+        q_tile = q_tile.reshape(rows, head_dim)  # (rows, D)
+        q_pos = first_pos + jnp.arange(rows) % block_q  # (rows,)
+
+        # Only the key blocks some row of this tile can see: [first_pos - window + 1, last_pos].
+        lo = 0 if sliding_window is None else jnp.maximum(first_pos - sliding_window + 1, 0)
+        hi = jnp.maximum(jnp.minimum(last_pos + 1, kv_len), 0)
+        blk_lo, blk_hi = lo // block_k, (hi + block_k - 1) // block_k
+
+        f32 = q_tile.dtype == jnp.float32
+        precision = lax.Precision.HIGHEST if f32 else lax.Precision.DEFAULT
+        col = jnp.broadcast_to(jnp.arange(head_dim)[None, :], (block_k, head_dim))
+
+        def body(blk, carry):
+            m_prev, l_prev, acc_prev = carry  # (rows,), (rows,), (rows, D) float32
+            key_pos = blk * block_k + jnp.arange(block_k)  # (block_k,)
+            page_pos = jnp.minimum(key_pos // page_size, pages_per_seq - 1)
+            page = jnp.clip(page_indices_ref[seq, page_pos], 0, total_num_pages - 1)  # (block_k,)
+            page2 = jnp.broadcast_to(page[:, None], (block_k, head_dim))
+            slot2 = jnp.broadcast_to((key_pos % page_size)[:, None], (block_k, head_dim))
+            k = k_pages_ref[page2, slot2, kv_head, col]  # (block_k, D)
+            v = v_pages_ref[page2, slot2, kv_head, col]  # (block_k, D)
+            key_ok = key_pos < kv_len
+            # Slots past kv_len may hold anything (even NaN); 0 * NaN would leak through p @ v.
+            v = jnp.where(key_ok[:, None], v, jnp.zeros_like(v))
+
+            s = lax.dot_general(q_tile, k, (((1,), (1,)), ((), ())), precision=precision,
+                                preferred_element_type=jnp.float32) * sm_scale  # (rows, block_k)
+            if soft_cap is not None:
+                s = soft_cap * jnp.tanh(s / soft_cap)
+            mask = (key_pos[None, :] <= q_pos[:, None]) & key_ok[None, :]
+            if sliding_window is not None:
+                mask &= key_pos[None, :] > q_pos[:, None] - sliding_window
+            s = jnp.where(mask, s, MASK_VALUE)
+
+            m_next = jnp.maximum(m_prev, s.max(axis=1))
+            alpha = jnp.exp(m_prev - m_next)
+            p = jnp.where(mask, jnp.exp(s - m_next[:, None]), 0.0)
+            l_next = alpha * l_prev + p.sum(axis=1)
+            pv = lax.dot_general(p.astype(v.dtype), v, (((1,), (0,)), ((), ())), precision=precision,
+                                 preferred_element_type=jnp.float32)  # (rows, D)
+            return m_next, l_next, alpha[:, None] * acc_prev + pv
+
+        init = (jnp.full((rows,), MASK_VALUE, jnp.float32), jnp.zeros((rows,), jnp.float32),
+                jnp.zeros((rows, head_dim), jnp.float32))
+        _, l, acc = lax.fori_loop(blk_lo, blk_hi, body, init)
+        out = acc / jnp.where(l > 0, l, 1.0)[:, None]
+        out = out.astype(o_ref.dtype).reshape(group_pad, block_q, head_dim)
+        plgpu.store(o_ref.at[kv_head, :, pl.ds(tile_start, block_q), :], out, mask=tile_mask)
+
+
+def _is_pow2(n: int) -> bool:
+    return n >= 1 and n & (n - 1) == 0
+
+
+def _check_triton_tiles(dims: Dims, block_sizes: BlockSizes) -> None:
+    block_k = block_sizes.pages_per_block * dims.page_size
+    _require(_is_pow2(block_sizes.block_q), f"compiled kernel needs a power-of-two block_q, got {block_sizes.block_q}")
+    rows = pl.next_power_of_2(dims.group) * block_sizes.block_q
+    _require(rows >= 16, f"compiled kernel needs next_pow2(q heads per kv head) * block_q >= 16 (matmul M), got {rows}")
+    _require(_is_pow2(block_k) and block_k >= 16,
+             f"compiled kernel needs pages_per_block * page_size to be a power of two >= 16, got {block_k}")
+    _require(_is_pow2(dims.head_dim) and dims.head_dim >= 16,
+             f"compiled kernel needs a power-of-two head_dim >= 16, got {dims.head_dim}")
+
+
+@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes", "interpret"))
+def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
+                           sm_scale: float, sliding_window: int | None = None, soft_cap: float | None = None,
+                           block_sizes: BlockSizes = BlockSizes(), interpret: bool = False) -> jax.Array:
+    """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas kernel).
+
+    Args:
+      q:            [max_num_tokens, num_q_heads, head_dim]               float32 | bfloat16
+      k_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q
+      v_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q
+      kv_lens:      int32[max_num_seqs]  context length of each sequence, this step's tokens included
+      page_indices: int32[max_num_seqs, pages_per_seq]  pages of each sequence in order; entries past
+                    a sequence's last page may hold any valid page id
+      cu_q_lens:    int32[max_num_seqs + 1]  sequence i owns q rows cu_q_lens[i]:cu_q_lens[i+1]
+      num_seqs:     int32[1]  sequences past num_seqs[0] are padding and ignored
+      sm_scale:     logit scale (static)
+      sliding_window: keys per query including itself, or None (static)
+      soft_cap:     logits -> soft_cap * tanh(logits / soft_cap) before masking, or None (static)
+      block_sizes:  tuning knobs, see BlockSizes (static)
+      interpret:    run through the Pallas interpreter (CPU tests) instead of compiling (static)
+    Returns:
+      [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
+
+    Grid: (max_num_seqs, num_kv_heads, ceil(max_num_tokens / block_q)); most (seq, q block)
+    programs of a decode-heavy batch exit at once. Each active program reads only the key blocks
+    its rows can see (causal and window bounds), ``block_k`` keys per online-softmax step.
+    """
+    dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
+                           sliding_window=sliding_window, soft_cap=soft_cap)
+    if not interpret:
+        _check_triton_tiles(dims, block_sizes)
+    T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
+    group_pad = pl.next_power_of_2(G)  # power-of-two tiles for Triton; padded heads are zeros
+    block_q = block_sizes.block_q
+
+    # [T, KVH * G, D] -> [KVH, group_pad, T, D]: a program's q rows become one rectangular slice.
+    q_t = jnp.pad(q.reshape(T, KVH, G, D), ((0, 0), (0, 0), (0, group_pad - G), (0, 0))).transpose(1, 2, 0, 3)
+    kernel = functools.partial(_ragged_paged_attention_kernel, sm_scale=float(sm_scale),
+                               sliding_window=sliding_window,
+                               soft_cap=None if soft_cap is None else float(soft_cap),
+                               block_q=block_q, pages_per_block=block_sizes.pages_per_block)
+    out = pl.pallas_call(
+        kernel,
+        grid=(dims.max_num_seqs, KVH, pl.cdiv(T, block_q)),
+        out_shape=jax.ShapeDtypeStruct(q_t.shape, q.dtype),
+        input_output_aliases={7: 0},  # zeros in, so rows no program owns come out as 0
+        interpret=interpret,
+        name="ragged_paged_attention",
+    )(kv_lens, page_indices, cu_q_lens, num_seqs, q_t, k_pages, v_pages, jnp.zeros_like(q_t))
+    return out[:, :G].transpose(2, 0, 1, 3).reshape(T, KVH * G, D)
+
+
+# --------------------------------------------------------------------------------------------
+# XLA path (no Pallas)
+# --------------------------------------------------------------------------------------------
+
+
+def _token_coordinates(kv_lens, cu_q_lens, num_seqs, max_num_tokens):
+    """For each q row: its sequence, absolute position and whether it is a real token."""
+    max_num_seqs = kv_lens.shape[0]
+    n = jnp.clip(num_seqs[0], 0, max_num_seqs)
+    # Padding sequences become empty (their cu entries may be anything), keeping cu sorted.
+    cu = jnp.where(jnp.arange(max_num_seqs + 1) <= n, cu_q_lens, cu_q_lens[n])
+    t = jnp.arange(max_num_tokens, dtype=jnp.int32)
+    # side="right" skips empty sequences: row t belongs to the last i with cu[i] <= t.
+    seq = jnp.clip(jnp.searchsorted(cu, t, side="right").astype(jnp.int32) - 1, 0, max_num_seqs - 1)
+    q_start = cu[seq]
+    pos = kv_lens[seq] - (cu[seq + 1] - q_start) + (t - q_start)
+    return seq, pos, t < cu[n]
+
+
+@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap"))
+def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
+                               sm_scale: float, sliding_window: int | None = None,
+                               soft_cap: float | None = None) -> jax.Array:
+    """Same contract as ``ragged_paged_attention`` (shapes, dtypes, result), with jnp gathers.
+
+    Every token gathers its own sequence's whole page list, ``[L = pages_per_seq * page_size,
+    num_kv_heads, head_dim]`` for K and V, and attends it under a mask. Cost per step:
+    ``max_num_tokens * L * num_kv_heads * head_dim`` elements gathered for each of K and V and
+    ``4 * max_num_tokens * L * num_q_heads * head_dim`` flops, whatever the real lengths; padding
+    tokens cost as much as real ones. Tokens are processed in chunks (``lax.map`` over ``vmap``)
+    so that one chunk materializes at most ~``_XLA_CHUNK_BYTES``; a decode step (one token per
+    sequence) gathers each sequence's KV exactly once, a long prefill chunk re-gathers it per token.
+    """
+    dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
+                           sliding_window=sliding_window, soft_cap=soft_cap)
+    T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
+    L = dims.pages_per_seq * dims.page_size
+    seq, pos, valid = _token_coordinates(kv_lens, cu_q_lens, num_seqs, T)
+
+    def one_token(args):
+        q_t, seq_t, pos_t, valid_t = args  # (H, D), (), (), ()
+        pages = page_indices[seq_t]  # (pages_per_seq,)
+        k = k_pages[pages].reshape(L, KVH, D)
+        v = v_pages[pages].reshape(L, KVH, D)
+        key = jnp.arange(L)
+        key_ok = key < kv_lens[seq_t]
+        s = jnp.einsum("kgd,lkd->kgl", q_t.reshape(KVH, G, D), k, precision=lax.Precision.HIGHEST,
+                       preferred_element_type=jnp.float32) * sm_scale  # (KVH, G, L)
+        if soft_cap is not None:
+            s = soft_cap * jnp.tanh(s / soft_cap)
+        mask = (key <= pos_t) & key_ok & valid_t
+        if sliding_window is not None:
+            mask &= key > pos_t - sliding_window
+        s = jnp.where(mask, s, -jnp.inf)
+        m = jnp.max(s, axis=-1, keepdims=True)
+        p = jnp.where(mask, jnp.exp(s - jnp.where(jnp.isfinite(m), m, 0.0)), 0.0)
+        l = p.sum(axis=-1, keepdims=True)
+        v = jnp.where(key_ok[:, None, None], v.astype(jnp.float32), 0.0)  # stale slots may be NaN
+        o = jnp.einsum("kgl,lkd->kgd", p, v, precision=lax.Precision.HIGHEST)
+        return (o / jnp.where(l > 0, l, 1.0)).reshape(KVH * G, D)
+
+    bytes_per_token = 2 * L * KVH * D * 4 + 2 * KVH * G * L * 4
+    chunk = max(1, min(T, _XLA_CHUNK_BYTES // bytes_per_token))
+    out = lax.map(one_token, (q, seq, pos, valid), batch_size=chunk)
+    return out.astype(q.dtype)
