@@ -51,7 +51,6 @@ MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)
 SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16))
 
 # Bytes of gathered K+V (plus float32 logits) that the XLA path materializes per chunk of tokens.
-_XLA_CHUNK_BYTES = 64 * 1024 * 1024
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +68,7 @@ class BlockSizes:
     """
 
     block_q: int = 16
-    pages_per_block: int = 1
+    pages_per_block: int = 2
 
     def __post_init__(self):
         for name in ("block_q", "pages_per_block"):
@@ -413,49 +412,68 @@ def _token_coordinates(kv_lens, cu_q_lens, num_seqs, max_num_tokens):
     return seq, pos, t < cu[n]
 
 
-@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap"))
+@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "pages_per_block"))
 def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
                                sm_scale: float, sliding_window: int | None = None,
-                               soft_cap: float | None = None) -> jax.Array:
+                               soft_cap: float | None = None, pages_per_block: int = 2) -> jax.Array:
     """Same contract as ``ragged_paged_attention`` (shapes, dtypes, result), with jnp gathers.
 
-    Every token gathers its own sequence's whole page list, ``[L = pages_per_seq * page_size,
-    num_kv_heads, head_dim]`` for K and V, and attends it under a mask. Cost per step:
-    ``max_num_tokens * L * num_kv_heads * head_dim`` elements gathered for each of K and V and
-    ``4 * max_num_tokens * L * num_q_heads * head_dim`` flops, whatever the real lengths; padding
-    tokens cost as much as real ones. Tokens are processed in chunks (``lax.map`` over ``vmap``)
-    so that one chunk materializes at most ~``_XLA_CHUNK_BYTES``; a decode step (one token per
-    sequence) gathers each sequence's KV exactly once, a long prefill chunk re-gathers it per token.
+    The CPU engine's default. A ``while_loop`` walks the keys in blocks of ``pages_per_block`` pages
+    with an online softmax (running max ``m``, sum ``l``, accumulator ``acc`` per q row, float32);
+    each iteration every token gathers one block of its own sequence's pages:
+
+        block b:   tokens [T] --page_indices[seq[t], b*ppb:(b+1)*ppb]--> K, V [T, ppb*page, KVH, D]
+
+    The trip count is data, not shape: the loop stops after the last block any token can see
+    (``max(pos) + 1`` keys, from the first block inside every token's sliding window), so one
+    compiled program serves every context length and costs what the real lengths cost:
+    ``T * keys_visited * KVH * D`` elements gathered for each of K and V per step. Padding tokens
+    ride along masked.
     """
     dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
                            sliding_window=sliding_window, soft_cap=soft_cap)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
-    L = dims.pages_per_seq * dims.page_size
+    page_size, ppb = dims.page_size, pages_per_block
+    block_keys = ppb * page_size
     seq, pos, valid = _token_coordinates(kv_lens, cu_q_lens, num_seqs, T)
+    kv_len_t = kv_lens[seq]
+    # Page table of each token, padded to whole blocks (pad with page 0: masked anyway).
+    n_pages = dims.pages_per_seq
+    padded_pages = -(-n_pages // ppb) * ppb
+    tok_pages = jnp.pad(page_indices, ((0, 0), (0, padded_pages - n_pages)))[seq]  # [T, padded_pages]
+    tok_pages = jnp.clip(tok_pages, 0, k_pages.shape[0] - 1)
+    qg = q.reshape(T, KVH, G, D).astype(jnp.float32)
+    last_key = jnp.where(valid, jnp.minimum(pos, kv_len_t - 1), -1)
+    num_blocks = (jnp.max(last_key) + block_keys) // block_keys  # blocks 0 .. num_blocks-1
+    first_block = 0
+    if sliding_window is not None:
+        first_key = jnp.where(valid, pos - sliding_window + 1, jnp.iinfo(jnp.int32).max)
+        first_block = jnp.clip(jnp.min(first_key), 0, None) // block_keys
+    key_offsets = jnp.arange(block_keys, dtype=jnp.int32)
 
-    def one_token(args):
-        q_t, seq_t, pos_t, valid_t = args  # (H, D), (), (), ()
-        pages = page_indices[seq_t]  # (pages_per_seq,)
-        k = k_pages[pages].reshape(L, KVH, D)
-        v = v_pages[pages].reshape(L, KVH, D)
-        key = jnp.arange(L)
-        key_ok = key < kv_lens[seq_t]
-        s = jnp.einsum("kgd,lkd->kgl", q_t.reshape(KVH, G, D), k, precision=lax.Precision.HIGHEST,
-                       preferred_element_type=jnp.float32) * sm_scale  # (KVH, G, L)
+    def body(b, carry):
+        m, l, acc = carry  # [T, KVH, G], [T, KVH, G], [T, KVH, G, D]
+        pids = lax.dynamic_slice_in_dim(tok_pages, b * ppb, ppb, axis=1)  # [T, ppb]
+        k = k_pages[pids].reshape(T, block_keys, KVH, D).astype(jnp.float32)
+        v = v_pages[pids].reshape(T, block_keys, KVH, D).astype(jnp.float32)
+        key = b * block_keys + key_offsets  # [BK]
+        mask = (key[None, :] <= pos[:, None]) & (key[None, :] < kv_len_t[:, None]) & valid[:, None]
+        if sliding_window is not None:
+            mask &= key[None, :] > (pos[:, None] - sliding_window)
+        s = jnp.einsum("tkgd,tlkd->tkgl", qg, k, precision=lax.Precision.HIGHEST) * sm_scale
         if soft_cap is not None:
             s = soft_cap * jnp.tanh(s / soft_cap)
-        mask = (key <= pos_t) & key_ok & valid_t
-        if sliding_window is not None:
-            mask &= key > pos_t - sliding_window
-        s = jnp.where(mask, s, -jnp.inf)
-        m = jnp.max(s, axis=-1, keepdims=True)
-        p = jnp.where(mask, jnp.exp(s - jnp.where(jnp.isfinite(m), m, 0.0)), 0.0)
-        l = p.sum(axis=-1, keepdims=True)
-        v = jnp.where(key_ok[:, None, None], v.astype(jnp.float32), 0.0)  # stale slots may be NaN
-        o = jnp.einsum("kgl,lkd->kgd", p, v, precision=lax.Precision.HIGHEST)
-        return (o / jnp.where(l > 0, l, 1.0)).reshape(KVH * G, D)
+        s = jnp.where(mask[:, None, None, :], s, -jnp.inf)
+        m_new = jnp.maximum(m, jnp.max(s, axis=-1))
+        m_safe = jnp.where(jnp.isfinite(m_new), m_new, 0.0)
+        p = jnp.exp(s - m_safe[..., None])  # masked entries: exp(-inf) = 0
+        alpha = jnp.exp(m - m_safe)
+        v = jnp.where(mask[:, :, None, None], v, 0.0)  # unused slots may hold anything, even NaN
+        acc = acc * alpha[..., None] + jnp.einsum("tkgl,tlkd->tkgd", p, v, precision=lax.Precision.HIGHEST)
+        return m_new, l * alpha + p.sum(-1), acc
 
-    bytes_per_token = 2 * L * KVH * D * 4 + 2 * KVH * G * L * 4
-    chunk = max(1, min(T, _XLA_CHUNK_BYTES // bytes_per_token))
-    out = lax.map(one_token, (q, seq, pos, valid), batch_size=chunk)
-    return out.astype(q.dtype)
+    init = (jnp.full((T, KVH, G), -jnp.inf, jnp.float32), jnp.zeros((T, KVH, G), jnp.float32),
+            jnp.zeros((T, KVH, G, D), jnp.float32))
+    _, l, acc = lax.fori_loop(first_block, num_blocks, body, init)
+    out = acc / jnp.where(l > 0, l, 1.0)[..., None]
+    return out.reshape(T, KVH * G, D).astype(q.dtype)
