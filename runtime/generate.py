@@ -34,6 +34,7 @@ from runtime.model_runner import (
     next_power_of_two,
     params_to_device,
 )
+from runtime.platform import configure_xla
 from runtime.presets import ModelNotFoundError, resolve_gguf
 from runtime.request import SamplingParams
 from runtime.sampling import SamplingArrays
@@ -66,6 +67,7 @@ class Generator:
 
     def __init__(self, model: str = "smollm2-135m", *, gguf_path: str | None = None, dtype: str = "float32",
                  attention_backend: str = "auto", page_size: int = 16, max_model_len: int | None = None):
+        configure_xla()
         if dtype not in DTYPES:
             raise GenerationError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
         path = Path(gguf_path) if gguf_path else resolve_gguf(model)

@@ -8,7 +8,6 @@ back to the host each step.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from typing import Any, NamedTuple
 
@@ -76,3 +75,156 @@ def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
 def next_power_of_two(n: int, minimum: int = 1) -> int:
     n = max(n, minimum)
     return 1 << (n - 1).bit_length()
+
+
+# ---------------------------------------------------------------- the batched runner
+
+class CompileCounter:
+    """Counts XLA lowerings process-wide (a jit cache miss lowers, even when the disk cache then hits)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        jax.monitoring.register_event_duration_secs_listener(self._on_event)
+
+    def _on_event(self, event: str, duration: float, **kwargs) -> None:
+        if event == "/jax/core/compile/jaxpr_to_mlir_module_duration":
+            self.count += 1
+
+
+_COMPILE_COUNTER: CompileCounter | None = None
+
+
+def compile_counter() -> CompileCounter:
+    global _COMPILE_COUNTER
+    if _COMPILE_COUNTER is None:
+        _COMPILE_COUNTER = CompileCounter()
+    return _COMPILE_COUNTER
+
+
+def pow2_range(lo: int, hi: int) -> list[int]:
+    """Powers of two from lo up to the first one >= hi."""
+    out, b = [], next_power_of_two(lo)
+    while True:
+        out.append(b)
+        if b >= hi:
+            return out
+        b *= 2
+
+
+class ModelRunner:
+    """Turns a ``SchedulerOutput`` into device arrays padded to a bucket, runs the step, returns tokens.
+
+    Buckets: token counts are powers of two from 16 up to the token budget, sequence counts powers of
+    two up to ``max_num_seqs`` (never more sequences than tokens). All of them are compiled by
+    ``warmup()``; ``execute`` never meets a new shape after that. The page-table width is fixed
+    (``ceil(max_model_len / block_size)``) and the attention loop's trip count is data, so context
+    length adds no buckets. Runs on the engine's step thread.
+    """
+
+    def __init__(self, config: ModelConfig, params, *, num_blocks: int, block_size: int, max_num_seqs: int,
+                 max_num_batched_tokens: int, max_model_len: int, dtype=jnp.float32, kv_dtype=None,
+                 attention_backend: str = "auto"):
+        self.config = config
+        self.block_size = block_size
+        self.num_blocks = num_blocks
+        self.max_model_len = max_model_len
+        self.pages_per_seq = -(-max_model_len // block_size)
+        self.token_buckets = pow2_range(16, max_num_batched_tokens)
+        self.seq_buckets = pow2_range(1, max_num_seqs)
+        self.dtype = dtype
+        self.kv_dtype = kv_dtype or dtype
+        self.params = params
+        self.kv_caches = allocate_kv_cache(config, num_blocks, block_size, self.kv_dtype)
+        self._step, _ = make_step_fn(config, attention_backend=attention_backend, dtype=dtype)
+        self._seeds: dict[str, int] = {}
+
+    @property
+    def buckets(self) -> list[tuple[int, int]]:
+        return [(t, s) for t in self.token_buckets for s in self.seq_buckets if s <= t]
+
+    def kv_cache_bytes(self) -> int:
+        return sum(int(k.nbytes) + int(v.nbytes) for k, v in self.kv_caches)
+
+    def _bucket(self, num_tokens: int, num_seqs: int) -> tuple[int, int]:
+        t = next(b for b in self.token_buckets if b >= num_tokens)
+        s = next(b for b in self.seq_buckets if b >= num_seqs)
+        return max(t, s), s
+
+    def warmup(self, progress=None) -> int:
+        """Compile every bucket (dummy inputs, writes go to the null block). Returns the bucket count."""
+        for t, s in self.buckets:
+            inputs = self._dummy_inputs(t, s)
+            tokens, self.kv_caches = self._step(self.params, self.kv_caches, inputs)
+            tokens.block_until_ready()
+            if progress is not None:
+                progress(t, s)
+        return len(self.buckets)
+
+    def _dummy_inputs(self, T: int, S: int) -> StepInputs:
+        md = AttentionMetadata(
+            slot_mapping=np.zeros(T, np.int32), kv_lens=np.zeros(S, np.int32),
+            page_indices=np.zeros((S, self.pages_per_seq), np.int32), cu_q_lens=np.zeros(S + 1, np.int32),
+            num_seqs=np.zeros(1, np.int32))
+        sampling = SamplingArrays(np.zeros(S, np.float32), np.ones(S, np.float32), np.zeros(S, np.int32),
+                                  np.zeros(S, np.uint32), np.zeros(S, np.int32))
+        return jax.device_put(StepInputs(np.zeros(T, np.int32), np.zeros(T, np.int32), md, np.zeros(S, np.int32),
+                                         sampling))
+
+    def seed_for(self, req_id: str, seed: int | None) -> int:
+        if req_id not in self._seeds:
+            self._seeds[req_id] = seed if seed is not None else int(np.random.randint(0, 2**32, dtype=np.uint64))
+        return self._seeds[req_id]
+
+    def forget(self, req_ids) -> None:
+        for r in req_ids:
+            self._seeds.pop(r, None)
+
+    def prepare(self, out) -> tuple[StepInputs, list[str]]:
+        """Lay the scheduled tokens out on one axis and pad to a bucket (NumPy, then one transfer)."""
+        req_ids = list(out.num_scheduled_tokens)
+        n_tok, n_seq = out.total_num_scheduled_tokens, len(req_ids)
+        T, S = self._bucket(n_tok, n_seq)
+        tokens = np.zeros(T, np.int32)
+        positions = np.zeros(T, np.int32)
+        slots = np.zeros(T, np.int32)  # padding writes land in the null block
+        kv_lens = np.zeros(S, np.int32)
+        cu = np.zeros(S + 1, np.int32)
+        pages = np.zeros((S, self.pages_per_seq), np.int32)
+        logits_idx = np.zeros(S, np.int32)
+        temp = np.zeros(S, np.float32)
+        top_p = np.ones(S, np.float32)
+        top_k = np.zeros(S, np.int32)
+        seeds = np.zeros(S, np.uint32)
+        tok_index = np.zeros(S, np.int32)
+        t = 0
+        for i, r in enumerate(req_ids):
+            n, c = out.num_scheduled_tokens[r], out.num_computed_tokens[r]
+            table = np.asarray(out.block_tables[r], np.int32)
+            pos = np.arange(c, c + n, dtype=np.int32)
+            tokens[t:t + n] = out.token_ids[r]
+            positions[t:t + n] = pos
+            slots[t:t + n] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+            pages[i, :len(table)] = table
+            kv_lens[i] = c + n
+            t += n
+            cu[i + 1] = t
+            logits_idx[i] = t - 1
+            sp = out.sampling_params[r]
+            temp[i], top_p[i], top_k[i] = sp.temperature, sp.top_p, sp.top_k
+            seeds[i] = self.seed_for(r, sp.seed)
+            tok_index[i] = c + n  # absolute position of the sampled token: recompute draws it again
+        cu[len(req_ids) + 1:] = t
+        md = AttentionMetadata(slots, kv_lens, pages, cu, np.array([n_seq], np.int32))
+        inputs = StepInputs(tokens, positions, md, logits_idx, SamplingArrays(temp, top_p, top_k, seeds, tok_index))
+        return jax.device_put(inputs), req_ids
+
+    def execute(self, out) -> dict[str, int]:
+        """Run one step; {req_id: sampled token} for ``out.sample_req_ids``."""
+        self.forget(out.finished_req_ids)  # seeds survive preemption: a recompute samples the same
+        if out.is_empty:
+            return {}
+        inputs, req_ids = self.prepare(out)
+        tokens, self.kv_caches = self._step(self.params, self.kv_caches, inputs)
+        tokens = np.asarray(tokens)
+        row = {r: i for i, r in enumerate(req_ids)}
+        return {r: int(tokens[row[r]]) for r in out.sample_req_ids}

@@ -34,6 +34,7 @@ class SamplingParams:
     stop_token_ids: tuple[int, ...] = ()
     seed: int | None = None
     ignore_eos: bool = False
+    stop: tuple[str, ...] = ()  # stop strings, matched on the detokenized text by the engine
 
     def __post_init__(self) -> None:
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
@@ -66,6 +67,10 @@ class SamplingParams:
             raise ValueError(f"seed must be an int or None, got {self.seed!r}")
         if not isinstance(self.ignore_eos, bool):
             raise ValueError(f"ignore_eos must be a bool, got {self.ignore_eos!r}")
+        stop = (self.stop,) if isinstance(self.stop, str) else tuple(self.stop)
+        if not all(isinstance(x, str) and x for x in stop):
+            raise ValueError(f"stop must be a string or a list of non-empty strings, got {self.stop!r}")
+        object.__setattr__(self, "stop", stop)
 
     @property
     def is_greedy(self) -> bool:

@@ -99,6 +99,9 @@ def main(argv=None) -> int:
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--prompts", type=int, default=len(PROMPTS))
     args = p.parse_args(argv)
+    from runtime.platform import configure_xla
+
+    configure_xla()
     import jax
 
     prompts = PROMPTS[: args.prompts]

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from runtime.platform import configure_xla
+
+
+def pytest_configure(config):
+    configure_xla()  # before any test touches JAX
+
 
 @pytest.fixture(scope="session")
 def smollm2():

@@ -1,0 +1,385 @@
+"""The engine: continuous batching over the paged KV cache, and its asyncio front.
+
+    add_request(prompt, params) -> Scheduler.waiting
+    step():  Scheduler.schedule() -> ModelRunner.execute() -> Scheduler.update_from_output()
+             -> per request: incremental detokenizer -> stop strings -> RequestOutput (text delta)
+
+``LLMEngine`` is synchronous and single-threaded: whoever calls ``step`` owns it. ``AsyncLLMEngine``
+runs that loop on its own thread; coroutines hand requests and aborts to it through a queue and
+receive ``RequestOutput``s on per-request ``asyncio.Queue``s (``call_soon_threadsafe``). A request
+that cannot be served (empty, too long for the context, bad parameters) fails alone with
+``RequestError``; the engine keeps serving the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import math
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Callable, Sequence
+
+import numpy as np
+
+from runtime.gguf_loader import LoadedGGUF, load_gguf
+from runtime.kv_calc import KVShape, blocks_for_budget, kv_bytes_per_block
+from runtime.model_runner import DTYPES, ModelRunner, enable_compilation_cache, params_to_device
+from runtime.platform import configure_xla
+from runtime.presets import resolve_gguf
+from runtime.request import Request, SamplingParams
+from runtime.scheduler import Scheduler, SchedulerConfig
+from runtime.stopping import StopStringMatcher
+from runtime.tokenizer import IncrementalDetokenizer, Tokenizer
+
+log = logging.getLogger("runtime.engine")
+
+
+class RequestError(ValueError):
+    """This request cannot be served as asked; the message says why. Other requests are unaffected."""
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    model: str = "smollm2-135m"
+    gguf_path: str | None = None
+    dtype: str = "float32"
+    kv_dtype: str | None = None  # defaults to dtype
+    attention_backend: str = "auto"
+    block_size: int = 16
+    kv_cache_bytes: int | None = 256 * 2**20  # KV budget; the block count follows from it
+    num_blocks: int | None = None  # or give the block count directly (wins over the budget)
+    max_num_seqs: int = 32
+    max_num_batched_tokens: int = 256
+    max_model_len: int = 2048
+    enable_chunked_prefill: bool = True
+    compilation_cache: bool = True
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; got {self.dtype!r}")
+        if self.kv_dtype is not None and self.kv_dtype not in DTYPES:
+            raise ValueError(f"kv_dtype must be one of {', '.join(DTYPES)}; got {self.kv_dtype!r}")
+        for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
+        if self.num_blocks is None and not self.kv_cache_bytes:
+            raise ValueError("give kv_cache_bytes (a byte budget) or num_blocks")
+
+
+@dataclass
+class RequestOutput:
+    request_id: str
+    text: str  # new text since the previous output of this request
+    token_ids: list[int]  # new tokens
+    finished: bool = False
+    finish_reason: str | None = None  # "stop" | "length" | "abort"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    metrics: dict = field(default_factory=dict)  # on the final output: queue, ttft, tpot, e2e seconds
+
+
+@dataclass(frozen=True)
+class EngineStats:
+    num_running: int
+    num_waiting: int
+    kv_cache_usage: float
+    num_preemptions_total: int
+    num_steps: int
+    num_blocks: int
+
+
+@dataclass
+class _ReqState:
+    request: Request
+    detok: IncrementalDetokenizer
+    matcher: StopStringMatcher
+    stop_ids: frozenset[int]
+
+
+class LLMEngine:
+    def __init__(self, config: EngineConfig = EngineConfig(), *, loaded: LoadedGGUF | None = None):
+        configure_xla()
+        self.config = config
+        if config.compilation_cache:
+            enable_compilation_cache()
+        loaded = loaded or load_gguf(config.gguf_path or resolve_gguf(config.model))
+        self.model_config = loaded.config
+        self.tokenizer = Tokenizer.from_gguf_metadata(loaded.metadata)
+        self.max_model_len = min(config.max_model_len, loaded.config.max_position_embeddings)
+        kv_dtype = config.kv_dtype or config.dtype
+        shape = KVShape.of(loaded.config)
+        num_blocks = config.num_blocks or blocks_for_budget(shape, kv_dtype, config.block_size, config.kv_cache_bytes)
+        if num_blocks < 2:
+            raise ValueError(f"the KV budget of {config.kv_cache_bytes} bytes holds {num_blocks} blocks of "
+                             f"{kv_bytes_per_block(shape, kv_dtype, config.block_size)} bytes; need at least 2")
+        self.scheduler = Scheduler(SchedulerConfig(
+            max_num_batched_tokens=config.max_num_batched_tokens, max_num_seqs=config.max_num_seqs,
+            max_model_len=self.max_model_len, block_size=config.block_size, num_blocks=num_blocks,
+            enable_chunked_prefill=config.enable_chunked_prefill))
+        self.runner = ModelRunner(
+            loaded.config, params_to_device(loaded.params, DTYPES[config.dtype]), num_blocks=num_blocks,
+            block_size=config.block_size, max_num_seqs=config.max_num_seqs,
+            max_num_batched_tokens=config.max_num_batched_tokens, max_model_len=self.max_model_len,
+            dtype=DTYPES[config.dtype], kv_dtype=DTYPES[kv_dtype], attention_backend=config.attention_backend)
+        self.num_blocks = num_blocks
+        self._states: dict[str, _ReqState] = {}
+        self._ids = itertools.count()
+        self.num_steps = 0
+        self.warmed_up = False
+
+    # ------------------------------------------------------------ requests
+
+    def warmup(self, progress: Callable[[int, int], None] | None = None) -> int:
+        n = self.runner.warmup(progress)
+        self.warmed_up = True
+        return n
+
+    def encode(self, prompt: str | Sequence[int] | Sequence[dict]) -> list[int]:
+        """Text, token ids, or chat messages (rendered through the model's chat template)."""
+        if isinstance(prompt, str):
+            if not prompt.strip():
+                raise RequestError("the prompt is empty")
+            return self.tokenizer.encode(prompt)
+        prompt = list(prompt)
+        if not prompt:
+            raise RequestError("the prompt is empty")
+        if all(isinstance(m, dict) for m in prompt):
+            return self.tokenizer.apply_chat_template(prompt, add_generation_prompt=True)
+        if not all(isinstance(t, (int, np.integer)) and 0 <= t < self.model_config.vocab_size for t in prompt):
+            raise RequestError(f"prompt token ids must be ints in [0, {self.model_config.vocab_size})")
+        return [int(t) for t in prompt]
+
+    def add_request(self, prompt, sampling_params: SamplingParams = SamplingParams(),
+                    request_id: str | None = None) -> str:
+        """Queue a request; raises ``RequestError`` (this request only) if it can never be served."""
+        request_id = request_id or f"req-{next(self._ids)}"
+        try:
+            prompt_ids = self.encode(prompt)
+        except RequestError:
+            raise
+        except ValueError as exc:  # bad chat messages, template errors
+            raise RequestError(str(exc)) from None
+        room = self.max_model_len - len(prompt_ids)
+        if room < 1:
+            raise RequestError(f"the prompt is {len(prompt_ids)} tokens; the maximum context is "
+                               f"{self.max_model_len} tokens and at least one must be left for the answer")
+        if sampling_params.max_tokens > room:
+            raise RequestError(f"prompt ({len(prompt_ids)} tokens) + max_tokens ({sampling_params.max_tokens}) "
+                               f"exceeds the maximum context of {self.max_model_len} tokens")
+        stop_ids = frozenset() if sampling_params.ignore_eos else self.tokenizer.stop_token_ids
+        request = Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
+        try:
+            self.scheduler.add_request(request)
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
+        self._states[request_id] = _ReqState(request, IncrementalDetokenizer(self.tokenizer),
+                                             StopStringMatcher(sampling_params.stop),
+                                             frozenset(stop_ids) | frozenset(sampling_params.stop_token_ids))
+        return request_id
+
+    def abort_request(self, request_id: str) -> bool:
+        """Stop a request now and free its KV blocks."""
+        self._states.pop(request_id, None)
+        return self.scheduler.abort_request(request_id)
+
+    def has_unfinished_requests(self) -> bool:
+        return self.scheduler.has_unfinished_requests()
+
+    # ------------------------------------------------------------ the step
+
+    def step(self) -> list[RequestOutput]:
+        out = self.scheduler.schedule()
+        sampled = self.runner.execute(out)
+        updates = self.scheduler.update_from_output(out, sampled)
+        self.num_steps += 0 if out.is_empty else 1
+        outputs = []
+        for u in updates:
+            state = self._states.get(u.request_id)
+            if state is None:  # aborted meanwhile
+                continue
+            outputs.append(self._output(state, u.new_token_ids, u.finish_reason))
+        return outputs
+
+    def _output(self, state: _ReqState, new_ids, finish_reason: str | None) -> RequestOutput:
+        req = state.request
+        text = ""
+        for tok in new_ids:
+            if finish_reason == "stop" and tok in state.stop_ids:
+                continue  # the end token is not part of the answer
+            text += state.matcher.feed(state.detok.add(tok))
+        if state.matcher.stopped and finish_reason is None:
+            finish_reason = "stop"  # a stop string: end it here and free its blocks
+            self.scheduler.abort_request(req.request_id)
+        if finish_reason is not None:
+            if not state.matcher.stopped:
+                text += state.matcher.feed(state.detok.flush()) + state.matcher.flush()
+            self._states.pop(req.request_id, None)
+        completion = req.num_output_tokens
+        if finish_reason == "stop" and req.output_token_ids and req.output_token_ids[-1] in state.stop_ids:
+            completion -= 1
+        metrics = {}
+        if finish_reason is not None:
+            now = time.monotonic()
+            metrics = {
+                "queue_s": req.queue_time,
+                "ttft_s": req.time_to_first_token,
+                "tpot_s": req.time_per_output_token
+                if req.finish_time else _tpot(req, now),
+                "e2e_s": now - req.arrival_time,
+                "num_preemptions": req.num_preemptions,
+            }
+        return RequestOutput(req.request_id, text, list(new_ids), finish_reason is not None, finish_reason,
+                             req.num_prompt_tokens, completion, metrics)
+
+    def stats(self) -> EngineStats:
+        s = self.scheduler
+        return EngineStats(s.num_running, s.num_waiting, s.kv_cache_usage, s.num_preemptions_total,
+                           self.num_steps, self.num_blocks)
+
+    # ------------------------------------------------------------ offline convenience
+
+    def generate(self, prompts: Sequence, sampling_params: SamplingParams | Sequence[SamplingParams] = SamplingParams(),
+                 progress: Callable[[RequestOutput], None] | None = None) -> list[RequestOutput]:
+        """Run many prompts to completion with continuous batching; one final output per prompt, in order."""
+        params = sampling_params if isinstance(sampling_params, (list, tuple)) else [sampling_params] * len(prompts)
+        ids = [self.add_request(p, sp) for p, sp in zip(prompts, params)]
+        texts: dict[str, list[str]] = {i: [] for i in ids}
+        tokens: dict[str, list[int]] = {i: [] for i in ids}
+        final: dict[str, RequestOutput] = {}
+        while self.has_unfinished_requests():
+            for o in self.step():
+                texts[o.request_id].append(o.text)
+                tokens[o.request_id].extend(o.token_ids)
+                if o.finished:
+                    o.text, o.token_ids = "".join(texts[o.request_id]), tokens[o.request_id]
+                    final[o.request_id] = o
+                    if progress:
+                        progress(o)
+        return [final[i] for i in ids]
+
+
+def _tpot(req: Request, now: float) -> float | None:
+    if req.first_token_time is None or req.num_output_tokens < 2:
+        return None
+    return (now - req.first_token_time) / (req.num_output_tokens - 1)
+
+
+# ---------------------------------------------------------------- asyncio front
+
+class AsyncLLMEngine:
+    """Runs ``LLMEngine.step`` on a dedicated thread; ``generate`` is an async iterator of outputs.
+
+    Cancelling the consumer of ``generate`` (a client that disconnects) aborts the request: its blocks
+    are freed before the next step.
+    """
+
+    def __init__(self, engine: LLMEngine):
+        self.engine = engine
+        self._commands: queue.SimpleQueue = queue.SimpleQueue()
+        self._wake = threading.Event()
+        self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+        self._ids = itertools.count()
+        self.last_error: BaseException | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="llm-engine-step", daemon=True)
+            self._thread.start()
+
+    def shutdown(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+
+    @property
+    def is_running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    async def generate(self, prompt, sampling_params: SamplingParams = SamplingParams(),
+                       request_id: str | None = None) -> AsyncIterator[RequestOutput]:
+        """Yield this request's outputs (text deltas) until the one with ``finished=True``.
+
+        Raises ``RequestError`` for a request the engine rejects.
+        """
+        self.start()
+        request_id = request_id or f"areq-{next(self._ids)}"
+        q: asyncio.Queue = asyncio.Queue()
+        self._queues[request_id] = (asyncio.get_running_loop(), q)
+        self._send(("add", request_id, prompt, sampling_params))
+        finished = False
+        try:
+            while True:
+                item = await q.get()
+                if isinstance(item, BaseException):
+                    finished = True
+                    raise item
+                yield item
+                if item.finished:
+                    finished = True
+                    return
+        finally:
+            self._queues.pop(request_id, None)
+            if not finished:
+                self.abort(request_id)
+
+    def abort(self, request_id: str) -> None:
+        self._send(("abort", request_id))
+
+    def _send(self, command) -> None:
+        self._commands.put(command)
+        self._wake.set()
+
+    # ---- the step thread
+
+    def _deliver(self, request_id: str, item) -> None:
+        target = self._queues.get(request_id)
+        if target is not None:
+            loop, q = target
+            try:
+                loop.call_soon_threadsafe(q.put_nowait, item)
+            except RuntimeError:  # the loop is closed: nobody is listening
+                pass
+
+    def _drain_commands(self) -> None:
+        while True:
+            try:
+                cmd = self._commands.get_nowait()
+            except queue.Empty:
+                return
+            if cmd[0] == "add":
+                _, request_id, prompt, sp = cmd
+                if request_id not in self._queues:  # cancelled before it was queued
+                    continue
+                try:
+                    self.engine.add_request(prompt, sp, request_id=request_id)
+                except (RequestError, ValueError) as exc:
+                    self._deliver(request_id, exc if isinstance(exc, RequestError) else RequestError(str(exc)))
+            else:
+                self.engine.abort_request(cmd[1])
+
+    def _loop(self) -> None:
+        while not self._stopping:
+            self._drain_commands()
+            if not self.engine.has_unfinished_requests():
+                self._wake.wait(timeout=0.5)
+                self._wake.clear()
+                continue
+            try:
+                outputs = self.engine.step()
+            except Exception as exc:  # a bug or a device error: fail the in-flight requests, keep running
+                log.exception("engine step failed")
+                self.last_error = exc
+                for rid in list(self._queues):
+                    self.engine.abort_request(rid)
+                    self._deliver(rid, RuntimeError(f"engine step failed: {type(exc).__name__}"))
+                continue
+            for o in outputs:
+                self._deliver(o.request_id, o)
