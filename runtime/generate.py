@@ -68,6 +68,8 @@ class Generator:
     def __init__(self, model: str = "smollm2-135m", *, gguf_path: str | None = None, dtype: str = "float32",
                  attention_backend: str = "auto", page_size: int = 16, max_model_len: int | None = None):
         configure_xla()
+        if max_model_len is not None and max_model_len < 1:
+            raise GenerationError(f"max_model_len must be a positive number of tokens; got {max_model_len}")
         if dtype not in DTYPES:
             raise GenerationError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
         path = Path(gguf_path) if gguf_path else resolve_gguf(model)
@@ -76,7 +78,7 @@ class Generator:
         self.tokenizer = Tokenizer.from_gguf_metadata(loaded.metadata)
         self.dtype = DTYPES[dtype]
         self.page_size = page_size
-        self.max_model_len = min(max_model_len or self.config.max_position_embeddings,
+        self.max_model_len = min(max_model_len if max_model_len is not None else self.config.max_position_embeddings,
                                  self.config.max_position_embeddings)
         self.params = params_to_device(loaded.params, self.dtype)
         self._step, self._logits = make_step_fn(self.config, attention_backend=attention_backend, dtype=self.dtype)

@@ -107,7 +107,10 @@ def load_gguf(path: str | os.PathLike, *, dtype=np.float32) -> LoadedGGUF:
     def get(name: str) -> np.ndarray:
         if name not in tensors:
             raise GGUFError(f"{path}: tensor {name!r} is missing (architecture {config.architecture!r})")
-        return _tensor_array(tensors[name]).astype(dtype, copy=False)
+        try:
+            return _tensor_array(tensors[name]).astype(dtype, copy=False)
+        except GGUFError as exc:
+            raise GGUFError(f"{path}: {exc}") from None
 
     try:
         params = family.params_from_gguf(config, get, unpermute_qk)

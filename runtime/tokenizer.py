@@ -44,6 +44,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 from tokenizers import Tokenizer as _Backend
 
+from runtime.gguf_loader import read_gguf_metadata  # re-exported: the tokenizer is built from this dict
+
 __all__ = [
     "ChatTemplateError",
     "IncrementalDetokenizer",
@@ -110,14 +112,6 @@ class UnsupportedTokenizerError(ValueError):
 
 class ChatTemplateError(ValueError):
     """The chat template failed to render, raised an exception itself, or is missing."""
-
-
-def read_gguf_metadata(path: str | PathLike[str]) -> dict[str, Any]:
-    """All key/value metadata of a GGUF file as plain Python values (lists, str, int, bool)."""
-    import gguf  # imported here: reading a file is the only thing that needs it
-
-    reader = gguf.GGUFReader(path)
-    return {key: field.contents() for key, field in reader.fields.items()}
 
 
 # ---------------------------------------------------------------------------------------------

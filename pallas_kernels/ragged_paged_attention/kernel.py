@@ -50,7 +50,6 @@ from jax.experimental.pallas import triton as plgpu
 MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)
 SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16))
 
-# Bytes of gathered K+V (plus float32 logits) that the XLA path materializes per chunk of tokens.
 
 
 @dataclasses.dataclass(frozen=True)
