@@ -1,0 +1,55 @@
+"""``python -m gateway``: serve the OpenAI-compatible API (``make serve``).
+
+    python -m gateway [--config configs/gateway.yaml] [--host 127.0.0.1] [--port 8000]
+                      [--redis-url redis://127.0.0.1:6379/0] [--no-cache]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from runtime.platform import configure_xla
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m gateway", description="OpenAI-compatible chat API with a semantic cache")
+    p.add_argument("--config", default="configs/gateway.yaml", help="YAML config (default: configs/gateway.yaml)")
+    p.add_argument("--host")
+    p.add_argument("--port", type=int)
+    p.add_argument("--redis-url", help="use Redis as the cache store (default: the embedded file store)")
+    p.add_argument("--no-cache", action="store_true", help="serve without the semantic cache")
+    p.add_argument("-v", "--verbose", action="store_true")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_xla()
+    from aiohttp import web
+
+    from gateway.app import create_app
+    from gateway.config import ConfigError, load_config
+
+    overrides = {"host": args.host, "port": args.port}
+    if args.redis_url:
+        overrides.update({"cache.store": "redis", "cache.redis_url": args.redis_url})
+    if args.no_cache:
+        overrides["cache.enabled"] = False
+    try:
+        config = load_config(args.config, overrides)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        app = create_app(config)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    logging.getLogger("gateway").info("serving %s on http://%s:%d", ", ".join(config.model_names), config.host, config.port)
+    web.run_app(app, host=config.host, port=config.port, handler_cancellation=True, print=None,
+                access_log=None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

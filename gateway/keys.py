@@ -1,0 +1,26 @@
+"""Typed application keys, in one place (aiohttp ``web.AppKey``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from gateway.config import GatewayConfig
+from gateway.metrics import GatewayMetrics
+
+
+@dataclass
+class GatewayState:
+    """What the cleanup contexts open: filled in at start-up, read by handlers."""
+
+    backends: dict[str, Any] = field(default_factory=dict)  # model name -> backend
+    cache: Any = None  # gateway.cache.SemanticCache or None
+    cache_ready: bool = False
+    started: int = 0
+
+
+CONFIG = web.AppKey("config", GatewayConfig)
+STATE = web.AppKey("state", GatewayState)
+METRICS = web.AppKey("metrics", GatewayMetrics)

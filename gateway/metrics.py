@@ -1,0 +1,59 @@
+"""Prometheus metrics of one gateway app (its own registry: several apps in one process stay apart).
+
+Engine gauges (running, waiting, KV usage, preemptions) are read from the backends at scrape time,
+so they are never stale; rates are left to PromQL over the counters.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+
+
+class _EngineCollector:
+    def __init__(self, backends: Callable[[], Mapping]):
+        self._backends = backends
+
+    def collect(self):
+        running = GaugeMetricFamily("num_requests_running", "Requests holding KV blocks in the engine", labels=["model"])
+        waiting = GaugeMetricFamily("num_requests_waiting", "Requests queued in the engine", labels=["model"])
+        kv = GaugeMetricFamily("kv_cache_usage_perc", "Fraction of KV blocks in use (0..1)", labels=["model"])
+        preempt = CounterMetricFamily("num_preemptions", "Preemptions by recompute", labels=["model"])
+        for name, backend in self._backends().items():
+            s = backend.stats()
+            running.add_metric([name], s.num_running)
+            waiting.add_metric([name], s.num_waiting)
+            kv.add_metric([name], s.kv_cache_usage)
+            preempt.add_metric([name], s.num_preemptions_total)
+        yield from (running, waiting, kv, preempt)
+
+
+class GatewayMetrics:
+    def __init__(self, backends: Callable[[], Mapping]):
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter("gateway_requests", "Chat completion requests by model and HTTP status",
+                                ["model", "status"], registry=r)
+        self.cache_lookups = Counter("gateway_cache_lookups", "Cache lookups by result "
+                                     "(exact, semantic, guard_rejected, miss, bypass, error)",
+                                     ["result", "model"], registry=r)
+        self.cache_similarity = Histogram("gateway_cache_similarity", "Best cosine similarity found by a lookup",
+                                          buckets=(0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 1.0), registry=r)
+        self.cache_tokens_saved = Counter("gateway_cache_tokens_saved", "Completion tokens answered from the cache",
+                                          ["model"], registry=r)
+        self.cache_store_errors = Counter("gateway_cache_unavailable", "Requests served with the cache bypassed "
+                                          "because its store failed", ["op"], registry=r)
+        self.ttft = Histogram("time_to_first_token_seconds", "Time to first token seen by the gateway",
+                              ["model", "cache"], buckets=LATENCY_BUCKETS, registry=r)
+        self.e2e = Histogram("e2e_request_latency_seconds", "End-to-end request latency", ["model", "cache"],
+                             buckets=LATENCY_BUCKETS, registry=r)
+        self.prompt_tokens = Counter("prompt_tokens", "Prompt tokens processed", ["model"], registry=r)
+        self.generation_tokens = Counter("generation_tokens", "Tokens generated", ["model"], registry=r)
+        r.register(_EngineCollector(backends))
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

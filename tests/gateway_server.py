@@ -1,0 +1,72 @@
+"""Run a gateway app on a loopback port in a background thread, for tests with real HTTP clients."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+import urllib.request
+
+from aiohttp import web
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerThread:
+    def __init__(self, app: web.Application, port: int | None = None):
+        self.app = app
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.loop = asyncio.new_event_loop()
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._started = threading.Event()
+        self.error: BaseException | None = None
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+
+        async def start():
+            self._runner = web.AppRunner(self.app, handler_cancellation=True, access_log=None)
+            await self._runner.setup()
+            await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
+
+        try:
+            self.loop.run_until_complete(start())
+        except BaseException as exc:  # surfaced by start()
+            self.error = exc
+            self._started.set()
+            return
+        self._started.set()
+        self.loop.run_forever()
+
+    def start(self, ready_timeout: float = 300.0) -> "ServerThread":
+        self._thread.start()
+        self._started.wait(ready_timeout)
+        if self.error:
+            raise self.error
+        deadline = time.monotonic() + ready_timeout
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/readyz", timeout=5) as r:
+                    if r.status == 200:
+                        return self
+            except Exception:
+                pass
+            time.sleep(0.2)
+        raise TimeoutError("gateway did not become ready")
+
+    def call(self, coro_fn, timeout: float = 60):
+        """Run a coroutine on the server's loop (inspect engines, caches) and return its result."""
+        return asyncio.run_coroutine_threadsafe(coro_fn(), self.loop).result(timeout)
+
+    def stop(self) -> None:
+        if self._runner is not None:
+            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self.loop).result(60)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(30)
