@@ -80,7 +80,7 @@ def run_continuous(engine, prompts, lengths, cap: int, label: str, sample_memory
     pending = list(range(len(prompts)))[::-1]
     in_flight: dict[str, int] = {}
     outputs = {}
-    mem = []  # (tokens held, slots allocated in blocks, running requests)
+    mem = []  # (tokens held, slots allocated in blocks, running requests, held tokens per request)
     bs = engine.config.block_size
     t0 = time.perf_counter()
     bar = tqdm(total=len(prompts), desc=label, file=sys.stderr, leave=False)
@@ -96,9 +96,9 @@ def run_continuous(engine, prompts, lengths, cap: int, label: str, sample_memory
         if sample_memory:
             kvm = engine.scheduler.kv_cache_manager
             running = engine.scheduler.running
-            held = sum(r.num_computed_tokens for r in running)
+            per_request = [r.num_computed_tokens for r in running]
             blocks = sum(len(kvm.get_block_ids(r.request_id)) for r in running)
-            mem.append((held, blocks * bs, len(running)))
+            mem.append((sum(per_request), blocks * bs, len(running), per_request))
     bar.close()
     elapsed = time.perf_counter() - t0
     outs = [outputs[i] for i in range(len(prompts))]
@@ -166,7 +166,7 @@ def plot(out_dir: Path, results: dict) -> list[str]:
     axes[0].bar(names, vals, color=["#999", "#2a7", "#c63"][:len(vals)])
     axes[0].set_ylabel("useful output tokens / s")
     axes[0].set_title("Batching policies, same workload")
-    mem = np.array(results["continuous"]["memory"], float)
+    mem = np.array([m[:3] for m in results["continuous"]["memory"]], float)
     if len(mem):
         axes[1].plot(mem[:, 0], label="KV slots holding tokens")
         axes[1].plot(mem[:, 1], label="paged: slots allocated")
@@ -197,6 +197,7 @@ def main(argv=None) -> int:
     p.add_argument("--batch", type=int, default=32, help="static batch size and continuous concurrency cap")
     p.add_argument("--kv-tokens", type=int, default=16384, help="KV budget in tokens for the memory comparison")
     p.add_argument("--max-model-len", type=int, default=1024)
+    p.add_argument("--block-size", type=int, default=8, help="KV block size in tokens (short chat requests: 8)")
     p.add_argument("--sweep", default="1,4,16,32")
     p.add_argument("--sweep-requests", type=int, default=32)
     p.add_argument("--skip-hf", action="store_true")
@@ -215,7 +216,7 @@ def main(argv=None) -> int:
     limits = measure_limits()
     emit({"bench": "limits", "device": jax.default_backend(), **{k: round(v, 2) for k, v in limits.items()}})
 
-    block = 16
+    block = args.block_size
     engine = LLMEngine(EngineConfig(max_num_seqs=max(64, args.batch), max_num_batched_tokens=256,
                                     max_model_len=args.max_model_len, num_blocks=args.kv_tokens // block + 1,
                                     block_size=block))
@@ -241,17 +242,22 @@ def main(argv=None) -> int:
           "target": 3.0})
 
     # Memory: paged vs contiguous in the same budget.
-    mem = np.array(cont["memory"], float)
+    mem = np.array([m[:3] for m in cont["memory"]], float)
     busy = mem[mem[:, 2] > 0]
-    paged_waste = 1 - busy[:, 0].sum() / busy[:, 1].sum()
+    paged_waste = 1 - busy[:, 0].sum() / busy[:, 1].sum()  # measured from the allocator's block tables
+    # The same token trajectories under other block sizes (internal fragmentation of the last block).
+    held = [h for m in cont["memory"] for h in m[3]]
+    waste_by_block = {b: round(100 * (1 - sum(held) / sum(-(-h // b) * b for h in held)), 2) for b in (8, 16, 32)}
     contiguous_waste = 1 - busy[:, 0].sum() / (busy[:, 2] * args.max_model_len).sum()
     max_contiguous = args.kv_tokens // args.max_model_len
     # Paged: how many requests the same budget holds at once when nothing else limits concurrency.
     engine_many = engine  # same cache, admit up to 64 at once
     peak = run_continuous(engine_many, prompts, lengths, cap=64, label="paged concurrency", sample_memory=True)
     peak_running = int(max(m[2] for m in peak["memory"]))
+    del cont["memory"], peak["memory"]
     emit({"bench": "paged_vs_contiguous", "kv_budget_tokens": args.kv_tokens, "max_model_len": args.max_model_len,
-          "paged_waste_pct": round(100 * paged_waste, 2), "contiguous_waste_pct": round(100 * contiguous_waste, 2),
+          "block_size": block, "paged_waste_pct": round(100 * paged_waste, 2),
+          "paged_waste_pct_by_block_size": waste_by_block, "contiguous_waste_pct": round(100 * contiguous_waste, 2),
           "max_concurrent_contiguous": max_contiguous, "max_concurrent_paged": peak_running,
           "concurrency_ratio": round(peak_running / max(max_contiguous, 1), 2),
           "preemptions": engine.stats().num_preemptions_total, "targets": {"waste_pct_below": 4, "ratio_at_least": 2}})

@@ -411,68 +411,85 @@ def _token_coordinates(kv_lens, cu_q_lens, num_seqs, max_num_tokens):
     return seq, pos, t < cu[n]
 
 
-@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "pages_per_block"))
+@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "pages_per_block",
+                                             "rows_per_block"))
 def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
                                sm_scale: float, sliding_window: int | None = None,
-                               soft_cap: float | None = None, pages_per_block: int = 2) -> jax.Array:
+                               soft_cap: float | None = None, pages_per_block: int = 2,
+                               rows_per_block: int = 16) -> jax.Array:
     """Same contract as ``ragged_paged_attention`` (shapes, dtypes, result), with jnp gathers.
 
-    The CPU engine's default. A ``while_loop`` walks the keys in blocks of ``pages_per_block`` pages
-    with an online softmax (running max ``m``, sum ``l``, accumulator ``acc`` per q row, float32);
-    each iteration every token gathers one block of its own sequence's pages:
+    The CPU engine's default. Query rows are cut into blocks of ``rows_per_block`` consecutive rows
+    (``lax.map``, one after another); for each row block a ``while_loop`` walks the keys in blocks of
+    ``pages_per_block`` pages with an online softmax (running max ``m``, sum ``l``, accumulator
+    ``acc`` per row, float32), each row gathering one key block of its own sequence's pages:
 
-        block b:   tokens [T] --page_indices[seq[t], b*ppb:(b+1)*ppb]--> K, V [T, ppb*page, KVH, D]
+        rows [r0 .. r0+R)   key block b:  page_indices[seq[t], b*ppb:(b+1)*ppb] -> K, V [R, ppb*page, KVH, D]
 
-    The trip count is data, not shape: the loop stops after the last block any token can see
-    (``max(pos) + 1`` keys, from the first block inside every token's sliding window), so one
-    compiled program serves every context length and costs what the real lengths cost:
-    ``T * keys_visited * KVH * D`` elements gathered for each of K and V per step. Padding tokens
-    ride along masked.
+    Trip counts are data, not shapes, and are set per row block (the last key any of its rows can
+    see; the first block inside every row's sliding window). Rows of one sequence are consecutive, so
+    a block of decode rows walks the decodes' contexts, a block of a new prompt walks only that
+    prompt, and a block of padding rows does nothing: one compiled program serves every context
+    length and mix, costing about ``sum over row blocks of R * keys_visited * KVH * D`` gathered
+    elements for each of K and V.
     """
     dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
                            sliding_window=sliding_window, soft_cap=soft_cap)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
-    page_size, ppb = dims.page_size, pages_per_block
+    page_size, ppb, R = dims.page_size, pages_per_block, rows_per_block
     block_keys = ppb * page_size
     seq, pos, valid = _token_coordinates(kv_lens, cu_q_lens, num_seqs, T)
     kv_len_t = kv_lens[seq]
-    # Page table of each token, padded to whole blocks (pad with page 0: masked anyway).
+    # Page table of each token, padded to whole key blocks (pad with page 0: masked anyway).
     n_pages = dims.pages_per_seq
     padded_pages = -(-n_pages // ppb) * ppb
     tok_pages = jnp.pad(page_indices, ((0, 0), (0, padded_pages - n_pages)))[seq]  # [T, padded_pages]
     tok_pages = jnp.clip(tok_pages, 0, k_pages.shape[0] - 1)
     qg = q.reshape(T, KVH, G, D).astype(jnp.float32)
-    last_key = jnp.where(valid, jnp.minimum(pos, kv_len_t - 1), -1)
-    num_blocks = (jnp.max(last_key) + block_keys) // block_keys  # blocks 0 .. num_blocks-1
-    first_block = 0
-    if sliding_window is not None:
-        first_key = jnp.where(valid, pos - sliding_window + 1, jnp.iinfo(jnp.int32).max)
-        first_block = jnp.clip(jnp.min(first_key), 0, None) // block_keys
+    # Rows padded to whole row blocks; padding rows are invalid.
+    Tp = -(-T // R) * R
+    pad = Tp - T
+
+    def rows(x, fill=0):
+        x = jnp.pad(x, ((0, pad),) + ((0, 0),) * (x.ndim - 1), constant_values=fill)
+        return x.reshape((Tp // R, R) + x.shape[1:])
+
     key_offsets = jnp.arange(block_keys, dtype=jnp.int32)
 
-    def body(b, carry):
-        m, l, acc = carry  # [T, KVH, G], [T, KVH, G], [T, KVH, G, D]
-        pids = lax.dynamic_slice_in_dim(tok_pages, b * ppb, ppb, axis=1)  # [T, ppb]
-        k = k_pages[pids].reshape(T, block_keys, KVH, D).astype(jnp.float32)
-        v = v_pages[pids].reshape(T, block_keys, KVH, D).astype(jnp.float32)
-        key = b * block_keys + key_offsets  # [BK]
-        mask = (key[None, :] <= pos[:, None]) & (key[None, :] < kv_len_t[:, None]) & valid[:, None]
+    def row_block(args):
+        qb, pagesb, posb, kvlb, validb = args  # [R, KVH, G, D], [R, padded_pages], [R], [R], [R]
+        last_key = jnp.where(validb, jnp.minimum(posb, kvlb - 1), -1)
+        num_blocks = (jnp.max(last_key) + block_keys) // block_keys  # key blocks 0 .. num_blocks-1
+        first_block = 0
         if sliding_window is not None:
-            mask &= key[None, :] > (pos[:, None] - sliding_window)
-        s = jnp.einsum("tkgd,tlkd->tkgl", qg, k, precision=lax.Precision.HIGHEST) * sm_scale
-        if soft_cap is not None:
-            s = soft_cap * jnp.tanh(s / soft_cap)
-        s = jnp.where(mask[:, None, None, :], s, -jnp.inf)
-        m_new = jnp.maximum(m, jnp.max(s, axis=-1))
-        m_safe = jnp.where(jnp.isfinite(m_new), m_new, 0.0)
-        p = jnp.exp(s - m_safe[..., None])  # masked entries: exp(-inf) = 0
-        alpha = jnp.exp(m - m_safe)
-        v = jnp.where(mask[:, :, None, None], v, 0.0)  # unused slots may hold anything, even NaN
-        acc = acc * alpha[..., None] + jnp.einsum("tkgl,tlkd->tkgd", p, v, precision=lax.Precision.HIGHEST)
-        return m_new, l * alpha + p.sum(-1), acc
+            first_key = jnp.where(validb, posb - sliding_window + 1, jnp.iinfo(jnp.int32).max)
+            first_block = jnp.minimum(jnp.clip(jnp.min(first_key), 0, None) // block_keys, num_blocks)
 
-    init = (jnp.full((T, KVH, G), -jnp.inf, jnp.float32), jnp.zeros((T, KVH, G), jnp.float32),
-            jnp.zeros((T, KVH, G, D), jnp.float32))
-    _, l, acc = lax.fori_loop(first_block, num_blocks, body, init)
-    out = acc / jnp.where(l > 0, l, 1.0)[..., None]
-    return out.reshape(T, KVH * G, D).astype(q.dtype)
+        def body(b, carry):
+            m, l, acc = carry  # [R, KVH, G], [R, KVH, G], [R, KVH, G, D]
+            pids = lax.dynamic_slice_in_dim(pagesb, b * ppb, ppb, axis=1)  # [R, ppb]
+            k = k_pages[pids].reshape(R, block_keys, KVH, D).astype(jnp.float32)
+            v = v_pages[pids].reshape(R, block_keys, KVH, D).astype(jnp.float32)
+            key = b * block_keys + key_offsets  # [BK]
+            mask = (key[None, :] <= posb[:, None]) & (key[None, :] < kvlb[:, None]) & validb[:, None]
+            if sliding_window is not None:
+                mask &= key[None, :] > (posb[:, None] - sliding_window)
+            s = jnp.einsum("tkgd,tlkd->tkgl", qb, k, precision=lax.Precision.HIGHEST) * sm_scale
+            if soft_cap is not None:
+                s = soft_cap * jnp.tanh(s / soft_cap)
+            s = jnp.where(mask[:, None, None, :], s, -jnp.inf)
+            m_new = jnp.maximum(m, jnp.max(s, axis=-1))
+            m_safe = jnp.where(jnp.isfinite(m_new), m_new, 0.0)
+            p = jnp.exp(s - m_safe[..., None])  # masked entries: exp(-inf) = 0
+            alpha = jnp.exp(m - m_safe)
+            v = jnp.where(mask[:, :, None, None], v, 0.0)  # unused slots may hold anything, even NaN
+            acc = acc * alpha[..., None] + jnp.einsum("tkgl,tlkd->tkgd", p, v, precision=lax.Precision.HIGHEST)
+            return m_new, l * alpha + p.sum(-1), acc
+
+        init = (jnp.full((R, KVH, G), -jnp.inf, jnp.float32), jnp.zeros((R, KVH, G), jnp.float32),
+                jnp.zeros((R, KVH, G, D), jnp.float32))
+        _, l, acc = lax.fori_loop(first_block, num_blocks, body, init)
+        return acc / jnp.where(l > 0, l, 1.0)[..., None]
+
+    out = lax.map(row_block, (rows(qg), rows(tok_pages), rows(pos), rows(kv_len_t), rows(valid, False)))
+    return out.reshape(Tp, KVH * G, D)[:T].astype(q.dtype)

@@ -1,0 +1,147 @@
+"""Cache-hit latency through HTTP, against a miss on the same gateway, and hits per second.
+
+Starts a gateway on a loopback port (SmolLM2 in-process, the semantic cache with a fresh file store),
+then:
+1. misses: distinct questions answered by the model (each then stored);
+2. exact hits: the same questions again; semantic hits: paraphrases of them;
+   latency measured one request at a time (p50, p99), and the ratio miss / hit;
+3. throughput: 64 concurrent clients asking cached questions for a fixed time: hits per second and
+   the latency percentiles under that load.
+Prints one JSON line per measurement.
+
+    python scripts/bench_cache.py [--misses 16] [--repeats 20] [--clients 64] [--seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+QUESTIONS = [
+    ("What is the capital of France?", "Which city is the capital of France?"),
+    ("How many legs does a spider have?", "How many legs do spiders have?"),
+    ("What is photosynthesis?", "Can you explain what photosynthesis is?"),
+    ("Who wrote Romeo and Juliet?", "Who is the author of Romeo and Juliet?"),
+    ("What is the boiling point of water?", "At what temperature does water boil?"),
+    ("How do I reverse a list in Python?", "How can I reverse a Python list?"),
+    ("What causes rain?", "Why does it rain?"),
+    ("What is the speed of light?", "How fast does light travel?"),
+    ("Why is the sky blue?", "Why does the sky look blue?"),
+    ("What is a prime number?", "Can you tell me what a prime number is?"),
+    ("How does a rainbow form?", "How are rainbows formed?"),
+    ("What is the largest ocean?", "Which ocean is the largest?"),
+    ("What does DNA stand for?", "What is DNA short for?"),
+    ("How many continents are there?", "How many continents does the Earth have?"),
+    ("What is gravity?", "Can you explain gravity?"),
+    ("Who painted the Mona Lisa?", "Who was the painter of the Mona Lisa?"),
+]
+
+
+def pct(values, q):
+    return float(np.percentile(np.asarray(values), q)) * 1000
+
+
+def summary(name: str, lat: list[float], **extra) -> dict:
+    return {"bench": name, "n": len(lat), "p50_ms": round(pct(lat, 50), 2), "p99_ms": round(pct(lat, 99), 2),
+            "mean_ms": round(statistics.mean(lat) * 1000, 2), **extra}
+
+
+async def ask(session, url, question, max_tokens):
+    body = {"model": "smollm2-135m", "messages": [{"role": "user", "content": question}], "temperature": 0,
+            "max_tokens": max_tokens}
+    t = time.perf_counter()
+    async with session.post(url, json=body) as r:
+        await r.read()
+        return time.perf_counter() - t, r.headers.get("x-cache"), r.status
+
+
+async def run(args, base: str) -> None:
+    import aiohttp
+
+    url = base + "/v1/chat/completions"
+    qs = QUESTIONS[: args.misses]
+    async with aiohttp.ClientSession() as s:
+        misses = []
+        for q, _ in qs:
+            dt, cache, status = await ask(s, url, q, args.max_tokens)
+            assert status == 200 and cache == "miss", (status, cache)
+            misses.append(dt)
+        print(json.dumps(summary("miss", misses, max_tokens=args.max_tokens)), flush=True)
+        for kind, idx in (("exact_hit", 0), ("semantic_hit", 1)):
+            lat, hits = [], 0
+            for _ in range(args.repeats):
+                for pair in qs:
+                    dt, cache, status = await ask(s, url, pair[idx], args.max_tokens)
+                    lat.append(dt)
+                    hits += cache == "hit"
+            print(json.dumps(summary(kind, lat, hit_rate=round(hits / len(lat), 3),
+                                     miss_over_hit_p50=round(statistics.median(misses) / statistics.median(lat), 1),
+                                     targets={"p99_ms_at_most": 25, "ratio_at_least": 50})), flush=True)
+
+    # Load: N concurrent clients, each with its own connection, asking cached questions.
+    deadline = time.perf_counter() + args.seconds
+    lat: list[float] = []
+    kinds = {"hit": 0, "miss": 0}
+
+    async def client(i: int):
+        async with aiohttp.ClientSession() as s:
+            j = i
+            while time.perf_counter() < deadline:
+                q = qs[j % len(qs)][j % 2]  # alternate exact and paraphrased
+                dt, cache, status = await ask(s, url, q, args.max_tokens)
+                lat.append(dt)
+                kinds[cache or "miss"] = kinds.get(cache or "miss", 0) + 1
+                j += 1
+
+    t = time.perf_counter()
+    await asyncio.gather(*(client(i) for i in range(args.clients)))
+    elapsed = time.perf_counter() - t
+    print(json.dumps(summary("hits_under_load", lat, clients=args.clients, seconds=round(elapsed, 1),
+                             requests_per_s=round(len(lat) / elapsed, 1), hit_rate=round(kinds["hit"] / len(lat), 3))),
+          flush=True)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--misses", type=int, default=16)
+    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--clients", type=int, default=64)
+    p.add_argument("--seconds", type=float, default=10)
+    p.add_argument("--max-tokens", type=int, default=64)
+    args = p.parse_args(argv)
+
+    from runtime.platform import configure_xla
+
+    configure_xla()
+    from gateway.app import create_app
+    from gateway.config import GatewayConfig, ModelEntry
+    from gateway_server import ServerThread
+    from runtime.engine import EngineConfig
+
+    tmp = tempfile.mkdtemp(prefix="bench_cache_")
+    engine = EngineConfig(model="smollm2-135m", max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512,
+                          num_blocks=128)
+    config = GatewayConfig(port=0, models=(ModelEntry("smollm2-135m", engine),),
+                           cache={"store": "file", "path": f"{tmp}/cache.jsonl"})
+    print("starting the gateway (model load + warm-up) ...", file=sys.stderr)
+    srv = ServerThread(create_app(config)).start()
+    try:
+        asyncio.run(run(args, srv.url))
+    finally:
+        srv.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
