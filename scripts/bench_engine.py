@@ -254,7 +254,6 @@ def main(argv=None) -> int:
     engine_many = engine  # same cache, admit up to 64 at once
     peak = run_continuous(engine_many, prompts, lengths, cap=64, label="paged concurrency", sample_memory=True)
     peak_running = int(max(m[2] for m in peak["memory"]))
-    del cont["memory"], peak["memory"]
     emit({"bench": "paged_vs_contiguous", "kv_budget_tokens": args.kv_tokens, "max_model_len": args.max_model_len,
           "block_size": block, "paged_waste_pct": round(100 * paged_waste, 2),
           "paged_waste_pct_by_block_size": waste_by_block, "contiguous_waste_pct": round(100 * contiguous_waste, 2),

@@ -79,6 +79,7 @@ class Embedder:
         max_batch: int = 32,
         max_wait_ms: float = 2.0,
         device: str = "cpu",
+        num_threads: int | None = 1,
     ):
         if max_batch < 1:
             raise ValueError("max_batch must be >= 1")
@@ -88,6 +89,7 @@ class Embedder:
         self.max_batch = max_batch
         self.max_wait_s = max_wait_ms / 1000.0
         self.device = device
+        self.num_threads = num_threads
         self._model = None
         self._load_lock = threading.Lock()
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
@@ -108,8 +110,22 @@ class Embedder:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             model_dir = self.model_dir or find_model_dir()
+            import torch
             from sentence_transformers import SentenceTransformer  # heavy import, only when needed
 
+            if self.num_threads:
+                # Process-wide. One intra-op thread by default: a 384-d MiniLM pass over a few short
+                # questions gains little from more, and on a shared CPU (the engine's XLA threads, a
+                # benchmark) OpenMP spin-waiting made a single query 20x slower with 2 threads
+                # (measured here: 340 ms vs 16 ms while the engine benchmark ran).
+                torch.set_num_threads(self.num_threads)
+
+            try:  # the per-weight loading bar is noise in a server log
+                from transformers.utils import logging as hf_logging
+
+                hf_logging.disable_progress_bar()
+            except ImportError:
+                pass
             t0 = time.perf_counter()
             self._model = SentenceTransformer(str(model_dir), device=self.device, local_files_only=True)
             log.info("embedder loaded from %s in %.1fs", model_dir, time.perf_counter() - t0)
