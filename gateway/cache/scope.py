@@ -1,0 +1,159 @@
+"""The scope of a cached answer: everything besides the question that can change the answer.
+
+A cached answer is only ever served inside the scope it was stored in; the scope key partitions both
+the exact-match table and the FAISS indexes, so a hit across tenants, models, system prompts,
+conversations or sampling parameters is impossible by construction, not by a similarity threshold.
+
+``CacheScope.from_request(tenant, model, messages, params)`` splits an OpenAI ``messages`` list:
+
+    [system..., (user|assistant|tool|system)..., user]
+     ^^^^^^^^^  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^  ^^^^
+     system     history (earlier turns)          question (returned separately)
+
+and keeps from ``params`` every request field that can change the answer (anything except the fields
+in ``NEUTRAL_PARAMS``: transport and bookkeeping). ``key()`` is a sha256 over a canonical JSON.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+SCOPE_VERSION = 1  # bump when the canonical form changes: old entries then simply miss
+
+# Request fields that never change the text of the answer. Everything else the client sends is part
+# of the scope (an unknown parameter is assumed to matter: a spurious miss is cheap, a wrong hit not).
+NEUTRAL_PARAMS = frozenset(
+    {"messages", "model", "stream", "stream_options", "user", "metadata", "store", "service_tier"}
+)
+# Aliases folded onto one name so that equivalent requests share a scope.
+PARAM_ALIASES = {"max_completion_tokens": "max_tokens"}
+
+
+def _canonical(value: Any) -> Any:
+    """JSON-ready canonical value: 0.0 == 0, a lone stop string == [string], dict keys sorted."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    raise ValueError(f"parameter value of type {type(value).__name__} is not cacheable")
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def canonical_params(params: Mapping[str, Any] | None) -> tuple[tuple[str, str], ...]:
+    """Sorted ``(name, canonical JSON value)`` pairs of the answer-changing params; None values dropped."""
+    out: dict[str, str] = {}
+    for name, value in (params or {}).items():
+        name = PARAM_ALIASES.get(name, name)
+        if name in NEUTRAL_PARAMS or value is None:
+            continue
+        if name == "stop" and isinstance(value, str):
+            value = [value]
+        out[name] = _dumps(_canonical(value))
+    return tuple(sorted(out.items()))
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text of one chat message. Plain string content is returned as is; anything richer
+    (content parts, tool calls, names) becomes canonical JSON so that it still takes part in the
+    scope exactly."""
+    content = message.get("content")
+    extras = {k: v for k, v in message.items() if k not in ("role", "content") and v is not None}
+    if isinstance(content, str) and not extras:
+        return content
+    if content is None and not extras:
+        return ""
+    if isinstance(content, list) and not extras and all(
+        isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in content
+    ):
+        return "\n".join(p["text"] for p in content)
+    return _dumps(_canonical({"content": content, **extras}))
+
+
+@dataclass(frozen=True)
+class CacheScope:
+    tenant: str  # API key (or its hash) or the OpenAI `user` field
+    model: str  # tier / model name the answer came from
+    system_prompt: str = ""
+    history: tuple[tuple[str, str], ...] = ()  # (role, content) of the turns before the question
+    params: tuple[tuple[str, str], ...] = ()  # sorted (name, canonical JSON value)
+
+    def key(self) -> str:
+        """Stable sha256 hex of the canonical JSON form (same across processes and restarts)."""
+        blob = _dumps(
+            {
+                "v": SCOPE_VERSION,
+                "tenant": self.tenant,
+                "model": self.model,
+                "system": self.system_prompt,
+                "history": [list(turn) for turn in self.history],
+                "params": [list(p) for p in self.params],
+            }
+        )
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+    def param(self, name: str, default: Any = None) -> Any:
+        """A param's value (decoded from its canonical JSON), e.g. ``scope.param("temperature")``."""
+        for k, v in self.params:
+            if k == name:
+                return json.loads(v)
+        return default
+
+    @classmethod
+    def from_request(
+        cls,
+        tenant: str,
+        model: str,
+        messages: Sequence[Mapping[str, Any]],
+        params: Mapping[str, Any] | None = None,
+    ) -> tuple["CacheScope", str]:
+        """Split an OpenAI chat request into ``(scope, question)``.
+
+        Raises ValueError when the request cannot be cached: no messages, the last message is not
+        from the user, or the question is not plain text (images, audio)."""
+        if not messages:
+            raise ValueError("messages is empty")
+        last = messages[-1]
+        if last.get("role") != "user":
+            raise ValueError("the last message is not from the user")
+        content = last.get("content")
+        if isinstance(content, list):
+            if not all(isinstance(p, Mapping) and p.get("type") == "text" for p in content):
+                raise ValueError("the question has non-text content parts")
+            question = "\n".join(str(p.get("text", "")) for p in content)
+        elif isinstance(content, str):
+            question = content
+        else:
+            raise ValueError("the question has no text content")
+        extra = {k: v for k, v in last.items() if k not in ("role", "content") and v is not None}
+
+        leading_system: list[str] = []
+        i = 0
+        while i < len(messages) - 1 and messages[i].get("role") in ("system", "developer"):
+            leading_system.append(message_text(messages[i]))
+            i += 1
+        history: list[tuple[str, str]] = [
+            (str(m.get("role")), message_text(m)) for m in messages[i : len(messages) - 1]
+        ]
+        if extra:  # e.g. a `name` on the question: keep it in the scope rather than drop it
+            history.append(("__question_extra__", _dumps(_canonical(extra))))
+        scope = cls(
+            tenant=str(tenant),
+            model=str(model),
+            system_prompt="\n\n".join(leading_system),
+            history=tuple(history),
+            params=canonical_params(params),
+        )
+        return scope, question
+

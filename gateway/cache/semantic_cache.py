@@ -1,0 +1,509 @@
+"""The semantic cache: scope -> exact match -> embedding search -> precision guard -> stored answer.
+
+Data flow of ``lookup(scope, question)`` (event loop; the embedding runs on the embedder's thread):
+
+    bypass?  disabled, ``no_cache``, sampled request under the policy, store circuit open
+    exact    (scope key, normalized question) in an in-memory dict -> entry; no embedding at all
+    embed    MiniLM vector of the question (micro-batched with concurrent lookups)
+    search   the scope's FAISS index: the best few candidates with cosine >= threshold
+    guard    the first candidate whose question passes ``guard.check`` is the hit
+    fetch    the entry from the store (Redis: one HMGET), then ``touch`` for LRU
+
+``store(...)`` keeps only complete answers (finish_reason "stop"), writes the entry, and indexes it
+here; with Redis the other gateway processes index it from the pub/sub event. Nothing the store does
+wrong reaches the caller: failures count in ``errors`` and turn into misses / dropped stores, and the
+cache resumes by itself (the Redis listener resubscribes and rebuilds the index).
+
+In-memory state (``_LocalState``, owned by the event loop): the exact table (scope key, normalized)
+-> id, metadata id -> (scope key, normalized, question, created) and the ``VectorIndex``; rebuilt from
+the store on start and after a Redis reconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Literal, Mapping
+
+import numpy as np
+
+from gateway.cache import guard as guard_mod
+from gateway.cache.embedder import Embedder
+from gateway.cache.index import VectorIndex
+from gateway.cache.normalize import normalize_question
+from gateway.cache.scope import CacheScope
+from gateway.cache.store import CacheEntry, CacheStore, FileStore, RedisStore, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+LookupKind = Literal["exact", "semantic", "miss", "bypass", "guard_rejected", "error"]
+LOOKUP_KINDS: tuple[str, ...] = ("exact", "semantic", "miss", "bypass", "guard_rejected", "error")
+SAMPLED_POLICIES = ("never", "seeded", "always")
+
+
+@dataclass(frozen=True)
+class CacheConfig:
+    """Validated once (``__post_init__``); every error names the key (``cache.<key>``)."""
+
+    enabled: bool = True
+    # Cosine similarity a candidate needs before the guard looks at it. 0.80 measured on
+    # tests/data/cache_pairs.jsonl with the guard on: 0 false hits, recall 0.65 (scripts/eval_cache.py).
+    threshold: float = 0.80
+    guard: bool = True
+    hnsw_threshold: int = 2048  # a scope's index switches from exact (flat) search to HNSW past this size
+    ttl_seconds: float = 7 * 24 * 3600.0
+    max_entries: int = 100_000
+    store: str = "file"  # "file" | "redis"
+    path: str = "~/.cache/jaxserve/cache.jsonl"
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    redis_prefix: str = "jaxserve:cache:"
+    redis_timeout_s: float = 0.5
+    redis_retry_s: float = 1.0  # circuit-breaker pause after a Redis failure
+    # Requests with temperature > 0: never cache them, cache them only when a seed makes them
+    # reproducible, or always (serve one sample to everyone who asks the same).
+    cache_sampled: str = "seeded"
+    default_temperature: float = 1.0  # the temperature of a request that does not give one (OpenAI: 1)
+    top_k: int = 4  # candidates the guard may look at
+    semantic_max_chars: int = 1000  # longer questions use the exact path only (MiniLM reads 256 tokens)
+    embed_max_batch: int = 32
+    embed_max_wait_ms: float = 2.0
+    embed_threads: int = 1
+    flush_interval_s: float = 1.0  # FileStore write debounce
+    purge_interval_s: float = 60.0  # expired-entry sweep
+
+    def __post_init__(self) -> None:
+        def bad(key: str, why: str) -> ValueError:
+            return ValueError(f"cache.{key}: {why}, got {getattr(self, key)!r}")
+
+        for key in ("enabled", "guard"):
+            if not isinstance(getattr(self, key), bool):
+                raise bad(key, "must be true or false")
+        if not _is_number(self.threshold) or not 0.0 < self.threshold <= 1.0:
+            raise bad("threshold", "must be a number in (0, 1]")
+        for key in ("hnsw_threshold", "max_entries", "top_k", "semantic_max_chars", "embed_max_batch"):
+            if not isinstance(getattr(self, key), int) or isinstance(getattr(self, key), bool) or getattr(self, key) < 1:
+                raise bad(key, "must be a positive integer")
+        if not isinstance(self.embed_threads, int) or isinstance(self.embed_threads, bool) or self.embed_threads < 0:
+            raise bad("embed_threads", "must be an integer >= 0 (0: leave torch's default)")
+        for key in ("ttl_seconds", "redis_timeout_s", "redis_retry_s", "flush_interval_s", "purge_interval_s"):
+            if not _is_number(getattr(self, key)) or getattr(self, key) <= 0:
+                raise bad(key, "must be a positive number")
+        if not _is_number(self.embed_max_wait_ms) or self.embed_max_wait_ms < 0:
+            raise bad("embed_max_wait_ms", "must be a number >= 0")
+        if not _is_number(self.default_temperature) or self.default_temperature < 0:
+            raise bad("default_temperature", "must be a number >= 0")
+        if self.store not in ("file", "redis"):
+            raise bad("store", "must be 'file' or 'redis'")
+        if self.cache_sampled not in SAMPLED_POLICIES:
+            raise bad("cache_sampled", f"must be one of {', '.join(SAMPLED_POLICIES)}")
+        if not isinstance(self.path, str) or not self.path.strip():
+            raise bad("path", "must be a non-empty file path")
+        if not isinstance(self.redis_url, str) or not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise bad("redis_url", "must start with redis://, rediss:// or unix://")
+        if not isinstance(self.redis_prefix, str) or not self.redis_prefix:
+            raise bad("redis_prefix", "must be a non-empty string")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> "CacheConfig":
+        """From a YAML/JSON mapping; unknown keys are an error that names them."""
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"cache.{unknown[0]}: unknown key (known: {', '.join(sorted(known))})")
+        return cls(**data)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class CacheLookup:
+    kind: LookupKind
+    entry: CacheEntry | None = None  # set for "exact" and "semantic"
+    similarity: float | None = None  # best cosine seen (1.0 for exact hits; None when not searched)
+    reason: str = ""  # why it bypassed / missed / was rejected (for logs and headers)
+
+    @property
+    def hit(self) -> bool:
+        return self.kind in ("exact", "semantic")
+
+
+@dataclass(frozen=True)
+class _Meta:
+    scope_key: str
+    normalized: str
+    question: str
+    created: float
+
+
+class _LocalState:
+    """What this process knows about the store's entries: exact-match table, metadata, vectors.
+
+    One question per scope keeps one entry (the newest): a repeat store, or two processes racing on
+    the same miss, replaces rather than duplicates."""
+
+    def __init__(self, dim: int, hnsw_threshold: int):
+        self.exact: dict[tuple[str, str], str] = {}
+        self.meta: dict[str, _Meta] = {}
+        self.index = VectorIndex(dim, hnsw_threshold=hnsw_threshold)
+
+    def add(self, entry: CacheEntry) -> str | None:
+        """Index ``entry``; returns the id it replaced (or None)."""
+        if entry.id in self.meta:
+            return None
+        key = (entry.scope_key, entry.normalized)
+        old = self.exact.get(key)
+        if old is not None and self.meta[old].created > entry.created:
+            return None  # we already hold a newer answer to this question
+        if old is not None:
+            self.forget(old)
+        self.exact[key] = entry.id
+        self.meta[entry.id] = _Meta(entry.scope_key, entry.normalized, entry.question, entry.created)
+        if entry.embedding is not None:
+            self.index.add(entry.scope_key, entry.id, entry.embedding)
+        return old
+
+    def forget(self, entry_id: str) -> None:
+        meta = self.meta.pop(entry_id, None)
+        if meta is not None and self.exact.get((meta.scope_key, meta.normalized)) == entry_id:
+            del self.exact[(meta.scope_key, meta.normalized)]
+        self.index.remove(entry_id)
+
+
+class SemanticCache:
+    """See the module docstring. One instance per gateway process; safe for concurrent requests."""
+
+    def __init__(self, config: CacheConfig | None = None, *, embedder: Embedder | None = None,
+                 store: CacheStore | None = None, clock: Callable[[], float] = time.time):
+        self.config = config or CacheConfig()
+        self.clock = clock
+        self._own_embedder = embedder is None
+        self.embedder = embedder or Embedder(max_batch=self.config.embed_max_batch,
+                                             max_wait_ms=self.config.embed_max_wait_ms,
+                                             num_threads=self.config.embed_threads or None)
+        self._store = store or self._make_store()
+        self._local = _LocalState(self.embedder.dim, self.config.hnsw_threshold)
+        self._recent_vecs: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector (lookup -> store)
+        self._tasks: list[asyncio.Task] = []
+        # While a rebuild reads the store, local changes are also logged here and replayed on the new state.
+        self._rebuild_log: list[tuple[str, Any]] | None = None
+        self._synced: asyncio.Event | None = None  # set once the first rebuild was attempted
+        self._started = False
+        self.counters: Counter[str] = Counter()
+
+    def _make_store(self) -> CacheStore:
+        c = self.config
+        if c.store == "redis":
+            return RedisStore(c.redis_url, ttl_seconds=c.ttl_seconds, max_entries=c.max_entries,
+                              prefix=c.redis_prefix, timeout_s=c.redis_timeout_s, retry_s=c.redis_retry_s,
+                              clock=self.clock)
+        return FileStore(c.path, ttl_seconds=c.ttl_seconds, max_entries=c.max_entries,
+                         flush_interval_s=c.flush_interval_s, clock=self.clock)
+
+    @property
+    def store_backend(self) -> CacheStore:
+        return self._store
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Load the embedder, open the store and rebuild the indexes. Never raises for an
+        unreachable Redis: the cache then bypasses itself until the listener reconnects."""
+        if self._started:
+            return
+        self._started = True
+        if self.config.enabled:
+            await self.embedder.start()
+        self._synced = asyncio.Event()
+        if self._store.shared:
+            try:
+                await self._store.open()
+                reachable = True
+            except StoreUnavailable as exc:
+                self._count_error("start", exc)  # serve without the cache; the listener keeps trying
+                reachable = False
+            # Subscribe first, then rebuild (inside on_resync): no event can fall between the two.
+            self._tasks.append(asyncio.create_task(
+                self._store.listen(self._on_remote_put, self._on_remote_delete, self._on_resync)))
+            if reachable:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._synced.wait(), timeout=max(5.0, self.config.redis_timeout_s * 8))
+        else:
+            try:
+                await self._store.open()
+                await self._rebuild()
+            except (StoreUnavailable, OSError) as exc:
+                self._count_error("start", exc)
+            self._synced.set()
+        self._tasks.append(asyncio.create_task(self._purge_loop()))
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+        with contextlib.suppress(Exception):
+            await self._store.close()
+        if self._own_embedder:
+            self.embedder.close()
+        self._started = False
+
+    async def __aenter__(self) -> "SemanticCache":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # -- policy ----------------------------------------------------------------------------------
+
+    def accepts(self, *, temperature: float | None = None, seed: int | None = None) -> bool:
+        """Whether a request with these sampling settings may use the cache at all (policy
+        ``cache_sampled``). ``temperature=None`` means the request gave none (``default_temperature``)."""
+        if not self.config.enabled:
+            return False
+        t = self.config.default_temperature if temperature is None else temperature
+        if t <= 0:
+            return True
+        if self.config.cache_sampled == "always":
+            return True
+        return self.config.cache_sampled == "seeded" and seed is not None
+
+    def _scope_accepts(self, scope: CacheScope) -> bool:
+        return self.accepts(temperature=scope.param("temperature"), seed=scope.param("seed"))
+
+    # -- lookup ----------------------------------------------------------------------------------
+
+    async def lookup(self, scope: CacheScope, question: str, *, no_cache: bool = False) -> CacheLookup:
+        result = await self._lookup(scope, question, no_cache)
+        self.counters[f"lookup_{result.kind}"] += 1
+        return result
+
+    async def _lookup(self, scope: CacheScope, question: str, no_cache: bool) -> CacheLookup:
+        if not self.config.enabled:
+            return CacheLookup("bypass", reason="cache disabled")
+        if no_cache:
+            return CacheLookup("bypass", reason="no-cache requested")
+        if not self._scope_accepts(scope):
+            return CacheLookup("bypass", reason=f"sampled request (cache_sampled={self.config.cache_sampled})")
+        if isinstance(self._store, RedisStore) and not self._store.available:
+            self.counters["errors"] += 1
+            return CacheLookup("error", reason="store unavailable")
+        try:
+            return await self._search(scope, question)
+        except StoreUnavailable as exc:
+            self._count_error("lookup", exc)
+            return CacheLookup("error", reason=f"store unavailable: {exc}")
+        except Exception as exc:  # never let the cache fail a request
+            log.exception("cache lookup failed")
+            self._count_error("lookup", exc)
+            return CacheLookup("error", reason=f"{type(exc).__name__}: {exc}")
+
+    async def _search(self, scope: CacheScope, question: str) -> CacheLookup:
+        scope_key = scope.key()
+        normalized = normalize_question(question)
+        entry_id = self._local.exact.get((scope_key, normalized))
+        if entry_id is not None:
+            entry = await self._fetch(entry_id)
+            if entry is not None:
+                return CacheLookup("exact", entry, 1.0, "same normalized question")
+        if len(question) > self.config.semantic_max_chars or self._local.index.scope(scope_key) is None:
+            return CacheLookup("miss", reason="no entry in this scope" if len(question) <= self.config.semantic_max_chars
+                               else "question too long for the semantic path")
+        vec = await self._embed(question)
+        candidates = self._local.index.search(scope_key, vec, self.config.top_k)
+        best = candidates[0][1] if candidates else None
+        rejected: tuple[float, str] | None = None
+        for cand_id, sim in candidates:
+            if sim < self.config.threshold:
+                break
+            meta = self._local.meta.get(cand_id)
+            if meta is None:
+                continue
+            if self.config.guard:
+                ok, why = guard_mod.check(meta.question, question)
+                if not ok:
+                    rejected = rejected or (sim, why)
+                    continue
+            entry = await self._fetch(cand_id)
+            if entry is not None:
+                return CacheLookup("semantic", entry, sim, f"cosine {sim:.3f} >= {self.config.threshold}")
+        if rejected is not None:
+            return CacheLookup("guard_rejected", None, rejected[0], rejected[1])
+        return CacheLookup("miss", None, best, "below threshold" if best is not None else "no candidates")
+
+    async def _fetch(self, entry_id: str) -> CacheEntry | None:
+        """The stored entry, or None (expired or evicted elsewhere: forget it here too)."""
+        entry = await self._store.get(entry_id)
+        if entry is None:
+            self._forget(entry_id)
+            return None
+        try:
+            await self._store.touch(entry_id)
+        except StoreUnavailable as exc:  # the answer is already in hand; LRU order is best effort
+            self._count_error("touch", exc)
+        return entry
+
+    async def _embed(self, question: str) -> np.ndarray:
+        vec = self._recent_vecs.get(question)
+        if vec is None:
+            vec = await self.embedder.embed(question)
+            self._recent_vecs[question] = vec
+            if len(self._recent_vecs) > 1024:
+                self._recent_vecs.popitem(last=False)
+        else:
+            self._recent_vecs.move_to_end(question)
+        return vec
+
+    # -- store -----------------------------------------------------------------------------------
+
+    async def store(self, scope: CacheScope, question: str, answer: str, finish_reason: str | None,
+                    usage: Mapping[str, int] | None, model: str, *, no_store: bool = False) -> bool:
+        """Cache a finished answer. Returns True when stored; False when skipped by policy
+        (disabled, no_store, not finish_reason "stop", empty, sampled) or dropped on a store error."""
+        if not self.config.enabled or no_store:
+            self.counters["store_skipped"] += 1
+            return False
+        if finish_reason != "stop" or not answer.strip() or not self._scope_accepts(scope):
+            self.counters["store_skipped"] += 1
+            return False
+        try:
+            await self._store_entry(scope, question, answer, finish_reason, usage or {}, model)
+        except StoreUnavailable as exc:
+            self._count_error("store", exc)
+            return False
+        except Exception as exc:
+            log.exception("cache store failed")
+            self._count_error("store", exc)
+            return False
+        self.counters["stores"] += 1
+        return True
+
+    async def _store_entry(self, scope: CacheScope, question: str, answer: str, finish_reason: str,
+                           usage: Mapping[str, int], model: str) -> None:
+        scope_key = scope.key()
+        normalized = normalize_question(question)
+        vec = await self._embed(question) if len(question) <= self.config.semantic_max_chars else None
+        now = self.clock()
+        entry = CacheEntry(
+            id=CacheEntry.new_id(), scope_key=scope_key, question=question, normalized=normalized,
+            embedding=vec, answer=answer, finish_reason=finish_reason,
+            usage={"prompt_tokens": int(usage.get("prompt_tokens", 0)),
+                   "completion_tokens": int(usage.get("completion_tokens", 0))},
+            model=model, created=now, last_hit=now,
+        )
+        evicted = await self._store.put(entry)
+        replaced = self._add_local(entry)
+        self._forget_many(evicted)
+        self.counters["evictions"] += len(evicted)
+        if replaced is not None:  # the same question answered again: keep the newest only
+            with contextlib.suppress(StoreUnavailable):
+                await self._store.delete([replaced])
+
+    # -- local state -----------------------------------------------------------------------------
+
+    def _add_local(self, entry: CacheEntry) -> str | None:
+        if self._rebuild_log is not None:
+            self._rebuild_log.append(("add", entry))
+        return self._local.add(entry)
+
+    def _forget(self, entry_id: str) -> None:
+        if self._rebuild_log is not None:
+            self._rebuild_log.append(("forget", entry_id))
+        self._local.forget(entry_id)
+
+    def _forget_many(self, entry_ids) -> None:
+        for entry_id in entry_ids:
+            self._forget(entry_id)
+
+    async def _rebuild(self) -> None:
+        """Replace the in-memory state with the store's entries (start, and after a reconnect).
+        Lookups keep using the old state meanwhile; changes made during the rebuild are replayed."""
+        fresh = _LocalState(self.embedder.dim, self.config.hnsw_threshold)
+        self._rebuild_log = []
+        try:
+            n = 0
+            async for entry in self._store.iter_entries():
+                fresh.add(entry)
+                n += 1
+                if n % 512 == 0:
+                    await asyncio.sleep(0)  # let requests through during a big rebuild
+            for op, arg in self._rebuild_log:
+                fresh.add(arg) if op == "add" else fresh.forget(arg)
+            self._local = fresh
+        finally:
+            self._rebuild_log = None
+        self.counters["rebuilds"] += 1
+        log.info("cache index rebuilt from the %s store: %d entries", self._store.kind, len(fresh.meta))
+
+    async def _get_full(self, entry_id: str) -> CacheEntry | None:
+        if isinstance(self._store, RedisStore):
+            return await self._store.get_full(entry_id)
+        return await self._store.get(entry_id)
+
+    # -- events from other processes (Redis) ------------------------------------------------------
+
+    async def _on_remote_put(self, entry_id: str) -> None:
+        if entry_id in self._local.meta:
+            return
+        entry = await self._get_full(entry_id)
+        if entry is not None:
+            self._add_local(entry)
+
+    async def _on_remote_delete(self, entry_ids: list[str]) -> None:
+        self._forget_many(entry_ids)
+
+    async def _on_resync(self) -> None:
+        try:
+            await self._rebuild()
+        finally:
+            if self._synced is not None:
+                self._synced.set()
+
+    async def _purge_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.purge_interval_s)
+            try:
+                gone = await self._store.purge_expired()
+                self._forget_many(gone)
+                self.counters["expired"] += len(gone)
+            except StoreUnavailable as exc:
+                self._count_error("purge", exc)
+            except Exception as exc:
+                log.exception("cache purge failed")
+                self._count_error("purge", exc)
+
+    # -- stats -----------------------------------------------------------------------------------
+
+    def _count_error(self, where: str, exc: BaseException) -> None:
+        self.counters["errors"] += 1
+        self.counters[f"errors_{where}"] += 1
+        log.debug("cache %s error: %s", where, exc)
+
+    def stats(self) -> dict[str, Any]:
+        """Counters for metrics: lookups by kind, stores, errors, evictions, sizes, embedder work."""
+        c = self.counters
+        return {
+            "lookups": {kind: c[f"lookup_{kind}"] for kind in LOOKUP_KINDS},
+            "stores": c["stores"],
+            "store_skipped": c["store_skipped"],
+            "errors": c["errors"],  # lookups answered "error" + stores dropped + other store failures
+            "store_errors": getattr(self._store, "errors", 0),  # every failed Redis call, listener included
+            "evictions": c["evictions"],
+            "expired": c["expired"],
+            "entries": len(self._local.meta),
+            "indexed": len(self._local.index),
+            "rebuilds": c["rebuilds"],
+            "store": self._store.kind,
+            "store_available": getattr(self._store, "available", True),
+            "embed_forward_passes": self.embedder.forward_passes,
+            "embed_texts": self.embedder.texts_embedded,
+        }
