@@ -293,11 +293,14 @@ class FileStore(CacheStore):
             self._flush_task = asyncio.get_running_loop().create_task(self._flush_later())
 
     async def _flush_later(self) -> None:
-        await asyncio.sleep(self.flush_interval_s)
-        try:
-            await self.flush()
-        except OSError:
-            log.exception("cache file %s: write failed (will retry on the next change)", self.path)
+        # Loops while changes keep arriving during writes, so the last change is never left unwritten.
+        while self._dirty:
+            await asyncio.sleep(self.flush_interval_s)
+            try:
+                await self.flush()
+            except OSError:
+                log.exception("cache file %s: write failed (retrying)", self.path)
+                self._dirty = True
 
     async def flush(self) -> None:
         """Write every entry now (atomically). Serialisation and I/O run on a worker thread."""
