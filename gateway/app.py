@@ -162,6 +162,7 @@ class ChatHandler:
         headers = {"x-cache": "miss"}
         if cache is not None and self._cacheable(chat):
             scope, question = cache_scope(tenant_of(request, chat), chat)
+        if scope is not None:
             lookup = await cache.lookup(scope, question, no_cache=no_cache)
             self.metrics.cache_lookups.labels(lookup.kind, chat.model).inc()
             if lookup.similarity is not None:
@@ -270,9 +271,13 @@ class ChatHandler:
 
 
 def cache_scope(tenant: str, chat: ChatRequest):
+    """(scope, question), or (None, None) when the request cannot be cached (the cache is bypassed)."""
     from gateway.cache import CacheScope
 
-    return CacheScope.from_request(tenant, chat.model, list(chat.messages), chat.answer_params())
+    try:
+        return CacheScope.from_request(tenant, chat.model, list(chat.messages), chat.answer_params())
+    except ValueError:
+        return None, None
 
 
 async def list_models(request: web.Request) -> web.Response:
@@ -326,7 +331,7 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
         if c is None and enabled:
             from gateway.cache import CacheConfig, SemanticCache
 
-            c = SemanticCache(CacheConfig(**{k: v for k, v in config.cache.items()}))
+            c = SemanticCache(CacheConfig.from_mapping(config.cache))
         if c is not None:
             await c.start()
         state.cache = c

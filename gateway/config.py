@@ -150,5 +150,11 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
         cache = data["cache"] or {}
         if not isinstance(cache, Mapping):
             raise ConfigError("cache: must be a mapping")
+        from gateway.cache import CacheConfig  # light: the model and FAISS load when the cache starts
+
+        try:
+            CacheConfig.from_mapping(cache)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(str(exc)) from None
         kwargs["cache"] = dict(cache)
     return GatewayConfig(**kwargs)
