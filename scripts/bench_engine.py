@@ -146,7 +146,8 @@ def run_hf(prompts, lengths, batch: int, tokenizer_apply):
             model.generate(x, attention_mask=mask, max_new_tokens=n, min_new_tokens=n, do_sample=False, pad_token_id=0)
         useful += sum(lengths[b:b + batch])
     elapsed = time.perf_counter() - t0
-    return {"elapsed_s": elapsed, "useful_tokens": useful, "tok_s": useful / elapsed,
+    steps = sum(max(lengths[b:b + batch]) for b in range(0, len(ids), batch))  # decode steps HF ran
+    return {"elapsed_s": elapsed, "useful_tokens": useful, "tok_s": useful / elapsed, "steps": steps,
             "torch_threads": torch.get_num_threads()}
 
 
@@ -281,6 +282,8 @@ def main(argv=None) -> int:
               "ours_fraction_of_peak_compute": round(2 * n_params * cont["tok_s"] / (limits["peak_gflops"] * 1e9), 3),
               "hf_fraction_of_peak_compute": round(2 * n_params * hf["tok_s"] / (limits["peak_gflops"] * 1e9), 3),
               "ours_weight_stream_fraction_of_bandwidth": round(weight_bytes * steps_per_s / (limits["bandwidth_gbs"] * 1e9), 3),
+              "hf_weight_stream_fraction_of_bandwidth": round(weight_bytes * hf["steps"] / hf["elapsed_s"]
+                                                              / (limits["bandwidth_gbs"] * 1e9), 3),
               "hf_torch_threads": hf["torch_threads"]})
     files = plot(out_dir, results)
     emit({"bench": "plots", "files": files})
