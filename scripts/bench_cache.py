@@ -69,9 +69,12 @@ def summary(name: str, lat: list[float], **extra) -> dict:
             "mean_ms": round(statistics.mean(lat) * 1000, 2), **extra}
 
 
+SYSTEM = "Answer in one short sentence."  # short answers finish ("stop") and are cached
+
+
 async def ask(session, url, question, max_tokens):
-    body = {"model": "smollm2-135m", "messages": [{"role": "user", "content": question}], "temperature": 0,
-            "max_tokens": max_tokens}
+    body = {"model": "smollm2-135m", "temperature": 0, "max_tokens": max_tokens,
+            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]}
     t = time.perf_counter()
     async with session.post(url, json=body) as r:
         await r.read()
@@ -84,21 +87,28 @@ async def run(args, base: str) -> None:
     url = base + "/v1/chat/completions"
     qs = QUESTIONS[: args.misses]
     async with aiohttp.ClientSession() as s:
-        misses = []
-        for q, _ in qs:
-            dt, cache, status = await ask(s, url, q, args.max_tokens)
+        misses, stored = [], []
+        for pair in qs:
+            dt, cache, status = await ask(s, url, pair[0], args.max_tokens)
             assert status == 200 and cache == "miss", (status, cache)
             misses.append(dt)
-        print(json.dumps(summary("miss", misses, max_tokens=args.max_tokens)), flush=True)
+            # only answers that finished on their own are cached: check with a second ask
+            if (await ask(s, url, pair[0], args.max_tokens))[1] == "hit":
+                stored.append(pair)
+        print(json.dumps(summary("miss", misses, max_tokens=args.max_tokens, cached=len(stored))), flush=True)
+        if not stored:
+            raise SystemExit("no answer finished within max_tokens: nothing was cached")
+        qs = stored
         for kind, idx in (("exact_hit", 0), ("semantic_hit", 1)):
-            lat, hits = [], 0
+            lat, n = [], 0  # latency of hits only: a paraphrase the guard turns away is a miss
             for r in range(args.repeats):
                 for pair in qs:
                     q = pair[idx] if kind == "exact_hit" else variant(pair[idx], r)  # each embedded afresh
                     dt, cache, status = await ask(s, url, q, args.max_tokens)
-                    lat.append(dt)
-                    hits += cache == "hit"
-            print(json.dumps(summary(kind, lat, hit_rate=round(hits / len(lat), 3),
+                    n += 1
+                    if cache == "hit":
+                        lat.append(dt)
+            print(json.dumps(summary(kind, lat, hit_rate=round(len(lat) / n, 3),
                                      miss_over_hit_p50=round(statistics.median(misses) / statistics.median(lat), 1),
                                      targets={"p99_ms_at_most": 25, "ratio_at_least": 50})), flush=True)
 
@@ -132,7 +142,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--clients", type=int, default=64)
     p.add_argument("--seconds", type=float, default=10)
-    p.add_argument("--max-tokens", type=int, default=64)
+    p.add_argument("--max-tokens", type=int, default=96)
     args = p.parse_args(argv)
 
     from runtime.platform import configure_xla
