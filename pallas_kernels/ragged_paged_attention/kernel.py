@@ -411,17 +411,20 @@ def _token_coordinates(kv_lens, cu_q_lens, num_seqs, max_num_tokens):
     return seq, pos, t < cu[n]
 
 
+XLA_KEYS_PER_BLOCK = 32  # keys per loop iteration of the XLA path (measured best on 2 CPU cores)
+
+
 @functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "pages_per_block",
                                              "rows_per_block"))
 def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
                                sm_scale: float, sliding_window: int | None = None,
-                               soft_cap: float | None = None, pages_per_block: int = 2,
+                               soft_cap: float | None = None, pages_per_block: int | None = None,
                                rows_per_block: int = 16) -> jax.Array:
     """Same contract as ``ragged_paged_attention`` (shapes, dtypes, result), with jnp gathers.
 
     The CPU engine's default. Query rows are cut into blocks of ``rows_per_block`` consecutive rows
     (``lax.map``, one after another); for each row block a ``while_loop`` walks the keys in blocks of
-    ``pages_per_block`` pages with an online softmax (running max ``m``, sum ``l``, accumulator
+    ``pages_per_block`` pages (default: ``XLA_KEYS_PER_BLOCK`` keys) with an online softmax (running max ``m``, sum ``l``, accumulator
     ``acc`` per row, float32), each row gathering one key block of its own sequence's pages:
 
         rows [r0 .. r0+R)   key block b:  page_indices[seq[t], b*ppb:(b+1)*ppb] -> K, V [R, ppb*page, KVH, D]
@@ -436,7 +439,9 @@ def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
     dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
                            sliding_window=sliding_window, soft_cap=soft_cap)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
-    page_size, ppb, R = dims.page_size, pages_per_block, rows_per_block
+    page_size, R = dims.page_size, rows_per_block
+    # The loop's cost is mostly per iteration, so its key block is ~32 keys whatever the page size.
+    ppb = pages_per_block or max(1, XLA_KEYS_PER_BLOCK // page_size)
     block_keys = ppb * page_size
     seq, pos, valid = _token_coordinates(kv_lens, cu_q_lens, num_seqs, T)
     kv_len_t = kv_lens[seq]
