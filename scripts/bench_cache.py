@@ -149,15 +149,18 @@ def main(argv=None) -> int:
 
     configure_xla()
     from gateway.app import create_app
-    from gateway.config import GatewayConfig, ModelEntry
+    from gateway.config import GatewayConfig, ModelEntry, load_config
     from gateway_server import ServerThread
     from runtime.engine import EngineConfig
 
     tmp = tempfile.mkdtemp(prefix="bench_cache_")
     engine = EngineConfig(model="smollm2-135m", max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512,
                           num_blocks=128)
-    config = GatewayConfig(port=0, models=(ModelEntry("smollm2-135m", engine),),
-                           cache={"store": "file", "path": f"{tmp}/cache.jsonl"})
+    # The cache exactly as configs/gateway.yaml ships it, with a fresh file.
+    shipped = load_config(Path(__file__).resolve().parent.parent / "configs" / "gateway.yaml").cache
+    cache = {**shipped, "store": "file", "path": f"{tmp}/cache.jsonl"}
+    print(f"cache config: {cache}", file=sys.stderr)
+    config = GatewayConfig(port=0, models=(ModelEntry("smollm2-135m", engine),), cache=cache)
     print("starting the gateway (model load + warm-up) ...", file=sys.stderr)
     srv = ServerThread(create_app(config)).start()
     try:

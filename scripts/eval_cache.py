@@ -170,12 +170,12 @@ async def evaluate(args) -> dict:
     texts = sorted({m[-1]["content"] for p in pairs for m in (as_messages(p["a"]), as_messages(p["b"]))
                     if m and isinstance(m[-1].get("content"), str)})
     t0 = time.perf_counter()
-    embedder = TableEmbedder(Embedder(), texts)
+    embedder = TableEmbedder(Embedder(quantize=args.embed_quantize), texts)
     t_embed = time.perf_counter() - t0
 
     base = CacheConfig()
     config = replace(base, threshold=args.threshold if args.threshold is not None else base.threshold,
-                     guard=not args.no_guard, store=args.store, flush_interval_s=60.0, purge_interval_s=3600.0)
+                     guard=not args.no_guard, store=args.store, embed_quantize=args.embed_quantize, flush_interval_s=60.0, purge_interval_s=3600.0)
     if args.store == "redis":
         config = replace(config, redis_url=args.redis_url, redis_prefix=f"jaxserve:eval:{uuid.uuid4().hex[:8]}:")
     probe_config = replace(config, threshold=1e-6, guard=True)
@@ -268,6 +268,8 @@ def main(argv=None) -> int:
     p.add_argument("--store", choices=("file", "redis"), default="file")
     p.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     p.add_argument("--no-guard", action="store_true", help="evaluate without the precision guard")
+    p.add_argument("--embed-quantize", choices=("none", "int8"), default="none",
+                   help="evaluate the int8 (dynamically quantized) embedder")
     p.add_argument("--out-dir", default="out")
     p.add_argument("--no-plot", action="store_true")
     args = p.parse_args(argv)

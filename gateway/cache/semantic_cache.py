@@ -72,6 +72,7 @@ class CacheConfig:
     embed_max_batch: int = 32
     embed_max_wait_ms: float = 2.0
     embed_threads: int = 1
+    embed_quantize: str = "none"  # "int8": dynamic int8 MiniLM, ~2x faster semantic lookups
     flush_interval_s: float = 1.0  # FileStore write debounce
     purge_interval_s: float = 60.0  # expired-entry sweep
 
@@ -87,6 +88,8 @@ class CacheConfig:
         for key in ("hnsw_threshold", "max_entries", "top_k", "semantic_max_chars", "embed_max_batch"):
             if not isinstance(getattr(self, key), int) or isinstance(getattr(self, key), bool) or getattr(self, key) < 1:
                 raise bad(key, "must be a positive integer")
+        if self.embed_quantize not in ("none", "int8"):
+            raise bad("embed_quantize", "must be 'none' or 'int8'")
         if not isinstance(self.embed_threads, int) or isinstance(self.embed_threads, bool) or self.embed_threads < 0:
             raise bad("embed_threads", "must be an integer >= 0 (0: leave torch's default)")
         for key in ("ttl_seconds", "redis_timeout_s", "redis_retry_s", "flush_interval_s", "purge_interval_s"):
@@ -186,7 +189,8 @@ class SemanticCache:
         self._own_embedder = embedder is None
         self.embedder = embedder or Embedder(max_batch=self.config.embed_max_batch,
                                              max_wait_ms=self.config.embed_max_wait_ms,
-                                             num_threads=self.config.embed_threads or None)
+                                             num_threads=self.config.embed_threads or None,
+                                             quantize=self.config.embed_quantize)
         self._store = store or self._make_store()
         self._local = _LocalState(self.embedder.dim, self.config.hnsw_threshold)
         self._recent_vecs: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector (lookup -> store)
