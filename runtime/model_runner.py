@@ -8,6 +8,7 @@ back to the host each step.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any, NamedTuple
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from runtime.attention import AttentionMetadata, make_attend_fn
 from runtime.config import ModelConfig
-from runtime.models import get_family
+from runtime.models import build_model
 from runtime.sampling import SamplingArrays, sample
 
 DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16}
@@ -46,8 +47,8 @@ def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype
 
 def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=jnp.float32):
     """Build ``step(params, kv_caches, inputs) -> (tokens int32[S], kv_caches)``, jitted, cache donated."""
-    attend = make_attend_fn(attention_backend, sm_scale=config.head_dim ** -0.5)
-    model = get_family(config.architecture).build(config, attend, dtype)
+    # The family builds its attention functions (Gemma needs one per layer kind: sliding window or not).
+    model = build_model(config, functools.partial(make_attend_fn, attention_backend), dtype)
 
     def step(params, kv_caches, inputs: StepInputs):
         logits, kv_caches = model.apply(

@@ -199,48 +199,11 @@ def reference_greedy(tiny, ids, steps):
 # ---------------------------------------------------------------- helpers
 
 
-def make_step_fn_through_build_model(config, *, attention_backend="auto", dtype=None):
-    """``runtime.model_runner.make_step_fn``, building the model through ``runtime.models.build_model``.
-
-    Used only while make_step_fn still hands every family a ready attention function (Gemma 3 needs
-    a factory for its sliding-window layers); identical to it otherwise.
-    """
-    from runtime.attention import make_attend_fn
-    from runtime.models import build_model
-    from runtime.sampling import sample
-
-    model = build_model(config, functools.partial(make_attend_fn, attention_backend), dtype or jnp.float32)
-
-    def logits_fn(params, kv_caches, inputs):
-        return model.apply({"params": params}, inputs.tokens, inputs.positions, kv_caches, inputs.metadata,
-                           inputs.logits_indices)
-
-    def step(params, kv_caches, inputs):
-        logits, kv_caches = logits_fn(params, kv_caches, inputs)
-        return sample(logits, inputs.sampling), kv_caches
-
-    return jax.jit(step, donate_argnums=(1,)), jax.jit(logits_fn, donate_argnums=(1,))
-
-
-def _make_step_fn_takes_factories() -> bool:
-    from runtime.config import TINY_LLAMA
-    from runtime.model_runner import make_step_fn
-
-    try:  # builds a tiny model and jit wrappers only: no file, no compile
-        make_step_fn(dataclasses.replace(TINY_LLAMA, architecture="gemma3", sliding_window=4), attention_backend="xla")
-    except TypeError:  # make_step_fn predates attention factories
-        return False
-    return True
-
-
 def gemma3_generator(*args, **kwargs):
-    """``runtime.generate.Generator(*args, **kwargs)``, patched for Gemma 3 if make_step_fn needs it."""
-    from runtime import generate
+    """``runtime.generate.Generator`` (kept as a name: the parity tests import it)."""
+    from runtime.generate import Generator
 
-    with pytest.MonkeyPatch.context() as mp:
-        if not _make_step_fn_takes_factories():
-            mp.setattr(generate, "make_step_fn", make_step_fn_through_build_model)
-        return generate.Generator(*args, **kwargs)
+    return Generator(*args, **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -409,7 +372,6 @@ def test_chunked_prefill_matches_reference(tiny, gen):
 def test_engine_continuous_batching_matches_reference(tiny):
     """Four requests through the paged engine with an 8-token budget: prompts are prefilled in chunks
     next to other requests' decode steps, on 4-slot pages, each past the 5-key window."""
-    from runtime import model_runner
     from runtime.engine import EngineConfig, LLMEngine
 
     prompts = [prompt(tiny, n, seed=1) for n in (6, 11, 3, 9)]
@@ -418,10 +380,7 @@ def test_engine_continuous_batching_matches_reference(tiny):
     assert min(gap for _, gap in expected) > 1e-3, "near-tie: a greedy comparison would be fragile"
     config = EngineConfig(gguf_path=str(tiny.path), attention_backend="xla", block_size=PAGE_SIZE, num_blocks=40,
                           max_num_seqs=4, max_num_batched_tokens=8, max_model_len=64, compilation_cache=False)
-    with pytest.MonkeyPatch.context() as mp:
-        if not _make_step_fn_takes_factories():
-            mp.setattr(model_runner, "make_step_fn", make_step_fn_through_build_model)
-        engine = LLMEngine(config)
+    engine = LLMEngine(config)
     outs = engine.generate(prompts, [SamplingParams(max_tokens=n, ignore_eos=True) for n in steps])
     assert [o.token_ids for o in outs] == [e for e, _ in expected]
 

@@ -55,10 +55,10 @@ def long_prompt(n_sentences: int = 60) -> str:
 @pytest.fixture(scope="module")
 def gemma3():
     from runtime.model_runner import enable_compilation_cache
-    from test_gemma3_tiny import gemma3_generator  # Generator, bridged while make_step_fn needs it
+    from runtime.generate import Generator
 
     enable_compilation_cache()
-    return gemma3_generator("gemma3-270m", dtype="float32", attention_backend="xla")
+    return Generator("gemma3-270m", dtype="float32", attention_backend="xla")
 
 
 @pytest.fixture(scope="module")
