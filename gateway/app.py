@@ -19,20 +19,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import logging
 import time
+from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Mapping
 
 from aiohttp import web
 
 from gateway import keys
-from gateway.backends import LocalBackend
+from gateway.backends import BackendError, LocalBackend
 from gateway.config import GatewayConfig
 from gateway.errors import APIError, from_http_exception, invalid
 from gateway.metrics import GatewayMetrics
+from gateway.router import AUTO, Decision, Router
 from gateway.schemas import ChatRequest, Completion, new_completion_id, parse_chat_request
+from gateway.usage import Caller, UsageLedger
 from runtime.engine import RequestError
 from runtime.request import SamplingParams
 
@@ -62,16 +64,6 @@ async def error_middleware(request: web.Request, handler):
 
 # ---------------------------------------------------------------- helpers
 
-def tenant_of(request: web.Request, chat: ChatRequest) -> str:
-    """API key (hashed) if the client sent one, else the OpenAI ``user`` field, else anonymous."""
-    auth = request.headers.get("Authorization", "")
-    if auth.lower().startswith("bearer ") and auth[7:].strip():
-        return "key:" + hashlib.sha256(auth[7:].strip().encode()).hexdigest()[:32]
-    if chat.user:
-        return "user:" + chat.user
-    return "anonymous"
-
-
 def cache_control(request: web.Request) -> tuple[bool, bool]:
     """(no_cache: skip the lookup, no_store: do not store the answer) from Cache-Control."""
     directives = {d.strip().lower() for d in request.headers.get("Cache-Control", "").split(",")}
@@ -100,9 +92,29 @@ def split_for_stream(text: str, words: int = HIT_CHUNK_WORDS) -> list[str]:
     return [" ".join(parts[i:i + words]) + (" " if i + words < len(parts) else "") for i in range(0, len(parts), words)] or [""]
 
 
+@dataclass
+class Answer:
+    """What the fallback chain produced for one request, filled in as it goes."""
+
+    current: str | None = None  # the tier generating now
+    served_by: str | None = None  # the tier that finished the answer
+    prompt_tokens: int = 0  # of the serving tier's prompt
+    completion_tokens: int = 0  # all tiers together
+    finish_reason: str | None = None
+    ttft: float | None = None
+    fallbacks: list = field(default_factory=list)  # (from, to, cause)
+    charges: list = field(default_factory=list)  # (tier, prompt_tokens, completion_tokens)
+
+
+class ChainFailed(Exception):
+    pass
+
+
 # ---------------------------------------------------------------- handlers
 
 class ChatHandler:
+    """``POST /v1/chat/completions``: who -> limits -> route -> cache -> fallback chain -> charge."""
+
     def __init__(self, app: web.Application):
         self.app = app
 
@@ -114,133 +126,272 @@ class ChatHandler:
     def metrics(self) -> GatewayMetrics:
         return self.app[keys.METRICS]
 
+    @property
+    def state(self) -> keys.GatewayState:
+        return self.app[keys.STATE]
+
     async def handle(self, request: web.Request) -> web.StreamResponse:
         t0 = time.perf_counter()
-        model = "unknown"
+        label = "unknown"
         status = 500
+        ledger = self.state.ledger
         try:
+            caller = ledger.identify(request)
+            try:
+                ledger.check_rate(caller)
+            except APIError:
+                self.metrics.rate_limited.labels("rate").inc()
+                raise
             chat = parse_chat_request(await read_json(request), max_messages=self.config.limits.max_messages)
-            backend = self.app[keys.STATE].backends.get(chat.model)
-            if backend is None:
-                raise APIError(404, f"the model {chat.model!r} does not exist; available: "
-                               f"{', '.join(self.app[keys.STATE].backends)}", param="model", code="model_not_found")
-            model = chat.model
-            if not backend.ready:
-                raise APIError(503, f"model {chat.model!r} is warming up; retry shortly", type="service_unavailable",
-                               headers={"Retry-After": "5"})
-            response = await self._complete(request, chat, backend, t0)
+            if chat.user and caller.tenant == "anonymous":
+                caller = ledger.identify(request, chat.user)
+            decision = self.state.router.route(chat, caller.policy, ledger.budget_left(caller))
+            label = decision.tier
+            try:
+                ledger.check_budget(caller)
+            except APIError:
+                self.metrics.rate_limited.labels("budget").inc()
+                raise
+            self.metrics.routes.labels(decision.tier, "auto" if chat.model == AUTO else "explicit").inc()
+            response = await self._complete(request, chat, caller, decision, t0)
             status = response.status
             return response
         except APIError as exc:
             status = exc.status
             raise
         finally:
-            self.metrics.requests.labels(model, str(status)).inc()
+            self.metrics.requests.labels(label, str(status)).inc()
 
-    async def _complete(self, request, chat: ChatRequest, backend, t0: float) -> web.StreamResponse:
-        try:
-            prompt_ids = backend.encode(chat.messages)
-        except RequestError as exc:
-            raise invalid(str(exc), "messages") from None
-        room = backend.max_model_len - len(prompt_ids)
-        if room < 1:
-            raise invalid(f"the messages are {len(prompt_ids)} tokens; this model's context is {backend.max_model_len} "
-                          "tokens and at least one must be left for the answer", "messages", "context_length_exceeded")
-        if chat.max_tokens is not None and chat.max_tokens > room:
-            raise invalid(f"messages ({len(prompt_ids)} tokens) + max_tokens ({chat.max_tokens}) exceed this model's "
-                          f"context of {backend.max_model_len} tokens", "max_tokens", "context_length_exceeded")
-        max_tokens = chat.max_tokens or min(self.config.limits.default_max_tokens, room)
-        try:
-            params = SamplingParams(temperature=chat.temperature, top_p=chat.top_p, max_tokens=max_tokens,
-                                    stop=chat.stop, seed=None if chat.seed is None else chat.seed % 2**32)
-        except ValueError as exc:
-            raise invalid(str(exc)) from None
-        completion = Completion(new_completion_id(), chat.model)
-        cache = self.app[keys.STATE].cache
+    async def _complete(self, request, chat: ChatRequest, caller: Caller, decision: Decision, t0: float):
+        spec = self.state.router.spec
+        tier = spec.tier(decision.tier)
+        completion = Completion(new_completion_id(), chat.model if chat.model != AUTO else decision.tier)
+        headers = {"x-route-tier": decision.tier, "x-route-reason": decision.reason, "x-cache": "miss"}
+        cache = self.state.cache
         no_cache, no_store = cache_control(request)
         scope = question = None
-        headers = {"x-cache": "miss"}
-        if cache is not None and self._cacheable(chat):
-            scope, question = cache_scope(tenant_of(request, chat), chat)
+        if cache is not None and cache.accepts(temperature=chat.temperature, seed=chat.seed):
+            scope, question = cache_scope(caller.tenant, chat, decision.tier)
         if scope is not None:
             lookup = await cache.lookup(scope, question, no_cache=no_cache)
-            self.metrics.cache_lookups.labels(lookup.kind, chat.model).inc()
+            self.metrics.cache_lookups.labels(lookup.kind, decision.tier).inc()
             if lookup.similarity is not None:
                 self.metrics.cache_similarity.observe(lookup.similarity)
-            headers["x-cache-lookup"] = lookup.kind
-            if lookup.similarity is not None:
                 headers["x-cache-similarity"] = f"{lookup.similarity:.4f}"
+            headers["x-cache-lookup"] = lookup.kind
             if lookup.kind in ("exact", "semantic"):
                 headers["x-cache"] = "hit"
-                return await self._respond_hit(request, chat, completion, lookup.entry, len(prompt_ids), headers, t0)
+                headers["x-served-by"] = decision.tier
+                entry = lookup.entry
+                p, c = int(entry.usage.get("prompt_tokens", 0)), int(entry.usage.get("completion_tokens", 0))
+                saved = tier.cost(p, c)
+                self.state.ledger.record_hit(caller, saved)
+                self.metrics.cost_saved.labels(decision.tier).inc(saved)
+                self.metrics.cache_tokens_saved.labels(decision.tier).inc(c)
+                headers["x-cost-usd"] = "0"
+                headers["x-cost-saved-usd"] = f"{saved:.9f}"
+                return await self._respond_hit(request, chat, completion, entry, p, headers, t0)
         else:
             headers["x-cache-lookup"] = "bypass"
             if cache is not None:
-                self.metrics.cache_lookups.labels("bypass", chat.model).inc()
+                self.metrics.cache_lookups.labels("bypass", decision.tier).inc()
         store = None
         if scope is not None and not no_store:
-            async def store(text: str, finish_reason: str, usage: dict) -> None:
-                await cache.store(scope, question, text, finish_reason, usage, chat.model)
+            async def store(text: str, answer: Answer) -> None:
+                if answer.finish_reason == "stop" and not answer.fallbacks:  # only the routed tier's own answers
+                    usage = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens}
+                    await cache.store(scope, question, text, answer.finish_reason, usage, decision.tier)
         if chat.stream:
-            return await self._stream(request, chat, backend, completion, prompt_ids, params, headers, store, t0)
-        return await self._whole(chat, backend, completion, prompt_ids, params, headers, store, t0)
+            return await self._stream(request, chat, caller, decision, completion, headers, store, t0)
+        return await self._whole(chat, caller, decision, completion, headers, store, t0)
 
-    def _cacheable(self, chat: ChatRequest) -> bool:
-        cache = self.app[keys.STATE].cache
-        return cache.accepts(temperature=chat.temperature, seed=chat.seed)
+    # -- miss: the fallback chain answers
 
-    # -- miss: the engine answers
+    async def _chain(self, chat: ChatRequest, decision: Decision, answer: Answer, t0: float, *,
+                     continue_partial: bool) -> AsyncIterator[str | None]:
+        """Yield text deltas from the first tier of the chain that can answer.
 
-    async def _whole(self, chat, backend, completion, prompt_ids, params, headers, store, t0) -> web.Response:
-        text, finish, n_out, ttft = [], None, 0, None
-        async with contextlib.aclosing(backend.generate(prompt_ids, params, completion.id)) as outputs:
-            async for out in outputs:
-                if ttft is None and out.token_ids:
-                    ttft = time.perf_counter() - t0
-                text.append(out.text)
-                if out.finished:
-                    finish, n_out = out.finish_reason, out.completion_tokens
-        answer = "".join(text)
-        self._observe(chat.model, "miss", len(prompt_ids), n_out, ttft, t0)
-        if store is not None and finish == "stop":
-            await store(answer, finish, {"prompt_tokens": len(prompt_ids), "completion_tokens": n_out})
-        return web.json_response(completion.response(answer, finish, len(prompt_ids), n_out), headers=headers)
+        A tier is skipped when it is down or at capacity; it is abandoned when it fails, or makes no
+        progress for ``timeout_s``. What it already streamed stays: with ``continue_partial`` the next
+        tier continues that text (a streaming client already has it), otherwise it starts over.
+        Raises ``APIError`` for a bad request (400), ``ChainFailed`` when every tier failed.
+        """
+        spec = self.state.router.spec
+        sent = ""
+        for i, name in enumerate(decision.chain):
+            tier, backend = spec.tier(name), self.state.backends[name]
+            nxt = decision.chain[i + 1] if i + 1 < len(decision.chain) else "none"
+            if not backend.ready:
+                self._fell_back(answer, name, nxt, "unavailable")
+                continue
+            if self.state.inflight[name] >= tier.capacity:
+                self._fell_back(answer, name, nxt, "overloaded")
+                continue
+            self.state.inflight[name] += 1
+            partial, n_partial, prompt_len = [], 0, 0
+            try:
+                prompt_ids = await asyncio.wait_for(backend.encode(chat.messages, sent), tier.timeout_s)
+                prompt_len = len(prompt_ids)
+                answer.current = name
+                params = self._params(chat, tier, backend, prompt_ids, answer.completion_tokens, first=(i == 0))
+                gen = backend.generate(prompt_ids, params, f"{decision.tier}-{id(answer):x}-{i}")
+                async with contextlib.aclosing(gen):
+                    while True:
+                        try:
+                            out = await asyncio.wait_for(anext(gen), tier.timeout_s)
+                        except StopAsyncIteration:
+                            raise BackendError("failed", f"tier {name!r} ended its answer without finishing") from None
+                        n_partial += len(out.token_ids)
+                        if answer.ttft is None and out.token_ids:
+                            answer.ttft = time.perf_counter() - t0
+                        if out.text:
+                            partial.append(out.text)
+                            yield out.text
+                        if out.finished:
+                            answer.served_by = name
+                            answer.prompt_tokens = prompt_len
+                            answer.completion_tokens += out.completion_tokens
+                            answer.finish_reason = out.finish_reason
+                            answer.charges.append((name, prompt_len, out.completion_tokens))
+                            return
+            except (RequestError, APIError) as exc:
+                if i == 0:
+                    raise invalid(str(exc), "messages") if isinstance(exc, RequestError) else exc from None
+                cause = "failed"  # a fallback tier that cannot take this request (e.g. a shorter context)
+            except BackendError as exc:
+                cause = exc.cause
+            except asyncio.TimeoutError:
+                cause = "timeout"
+            finally:
+                self.state.inflight[name] -= 1
+            log.warning("tier %s %s for a request; falling back to %s", name, cause, nxt)
+            if continue_partial and partial:  # the client has this text: keep it, charge it
+                sent += "".join(partial)
+                answer.completion_tokens += n_partial
+                answer.charges.append((name, prompt_len, n_partial))
+            self._fell_back(answer, name, nxt, cause)
+            if partial:
+                yield None  # a tier was abandoned mid-answer: the consumer continues or starts over
+        raise ChainFailed("; ".join(f"{a} {c}" for a, _, c in answer.fallbacks))
 
-    async def _stream(self, request, chat, backend, completion, prompt_ids, params, headers, store, t0):
-        resp = await self._open_stream(request, headers)
-        await resp.write(sse(completion.chunk({"role": "assistant", "content": ""})))
-        text, finish, n_out, ttft = [], None, 0, None
+    def _fell_back(self, answer: Answer, tier: str, to: str, cause: str) -> None:
+        answer.fallbacks.append((tier, to, cause))
+        self.metrics.fallbacks.labels(tier, to, cause).inc()
+
+    def _params(self, chat, tier, backend, prompt_ids, already: int, first: bool) -> SamplingParams:
+        context = min(tier.max_context or backend.max_model_len, backend.max_model_len)
+        room = context - len(prompt_ids)
+        if room < 1:
+            raise invalid(f"the messages are {len(prompt_ids)} tokens; the {tier.name!r} tier's context is "
+                          f"{context} tokens and at least one must be left for the answer", "messages",
+                          "context_length_exceeded")
+        if chat.max_tokens is not None and chat.max_tokens - already > room:
+            raise invalid(f"messages ({len(prompt_ids)} tokens) + max_tokens ({chat.max_tokens}) exceed the "
+                          f"{tier.name!r} tier's context of {context} tokens", "max_tokens", "context_length_exceeded")
+        max_tokens = (chat.max_tokens or min(self.config.limits.default_max_tokens, room + already)) - already
         try:
-            async with contextlib.aclosing(backend.generate(prompt_ids, params, completion.id)) as outputs:
-                async for out in outputs:
-                    if ttft is None and out.token_ids:
-                        ttft = time.perf_counter() - t0
-                    if out.text:
-                        text.append(out.text)
-                        await resp.write(sse(completion.chunk({"content": out.text})))
-                    if out.finished:
-                        finish, n_out = out.finish_reason, out.completion_tokens
-        except RequestError as exc:  # rejected by the engine after the stream opened
-            await resp.write(sse(APIError(400, str(exc)).body()))
+            return SamplingParams(temperature=chat.temperature, top_p=chat.top_p, max_tokens=max(1, max_tokens),
+                                  stop=chat.stop, seed=None if chat.seed is None else chat.seed % 2**32)
+        except ValueError as exc:
+            raise invalid(str(exc)) from None
+
+    def _unavailable(self, decision: Decision, exc: ChainFailed) -> APIError:
+        return APIError(503, f"no tier could answer ({exc}); tried {', '.join(decision.chain)}",
+                        type="service_unavailable", code="tiers_unavailable", headers={"Retry-After": "5"})
+
+    @staticmethod
+    def _answer_headers(answer: Answer, cost: float | None = None) -> dict[str, str]:
+        h = {"x-served-by": answer.served_by or answer.current or ""}
+        if answer.fallbacks:
+            h["x-fallback"] = ", ".join(f"{a}->{b} ({c})" for a, b, c in answer.fallbacks)
+        if cost is not None:
+            h["x-cost-usd"] = f"{cost:.9f}"
+        return h
+
+    def _settle(self, caller: Caller, decision: Decision, answer: Answer, t0: float) -> float:
+        """Charge the caller for what each tier produced; metrics; returns the cost."""
+        spec = self.state.router.spec
+        cost = 0.0
+        for name, p, c in answer.charges:
+            part = spec.tier(name).cost(p, c)
+            cost += part
+            self.state.ledger.charge(caller, name, p, c, part)
+            self.metrics.cost.labels(name).inc(part)
+            self.metrics.prompt_tokens.labels(name).inc(p)
+            self.metrics.generation_tokens.labels(name).inc(c)
+        self.state.ledger.count_request(caller, fallback=bool(answer.fallbacks))
+        served = answer.served_by or decision.tier
+        if answer.ttft is not None:
+            self.metrics.ttft.labels(served, "miss").observe(answer.ttft)
+        self.metrics.e2e.labels(served, "miss").observe(time.perf_counter() - t0)
+        return cost
+
+    async def _whole(self, chat, caller, decision, completion, headers, store, t0) -> web.Response:
+        answer = Answer()
+        text = []
+        try:
+            async with contextlib.aclosing(self._chain(chat, decision, answer, t0, continue_partial=False)) as deltas:
+                async for delta in deltas:
+                    if delta is None:  # an abandoned tier's partial text is not part of this answer
+                        text.clear()
+                    else:
+                        text.append(delta)
+        except ChainFailed as exc:
+            self._settle(caller, decision, answer, t0)
+            raise self._unavailable(decision, exc) from None
+        cost = self._settle(caller, decision, answer, t0)
+        headers.update(self._answer_headers(answer, cost))
+        body = "".join(text)
+        if store is not None:
+            await store(body, answer)
+        return web.json_response(completion.response(body, answer.finish_reason, answer.prompt_tokens,
+                                                     answer.completion_tokens), headers=headers)
+
+    async def _stream(self, request, chat, caller, decision, completion, headers, store, t0):
+        answer = Answer()
+        text: list[str] = []
+        resp = None
+        chain = self._chain(chat, decision, answer, t0, continue_partial=True)
+        try:
+            async with contextlib.aclosing(chain) as deltas:
+                async for delta in deltas:
+                    if delta is None:  # mid-answer: the next tier continues the text the client has
+                        frm, to, cause = answer.fallbacks[-1]
+                        await resp.write(f": tier {frm} {cause}; {to} continues the answer\n\n".encode())
+                        continue
+                    if resp is None:  # headers go out with the first text: they name the serving tier
+                        resp = await self._open_stream(request, {**headers, **self._answer_headers(answer)})
+                        await resp.write(sse(completion.chunk({"role": "assistant", "content": ""})))
+                    text.append(delta)
+                    await resp.write(sse(completion.chunk({"content": delta})))
+        except ChainFailed as exc:
+            self._settle(caller, decision, answer, t0)
+            err = self._unavailable(decision, exc)
+            if resp is None:
+                raise err from None
+            await resp.write(sse(err.body()))
             await resp.write(b"data: [DONE]\n\n")
             return resp
-        await resp.write(sse(completion.chunk({}, finish)))
+        if resp is None:  # an empty answer
+            resp = await self._open_stream(request, {**headers, **self._answer_headers(answer)})
+            await resp.write(sse(completion.chunk({"role": "assistant", "content": ""})))
+        self._settle(caller, decision, answer, t0)
+        await resp.write(sse(completion.chunk({}, answer.finish_reason)))
         if chat.include_usage:
-            await resp.write(sse(completion.usage_chunk(len(prompt_ids), n_out)))
+            await resp.write(sse(completion.usage_chunk(answer.prompt_tokens, answer.completion_tokens)))
         await resp.write(b"data: [DONE]\n\n")
         await resp.write_eof()
-        self._observe(chat.model, "miss", len(prompt_ids), n_out, ttft, t0)
-        if store is not None and finish == "stop":
-            await store("".join(text), finish, {"prompt_tokens": len(prompt_ids), "completion_tokens": n_out})
+        if store is not None:
+            await store("".join(text), answer)
         return resp
 
     # -- hit: replay the stored answer in the same shape
 
     async def _respond_hit(self, request, chat, completion, entry, prompt_tokens, headers, t0):
         n_out = int(entry.usage.get("completion_tokens", 0))
-        self.metrics.cache_tokens_saved.labels(chat.model).inc(n_out)
+        tier = headers["x-route-tier"]
         if not chat.stream:
-            self._observe(chat.model, "hit", 0, 0, time.perf_counter() - t0, t0)
+            self._observe_hit(tier, t0)
             return web.json_response(completion.response(entry.answer, entry.finish_reason, prompt_tokens, n_out),
                                      headers=headers)
         resp = await self._open_stream(request, headers)
@@ -252,8 +403,13 @@ class ChatHandler:
             await resp.write(sse(completion.usage_chunk(prompt_tokens, n_out)))
         await resp.write(b"data: [DONE]\n\n")
         await resp.write_eof()
-        self._observe(chat.model, "hit", 0, 0, time.perf_counter() - t0, t0)
+        self._observe_hit(tier, t0)
         return resp
+
+    def _observe_hit(self, tier: str, t0: float) -> None:
+        elapsed = time.perf_counter() - t0
+        self.metrics.ttft.labels(tier, "hit").observe(elapsed)
+        self.metrics.e2e.labels(tier, "hit").observe(elapsed)
 
     async def _open_stream(self, request, headers) -> web.StreamResponse:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
@@ -261,29 +417,24 @@ class ChatHandler:
         await resp.prepare(request)
         return resp
 
-    def _observe(self, model, cache, prompt_tokens, completion_tokens, ttft, t0) -> None:
-        m = self.metrics
-        if ttft is not None:
-            m.ttft.labels(model, cache).observe(ttft)
-        m.e2e.labels(model, cache).observe(time.perf_counter() - t0)
-        m.prompt_tokens.labels(model).inc(prompt_tokens)
-        m.generation_tokens.labels(model).inc(completion_tokens)
 
+def cache_scope(tenant: str, chat: ChatRequest, tier: str):
+    """(scope, question), or (None, None) when the request cannot be cached (the cache is bypassed).
 
-def cache_scope(tenant: str, chat: ChatRequest):
-    """(scope, question), or (None, None) when the request cannot be cached (the cache is bypassed)."""
+    The scope names the routed tier, not what the client typed: ``auto`` and an explicit tier share
+    entries when they land on the same tier, and one tier never answers for another."""
     from gateway.cache import CacheScope
 
     try:
-        return CacheScope.from_request(tenant, chat.model, list(chat.messages), chat.answer_params())
+        return CacheScope.from_request(tenant, tier, list(chat.messages), chat.answer_params())
     except ValueError:
         return None, None
 
 
 async def list_models(request: web.Request) -> web.Response:
-    created = request.app[keys.STATE].started
-    data = [{"id": name, "object": "model", "created": created, "owned_by": "jaxserve"}
-            for name in request.app[keys.STATE].backends]
+    st = request.app[keys.STATE]
+    data = [{"id": name, "object": "model", "created": st.started, "owned_by": "jaxserve"}
+            for name in [*st.router.spec.names, AUTO]]
     return web.json_response({"object": "list", "data": data})
 
 
@@ -292,10 +443,20 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
+    """Ready when the cache and every in-process tier are; a runtime-server tier that is down is
+    reported but does not hold the gateway back (its requests fall back)."""
     st = request.app[keys.STATE]
-    state = {name: b.ready for name, b in st.backends.items()}
-    ready = bool(state) and all(state.values()) and st.cache_ready
+    spec = st.router.spec
+    state = {t.name: st.backends[t.name].ready if t.name in st.backends else False for t in spec.tiers}
+    local = [state[t.name] for t in spec.tiers if t.url is None]
+    ready = bool(state) and all(local) and any(state.values()) and st.cache_ready
     return web.json_response({"ready": ready, "models": state}, status=200 if ready else 503)
+
+
+async def usage(request: web.Request) -> web.Response:
+    """``GET /v1/usage``: the calling key's spend, savings and limits in the current period."""
+    ledger = request.app[keys.STATE].ledger
+    return web.json_response(ledger.usage(ledger.identify(request)))
 
 
 async def metrics(request: web.Request) -> web.Response:
@@ -306,23 +467,39 @@ async def metrics(request: web.Request) -> web.Response:
 # ---------------------------------------------------------------- the factory
 
 def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = None, cache=None,
-               cache_enabled: bool | None = None) -> web.Application:
-    """Build the gateway. ``backends`` / ``cache`` may be given (tests, embedding); otherwise they are
-    built from ``config`` when the app starts."""
+               cache_enabled: bool | None = None, clock=time.time) -> web.Application:
+    """Build the gateway. ``backends`` (tier name -> backend) and ``cache`` may be given (tests,
+    embedding); otherwise they are built from ``config`` when the app starts."""
     app = web.Application(middlewares=[error_middleware], client_max_size=config.limits.max_body_bytes)
     app[keys.CONFIG] = config
-    state = app[keys.STATE] = keys.GatewayState(backends=dict(backends or {}), started=int(time.time()))
+    spec = config.tier_spec
+    state = app[keys.STATE] = keys.GatewayState(
+        backends=dict(backends or {}), started=int(time.time()), router=Router(spec),
+        ledger=UsageLedger(spec.keys, clock=clock), inflight={t.name: 0 for t in spec.tiers})
     app[keys.METRICS] = GatewayMetrics(lambda: state.backends)
 
     async def models_ctx(app: web.Application):
         if not state.backends:
-            for m in config.models:  # loading weights takes seconds: off the event loop
-                state.backends[m.name] = await asyncio.to_thread(LocalBackend.from_config, m.name, m.engine)
-        tasks = [asyncio.create_task(b.start(warmup=config.warmup)) for b in state.backends.values()]
+            engines = {m.name: m.engine for m in config.models}
+            local: dict[str, LocalBackend] = {}
+            for t in spec.tiers:
+                if t.url is not None:
+                    from gateway.remote import RemoteBackend
+
+                    state.backends[t.name] = RemoteBackend(t.name, t.url)
+                    continue
+                if t.model not in local:  # loading weights takes seconds: off the event loop
+                    local[t.model] = await asyncio.to_thread(LocalBackend.from_config, t.model, engines[t.model])
+                state.backends[t.name] = local[t.model]
+        missing = [t.name for t in spec.tiers if t.name not in state.backends]
+        if missing:
+            raise ValueError(f"no backend for tier(s) {', '.join(missing)}")
+        unique = list({id(b): b for b in state.backends.values()}.values())
+        tasks = [asyncio.create_task(b.start(warmup=config.warmup)) for b in unique]
         yield
         for t in tasks:
             t.cancel()
-        for b in state.backends.values():
+        for b in unique:
             await b.close()
 
     async def cache_ctx(app: web.Application):
@@ -347,4 +524,5 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics)
+    app.router.add_get("/v1/usage", usage)
     return app

@@ -1,8 +1,21 @@
-"""Model backends behind the gateway: one per served model name.
+"""Model backends behind the gateway: one per tier.
+
+The gateway only uses this narrow interface, so an in-process engine and a runtime server in another
+process (``gateway.remote.RemoteBackend``) are interchangeable:
+
+    name: str; ready: bool; max_model_len: int
+    async start(warmup: bool) / async close()
+    async encode(messages, assistant_prefix="") -> list[int]     # RequestError: the request is bad (400)
+    generate(prompt_ids, params, request_id) -> AsyncIterator[RequestOutput]
+    stats() -> EngineStats
+
+``RequestError`` means the request itself is wrong (no other tier would do better); ``BackendError``
+means this backend could not serve it (down, overloaded, timed out, broke mid-answer) and the router
+may try the next tier of the fallback chain. ``assistant_prefix`` continues an answer another tier
+started: its tokens follow the chat template's generation prompt.
 
 ``LocalBackend`` owns an ``LLMEngine`` in this process (its step loop on its own thread through
-``AsyncLLMEngine``). The gateway only uses the narrow interface below, so a backend that talks to a
-runtime server over HTTP can stand in for it.
+``AsyncLLMEngine``).
 """
 
 from __future__ import annotations
@@ -16,6 +29,19 @@ from runtime.engine import AsyncLLMEngine, EngineConfig, LLMEngine, RequestError
 from runtime.request import SamplingParams
 
 log = logging.getLogger("gateway.backends")
+
+
+class BackendError(Exception):
+    """This backend cannot serve the request now; ``cause`` is one of CAUSES (a metrics label)."""
+
+    CAUSES = ("unavailable", "overloaded", "timeout", "failed")
+
+    def __init__(self, cause: str, message: str, retry_after: float | None = None):
+        if cause not in self.CAUSES:
+            raise ValueError(f"unknown cause {cause!r}")
+        super().__init__(message)
+        self.cause = cause
+        self.retry_after = retry_after
 
 
 class LocalBackend:
@@ -48,17 +74,26 @@ class LocalBackend:
         self.ready = False
         await asyncio.to_thread(self.front.shutdown)
 
-    def encode(self, messages: Sequence[dict]) -> list[int]:
+    async def encode(self, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
         """Chat messages -> prompt token ids through the model's chat template (raises RequestError)."""
-        try:
-            return self.engine.encode(list(messages))
-        except RequestError:
-            raise
-        except ValueError as exc:
-            raise RequestError(str(exc)) from None
+        return encode_chat(self.engine, messages, assistant_prefix)
 
     def generate(self, prompt_ids: list[int], params: SamplingParams, request_id: str) -> AsyncIterator[RequestOutput]:
         return self.front.generate(prompt_ids, params, request_id=request_id)
 
     def stats(self):
         return self.engine.stats()
+
+
+def encode_chat(engine: LLMEngine, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
+    """The chat template with its generation prompt, then ``assistant_prefix`` as plain text (never
+    control tokens). Shared by ``LocalBackend`` and the runtime server."""
+    try:
+        ids = engine.encode(list(messages))
+        if assistant_prefix:
+            ids = ids + engine.tokenizer.encode(assistant_prefix, add_bos=False)
+        return ids
+    except RequestError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise RequestError(str(exc)) from None

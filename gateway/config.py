@@ -6,18 +6,17 @@ keys are errors too: a typo must not silently fall back to a default.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
 
+from gateway.tiers import TiersSpec, parse_tiers
+from gateway.typed import ConfigError, check, build
 from runtime.engine import EngineConfig
 
-
-class ConfigError(ValueError):
-    pass
+__all__ = ["ConfigError", "GatewayConfig", "Limits", "ModelEntry", "load_config"]
 
 
 @dataclass(frozen=True)
@@ -41,34 +40,15 @@ class GatewayConfig:
     limits: Limits = Limits()
     cache: Mapping[str, Any] = field(default_factory=dict)  # -> gateway.cache CacheConfig
     warmup: bool = True
+    tiers: TiersSpec | None = None  # None: one free tier per model
 
     @property
     def model_names(self) -> list[str]:
         return [m.name for m in self.models]
 
-
-def _build(cls, data: Any, where: str):
-    if data is None:
-        return cls()
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{where}: must be a mapping, got {type(data).__name__}")
-    names = {f.name for f in dataclasses.fields(cls) if f.init}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(names))})")
-    types = {f.name: f.type for f in dataclasses.fields(cls)}
-    for key, value in data.items():
-        expected = types[key] if isinstance(types[key], str) else getattr(types[key], "__name__", "")
-        if expected in ("int",) and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ConfigError(f"{where}.{key}: must be an integer, got {value!r}")
-        if expected in ("bool",) and not isinstance(value, bool):
-            raise ConfigError(f"{where}.{key}: must be true or false, got {value!r}")
-        if expected in ("str",) and not isinstance(value, str):
-            raise ConfigError(f"{where}.{key}: must be a string, got {value!r}")
-    try:
-        return cls(**data)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+    @property
+    def tier_spec(self) -> TiersSpec:
+        return self.tiers or TiersSpec.from_models(self.model_names)
 
 
 def _model(data: Any, i: int) -> ModelEntry:
@@ -90,7 +70,7 @@ def _model(data: Any, i: int) -> ModelEntry:
     if "gguf" in data:
         engine["gguf_path"] = str(data["gguf"])
     engine["model"] = data.get("preset", name)
-    return ModelEntry(name, _build(EngineConfig, engine, f"{where}.engine"))
+    return ModelEntry(name, build(EngineConfig, engine, f"{where}.engine"))
 
 
 def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> GatewayConfig:
@@ -114,23 +94,13 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
             data[section] = {**(data[section] or {}), sub: value}
         else:
             data[key] = value
-    unknown = sorted(set(data) - {"host", "port", "models", "limits", "cache", "warmup"})
+    unknown = sorted(set(data) - {"host", "port", "models", "limits", "cache", "warmup", "tiers"})
     if unknown:
         raise ConfigError(f"unknown top-level key(s): {', '.join(unknown)}")
-    kwargs: dict[str, Any] = {}
-    if "host" in data:
-        if not isinstance(data["host"], str):
-            raise ConfigError("host: must be a string")
-        kwargs["host"] = data["host"]
-    if "port" in data:
-        port = data["port"]
-        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65536:
-            raise ConfigError(f"port: must be an integer in 0..65535, got {port!r}")
-        kwargs["port"] = port
-    if "warmup" in data:
-        if not isinstance(data["warmup"], bool):
-            raise ConfigError("warmup: must be true or false")
-        kwargs["warmup"] = data["warmup"]
+    kwargs: dict[str, Any] = {k: check(data[k], kind, k) for k, kind in
+                              (("host", "str"), ("port", "int"), ("warmup", "bool")) if k in data}
+    if not 0 <= kwargs.get("port", 0) < 65536:
+        raise ConfigError(f"port: must be an integer in 0..65535, got {kwargs['port']!r}")
     if "models" in data:
         models = data["models"]
         if not isinstance(models, list) or not models:
@@ -141,7 +111,7 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
             raise ConfigError(f"models: duplicate names in {names}")
         kwargs["models"] = entries
     if "limits" in data:
-        limits = _build(Limits, data["limits"], "limits")
+        limits = build(Limits, data["limits"], "limits")
         for key in ("max_body_bytes", "max_messages", "default_max_tokens"):
             if getattr(limits, key) < 1:
                 raise ConfigError(f"limits.{key}: must be >= 1")
@@ -157,4 +127,28 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
         except (TypeError, ValueError) as exc:
             raise ConfigError(str(exc)) from None
         kwargs["cache"] = dict(cache)
+    if data.get("tiers") is not None:
+        models = kwargs.get("models", GatewayConfig.models)
+        spec = _tiers(data["tiers"], Path(path).parent if path is not None else Path("."), [m.name for m in models])
+        unused = [m.name for m in models if m.name not in {t.model for t in spec.tiers if t.url is None}]
+        if unused:
+            raise ConfigError(f"models: {', '.join(unused)} not served by any tier (tiers: {', '.join(spec.names)})")
+        kwargs["tiers"] = spec
     return GatewayConfig(**kwargs)
+
+
+def _tiers(value: Any, base: Path, local_models: list[str]) -> TiersSpec:
+    """``tiers: tiers.yaml`` (a file, relative to the config's folder) or the same mapping inline."""
+    where = "tiers"
+    if isinstance(value, str):
+        file = (base / value).expanduser()
+        try:
+            value = yaml.safe_load(file.read_text()) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"tiers: file not found: {file}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{file}: not valid YAML: {exc}") from None
+        where = str(file)
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}: must be a mapping with tiers, router and keys (or a path to such a file)")
+    return parse_tiers(value, local_models, where)

@@ -19,6 +19,9 @@ class GatewayState:
     cache: Any = None  # gateway.cache.SemanticCache or None
     cache_ready: bool = False
     started: int = 0
+    router: Any = None  # gateway.router.Router
+    ledger: Any = None  # gateway.usage.UsageLedger
+    inflight: dict[str, int] = field(default_factory=dict)  # tier -> requests in flight through this gateway
 
 
 CONFIG = web.AppKey("config", GatewayConfig)

@@ -53,6 +53,17 @@ class GatewayMetrics:
                              buckets=LATENCY_BUCKETS, registry=r)
         self.prompt_tokens = Counter("prompt_tokens", "Prompt tokens processed", ["model"], registry=r)
         self.generation_tokens = Counter("generation_tokens", "Tokens generated", ["model"], registry=r)
+        self.routes = Counter("gateway_route_decisions", "Requests routed to each tier, by how the tier was chosen "
+                              "(auto, explicit)", ["tier", "how"], registry=r)
+        self.fallbacks = Counter("gateway_fallbacks", "A tier could not answer and the next in the chain was "
+                                 "tried, by cause (unavailable, overloaded, timeout, failed)",
+                                 ["tier", "to", "cause"], registry=r)
+        self.cost = Counter("gateway_cost_usd", "Spend charged to callers, from usage and tier prices", ["tier"],
+                            registry=r)
+        self.cost_saved = Counter("gateway_cost_saved_usd", "What cache hits would have cost at their tier's prices",
+                                  ["tier"], registry=r)
+        self.rate_limited = Counter("gateway_rejected_limits", "Requests answered 429, by limit (rate, budget)",
+                                    ["limit"], registry=r)
         r.register(_EngineCollector(backends))
 
     def render(self) -> bytes:

@@ -92,7 +92,7 @@ def test_stop_string(client):
 
 
 def test_models_health_ready_metrics(server, client):
-    assert [m.id for m in client.models.list().data] == ["tiny"]
+    assert [m.id for m in client.models.list().data] == ["tiny", "auto"]
     for path in ("/healthz", "/readyz"):
         status, _, body = post(server, None, path=path, method="GET")
         assert status == 200, body
