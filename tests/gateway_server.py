@@ -70,3 +70,19 @@ class ServerThread:
             asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self.loop).result(60)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(30)
+
+
+def http(server_url: str, body=None, *, raw: bytes | None = None, headers=None, path="/v1/chat/completions",
+         method="POST", timeout=60):
+    """(status, headers, body bytes) of one HTTP call; error statuses are returned, not raised."""
+    import json
+    import urllib.error
+
+    data = raw if raw is not None else json.dumps(body).encode()
+    req = urllib.request.Request(server_url + path, data=data if method == "POST" else None, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
 from gateway import keys
 from gateway.app import create_app
 from gateway.config import GatewayConfig, Limits, ModelEntry
-from gateway_server import ServerThread
+from gateway_server import ServerThread, http
 from runtime.engine import EngineConfig
 from tiny_gguf import write_tiny_llama
 
@@ -39,15 +37,8 @@ def client(server):
     return openai.OpenAI(base_url=server.url + "/v1", api_key="test-key", max_retries=0)
 
 
-def post(server, body, *, raw: bytes | None = None, headers=None, path="/v1/chat/completions", method="POST"):
-    data = raw if raw is not None else json.dumps(body).encode()
-    req = urllib.request.Request(server.url + path, data=data if method == "POST" else None, method=method,
-                                 headers={"Content-Type": "application/json", **(headers or {})})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, dict(r.headers), r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, dict(e.headers), e.read()
+def post(server, body, **kw):
+    return http(server.url, body, **kw)
 
 
 MSG = [{"role": "user", "content": "hello there"}]
