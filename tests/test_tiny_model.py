@@ -9,6 +9,8 @@ returns: it shares no code with runtime/.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -258,6 +260,39 @@ def test_top_k_and_top_p_never_leave_the_kept_set():
     p = np.log(np.array([[0.5, 0.3, 0.2]], np.float32))
     assert set(draw(np.tile(p, (ROWS, 1)), top_p=0.45).tolist()) == {0}
     assert set(draw(np.tile(p, (ROWS, 1)), top_p=0.6).tolist()) == {0, 1}
+
+
+_sample_8 = jax.jit(functools.partial(sample, max_candidates=8))
+
+
+def draw8(logits, **kw):
+    """``draw`` with the filters on only 8 candidates of the 32-token vocabulary."""
+    global _sample
+    saved, _sample = _sample, _sample_8
+    try:
+        return draw(logits, **kw)
+    finally:
+        _sample = saved
+
+
+def test_filters_on_candidates_are_exact_and_fall_back_to_the_whole_vocabulary():
+    # probabilities 0.3, 0.2, 0.1, then 29 tokens sharing 0.4: the 8 best hold 0.6 + 5 * 0.4 / 29
+    p = np.array([0.3, 0.2, 0.1] + [0.4 / 29] * 29, np.float64)
+    logits = np.tile(np.log(p).astype(np.float32), (ROWS, 1))
+    # top_p 0.55: the nucleus is measured against the whole vocabulary, not the candidates (whose
+    # mass is 0.67; renormalizing by it would drop token 2, as its mass before, 0.5, would read 0.75)
+    assert set(draw8(logits, top_p=0.55).tolist()) == {0, 1, 2}
+    assert set(draw(logits, top_p=0.55).tolist()) == {0, 1, 2}
+    # top_p 0.9 reaches past the 8 candidates: the whole vocabulary is sorted, tokens beyond rank 8 appear
+    assert max(draw8(logits, top_p=0.9).tolist()) >= 8
+    # top_k 3 fits the candidates; top_k 20 does not, and tokens ranked 8..19 are drawn too
+    assert set(draw8(logits, top_k=3).tolist()) == {0, 1, 2}
+    big_k = draw8(logits, top_k=20)
+    assert big_k.max() < 20 and (big_k >= 8).any()
+    # frequencies under top_k 3 follow the renormalized softmax [0.5, 0.33, 0.17]
+    n = 8 * ROWS
+    draws = np.concatenate([draw8(logits, top_k=3, seeds=np.arange(ROWS) + i * ROWS) for i in range(n // ROWS)])
+    np.testing.assert_allclose(np.bincount(draws, minlength=3)[:3] / n, [0.5, 1 / 3, 1 / 6], atol=0.03)
 
 
 # ---------------------------------------------------------------- stop strings
