@@ -64,7 +64,15 @@ class LocalBackend:
         """Compile every bucket off the event loop, then start the step loop and report ready."""
         if warmup and not self.engine.warmed_up:
             t = time.perf_counter()
-            await asyncio.to_thread(self.engine.warmup)
+            total, done = len(self.engine.runner.buckets), [0]
+
+            def progress(tokens: int, seqs: int) -> None:
+                done[0] += 1
+                if done[0] == total or done[0] % max(1, total // 4) == 0:
+                    log.info("model %s: compiled %d/%d step programs (tokens %d, sequences %d)", self.name,
+                             done[0], total, tokens, seqs)
+
+            await asyncio.to_thread(self.engine.warmup, progress)
             self.warmup_seconds = time.perf_counter() - t
             log.info("model %s warmed up in %.1f s", self.name, self.warmup_seconds)
         self.front.start()

@@ -5,9 +5,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+from typing import Any
 
 from aiohttp import web
+
+log = logging.getLogger("gateway")
 
 
 class APIError(Exception):
@@ -56,3 +61,33 @@ def from_http_exception(exc: web.HTTPException) -> APIError:
         message = f"request body too large: {exc.text.strip()}"
     return APIError(status, message, type=_HTTP_TYPES.get(status, "invalid_request_error" if status < 500 else "server_error"),
                     headers={k: v for k, v in exc.headers.items() if k.lower() in ("allow", "retry-after")})
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler):
+    try:
+        return await handler(request)
+    except APIError as exc:
+        return exc.response()
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        return from_http_exception(exc).response()
+    except (asyncio.CancelledError, ConnectionResetError):
+        raise
+    except Exception:  # a bug: log it, answer in the OpenAI shape, never leak a traceback
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return APIError(500, "internal server error", type="server_error").response()
+
+
+async def read_json(request: web.Request) -> Any:
+    ctype = request.headers.get("Content-Type", "application/json").split(";")[0].strip().lower()
+    if ctype not in ("application/json", ""):
+        raise APIError(415, f"Content-Type must be application/json, got {ctype!r}")
+    raw = await request.read()  # raises 413 past client_max_size
+    if not raw:
+        raise invalid("the request body is empty; expected a JSON object")
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise invalid(f"the request body is not valid JSON: {exc}") from None

@@ -51,6 +51,11 @@ class GatewayMetrics:
                               ["model", "cache"], buckets=LATENCY_BUCKETS, registry=r)
         self.e2e = Histogram("e2e_request_latency_seconds", "End-to-end request latency", ["model", "cache"],
                              buckets=LATENCY_BUCKETS, registry=r)
+        self.itl = Histogram("inter_token_latency_seconds", "Time between streamed tokens, seen by the gateway "
+                             "(a delta of n tokens counts n times its gap / n)", ["model"],
+                             buckets=LATENCY_BUCKETS, registry=r)
+        self.queue = Histogram("request_queue_time_seconds", "Time a request waited in its engine's queue",
+                               ["model"], buckets=LATENCY_BUCKETS, registry=r)
         self.prompt_tokens = Counter("prompt_tokens", "Prompt tokens processed", ["model"], registry=r)
         self.generation_tokens = Counter("generation_tokens", "Tokens generated", ["model"], registry=r)
         self.routes = Counter("gateway_route_decisions", "Requests routed to each tier, by how the tier was chosen "

@@ -169,7 +169,8 @@ class RemoteBackend:
             if "error" in d:
                 raise BackendError("failed", f"{self.name}: {d['error'].get('message', 'the engine failed')}")
             return RequestOutput(request_id, d["text"], [0] * int(d["n_tokens"]), bool(d["finished"]),
-                                 d["finish_reason"], int(d["prompt_tokens"]), int(d["completion_tokens"]))
+                                 d["finish_reason"], int(d["prompt_tokens"]), int(d["completion_tokens"]),
+                                 dict(d.get("metrics") or {}))
         except BackendError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as exc:

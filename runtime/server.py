@@ -48,9 +48,8 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 
 # Importing JAX (through the engine) initializes nothing; ``main`` calls ``configure_xla()`` before
 # the engine's first computation, which is when XLA reads its flags.
-from gateway.app import error_middleware, read_json
 from gateway.backends import LocalBackend
-from gateway.errors import APIError, invalid
+from gateway.errors import APIError, error_middleware, invalid, read_json
 from gateway.metrics import LATENCY_BUCKETS, _EngineCollector
 from runtime.engine import EngineConfig, LLMEngine, RequestError, RequestOutput
 from runtime.platform import configure_xla
@@ -157,9 +156,12 @@ def parse_generate(body: dict) -> tuple[list[int], SamplingParams, str]:
 
 
 def output_line(out: RequestOutput) -> bytes:
-    return (json.dumps({"text": out.text, "n_tokens": len(out.token_ids), "finished": out.finished,
-                        "finish_reason": out.finish_reason, "prompt_tokens": out.prompt_tokens,
-                        "completion_tokens": out.completion_tokens}, ensure_ascii=False) + "\n").encode()
+    line = {"text": out.text, "n_tokens": len(out.token_ids), "finished": out.finished,
+            "finish_reason": out.finish_reason, "prompt_tokens": out.prompt_tokens,
+            "completion_tokens": out.completion_tokens}
+    if out.finished and out.metrics:  # queue, TTFT, TPOT, e2e seconds as the engine measured them
+        line["metrics"] = out.metrics
+    return (json.dumps(line, ensure_ascii=False) + "\n").encode()
 
 
 # ---------------------------------------------------------------- handlers

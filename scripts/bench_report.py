@@ -1,0 +1,208 @@
+"""Every optimization with its before and after, measured side by side in one run: docs/BENCHMARKS.md.
+
+Runs the benchmark scripts (each compares its pair within one run, on the same workload), collects
+their JSON, and writes a table (before, after, ratio), a summary plot, each script's own plots and
+the raw JSON:
+
+    pair                              script                 before -> after
+    continuous vs static batching     bench_engine.py        static tok/s -> continuous tok/s
+    paged vs contiguous KV            bench_engine.py        requests in one KV budget, KV waste
+    semantic cache on vs off          bench_cache.py         miss latency -> hit latency
+                                      bench_tiers.py         auto -> auto + cache: cost, latency
+    routing vs all-large              bench_tiers.py         all-large -> auto: cost, latency
+    (peer) engine vs HF generate()    bench_engine.py        HF tok/s -> ours (not in --quick)
+
+Prefix caching and quantization join the table when their benchmarks exist (the optimization-map
+issue). ``--quick`` shrinks every workload to CI size (a few minutes; the figures are then noisy).
+``--from DIR`` rebuilds the report from an earlier run's raw JSON without measuring again.
+
+    python scripts/bench_report.py [--quick] [--out docs] [--from out/report]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _jsonl(text: str) -> list[dict]:
+    rows = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+    return rows
+
+
+def run_all(raw: Path, quick: bool) -> None:
+    raw.mkdir(parents=True, exist_ok=True)
+    py = sys.executable
+    runs = {
+        "bench_engine": [py, "scripts/bench_engine.py", "--out", str(raw / "bench_engine")]
+        + (["--requests", "48", "--batch", "16", "--sweep", "1,16", "--sweep-requests", "16", "--skip-hf"]
+           if quick else []),
+        "bench_cache": [py, "scripts/bench_cache.py"]
+        + (["--misses", "6", "--repeats", "4", "--clients", "16", "--seconds", "3", "--max-tokens", "48"]
+           if quick else []),
+        "bench_tiers": [py, "scripts/bench_tiers.py", "--out", str(raw / "bench_tiers.json")]
+        + (["--requests", "40", "--concurrency", "8", "--max-tokens", "16"] if quick else []),
+    }
+    for name, cmd in runs.items():
+        print(f"== {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+        t = time.perf_counter()
+        r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        (raw / f"{name}.stdout.jsonl").write_text(r.stdout)
+        print(f"== {name}: exit {r.returncode} in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
+        if r.returncode != 0:
+            raise SystemExit(f"{name} failed (exit {r.returncode}); its output is in {raw}")
+
+
+def _by(rows: list[dict], bench: str, **match) -> dict | None:
+    return next((r for r in rows if r.get("bench") == bench and all(r.get(k) == v for k, v in match.items())), None)
+
+
+def collect(raw: Path) -> list[dict]:
+    """Rows of the table: pair, metric, before, after, unit, gain (after over before, > 1 is better)."""
+    rows: list[dict] = []
+
+    def add(pair, metric, before, after, unit, higher_is_better, source):
+        gain = (after / before if higher_is_better else before / after) if before and after else None
+        rows.append({"pair": pair, "metric": metric, "before": before, "after": after, "unit": unit,
+                     "gain": gain, "source": source})
+
+    engine = _jsonl((raw / "bench_engine.stdout.jsonl").read_text()) if (raw / "bench_engine.stdout.jsonl").exists() else []
+    if (c := _by(engine, "continuous_vs_static")):
+        add("continuous vs static batching", f"throughput, {c['requests']} requests, batch {c['batch']}",
+            c["static_tok_s"], c["continuous_tok_s"], "tok/s", True, "bench_engine.py")
+    if (p := _by(engine, "paged_vs_contiguous")):
+        add("paged vs contiguous KV", f"concurrent requests in {p['kv_budget_tokens']} KV tokens",
+            p["max_concurrent_contiguous"], p["max_concurrent_paged"], "requests", True, "bench_engine.py")
+        add("paged vs contiguous KV", f"KV slots allocated but empty (block size {p['block_size']})",
+            p["contiguous_waste_pct"], p["paged_waste_pct"], "%", False, "bench_engine.py")
+    if (h := _by(engine, "engine_vs_hf")):
+        add("peer: this engine vs HF generate()", f"throughput, {h['requests']} requests",
+            h["hf_tok_s"], h["ours_tok_s"], "tok/s", True, "bench_engine.py")
+    cache = _jsonl((raw / "bench_cache.stdout.jsonl").read_text()) if (raw / "bench_cache.stdout.jsonl").exists() else []
+    miss = _by(cache, "miss")
+    for kind in ("exact_hit", "semantic_hit"):
+        if miss and (hit := _by(cache, kind)):
+            add("semantic cache on vs off", f"latency p50, {kind.replace('_', ' ')} vs miss",
+                miss["p50_ms"], hit["p50_ms"], "ms", False, "bench_cache.py")
+    tiers_file = raw / "bench_tiers.json"
+    if tiers_file.exists():
+        modes = {m["mode"]: m for m in json.loads(tiers_file.read_text())["modes"]}
+        large, auto, cached = modes.get("all-large"), modes.get("auto"), modes.get("auto+cache")
+        if large and auto:
+            add("routing vs all-large", "cost per 1,000 requests", large["cost_per_1k_requests_usd"],
+                auto["cost_per_1k_requests_usd"], "USD", False, "bench_tiers.py")
+            add("routing vs all-large", "latency p50", large["latency_ms"]["p50"], auto["latency_ms"]["p50"],
+                "ms", False, "bench_tiers.py")
+        if auto and cached:
+            add("semantic cache on vs off", "cost per 1,000 requests (auto routing)",
+                auto["cost_per_1k_requests_usd"], cached["cost_per_1k_requests_usd"], "USD", False, "bench_tiers.py")
+            add("semantic cache on vs off", "latency p50 (auto routing)", auto["latency_ms"]["p50"],
+                cached["latency_ms"]["p50"], "ms", False, "bench_tiers.py")
+    return rows
+
+
+def _fmt(v, unit: str) -> str:
+    if v is None:
+        return "–"
+    if unit == "USD":
+        return f"${v:.4f}"
+    if isinstance(v, float) and v >= 100:
+        return f"{v:,.0f} {unit}"
+    return f"{v:.3g} {unit}" if isinstance(v, float) else f"{v} {unit}"
+
+
+def plot(rows: list[dict], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [r for r in rows if r["gain"]]
+    fig, ax = plt.subplots(figsize=(9, 0.45 * len(shown) + 1.2))
+    labels = [f"{r['pair']}: {r['metric']}" for r in shown]
+    ax.barh(labels, [r["gain"] for r in shown], color=["#3a7" if r["gain"] >= 1 else "#c44" for r in shown])
+    ax.axvline(1, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("after vs before (x better, log scale)")
+    for y, r in enumerate(shown):
+        ax.text(r["gain"], y, f" {r['gain']:.2f}x", va="center", fontsize=8)
+    ax.invert_yaxis()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def write(rows: list[dict], raw: Path, out: Path, quick: bool) -> Path:
+    assets = out / "benchmarks"
+    assets.mkdir(parents=True, exist_ok=True)
+    for f in list(raw.glob("*.json")) + list(raw.glob("*.jsonl")) + list(raw.rglob("*.png")):
+        shutil.copy(f, assets / f.name)
+    plot(rows, assets / "summary.png")
+    (assets / "report.json").write_text(json.dumps(rows, indent=2))
+    cpu = platform.processor() or platform.machine()
+    lines = [
+        "# Benchmarks: every optimization, before and after",
+        "",
+        f"Generated by `python scripts/bench_report.py{' --quick' if quick else ''}` on "
+        f"{time.strftime('%Y-%m-%d')} ({cpu}, {platform.system()}; this repository's CPU machine has 2 shared "
+        "cores and no accelerator, so read the ratios, which are measured within one run, rather than "
+        "the absolute figures)." + (" **Quick mode**: CI-sized workloads, noisy figures." if quick else ""),
+        "",
+        "| optimization | metric | before | after | after vs before | measured by |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        gain = f"**{r['gain']:.2f}x**" if r["gain"] else "–"
+        lines.append(f"| {r['pair']} | {r['metric']} | {_fmt(r['before'], r['unit'])} | "
+                     f"{_fmt(r['after'], r['unit'])} | {gain} | `scripts/{r['source']}` |")
+    lines += [
+        "",
+        "\"After vs before\" is how many times better the optimization makes the metric (higher throughput, or "
+        "lower latency, cost or waste).",
+        "",
+        "![summary](benchmarks/summary.png)",
+        "",
+    ]
+    for png in sorted(assets.glob("*.png")):
+        if png.name != "summary.png":
+            lines += [f"![{png.stem}](benchmarks/{png.name})", ""]
+    lines += ["Raw JSON of every script: `docs/benchmarks/` (`report.json` is the table above).", ""]
+    path = out / "BENCHMARKS.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="CI-sized workloads (minutes, noisy)")
+    p.add_argument("--out", default="docs", help="where BENCHMARKS.md and benchmarks/ go")
+    p.add_argument("--from", dest="from_dir", help="rebuild from this run folder instead of measuring")
+    p.add_argument("--raw", default="out/report", help="run folder for the scripts' raw output")
+    args = p.parse_args(argv)
+    raw = (ROOT / (args.from_dir or args.raw)).resolve()
+    if not args.from_dir:
+        run_all(raw, args.quick)
+    rows = collect(raw)
+    if not rows:
+        raise SystemExit(f"no benchmark output found in {raw}")
+    path = write(rows, raw, ROOT / args.out, args.quick)
+    print(json.dumps({"report": str(path.relative_to(ROOT)), "rows": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
