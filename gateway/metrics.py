@@ -23,13 +23,18 @@ class _EngineCollector:
         waiting = GaugeMetricFamily("num_requests_waiting", "Requests queued in the engine", labels=["model"])
         kv = GaugeMetricFamily("kv_cache_usage_perc", "Fraction of KV blocks in use (0..1)", labels=["model"])
         preempt = CounterMetricFamily("num_preemptions", "Preemptions by recompute", labels=["model"])
+        queries = CounterMetricFamily("prefix_cache_queries", "Prompt tokens looked up in the prefix cache",
+                                      labels=["model"])
+        hits = CounterMetricFamily("prefix_cache_hits", "Prompt tokens found in the prefix cache", labels=["model"])
         for name, backend in self._backends().items():
             s = backend.stats()
             running.add_metric([name], s.num_running)
             waiting.add_metric([name], s.num_waiting)
             kv.add_metric([name], s.kv_cache_usage)
             preempt.add_metric([name], s.num_preemptions_total)
-        yield from (running, waiting, kv, preempt)
+            queries.add_metric([name], getattr(s, "prefix_cache_queries", 0))
+            hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
+        yield from (running, waiting, kv, preempt, queries, hits)
 
 
 class GatewayMetrics:

@@ -55,6 +55,7 @@ class EngineConfig:
     max_num_batched_tokens: int = 256
     max_model_len: int = 2048
     enable_chunked_prefill: bool = True
+    enable_prefix_caching: bool = True  # share the KV of full prompt blocks seen before
     compilation_cache: bool = True
 
     def __post_init__(self) -> None:
@@ -89,6 +90,8 @@ class EngineStats:
     num_preemptions_total: int
     num_steps: int
     num_blocks: int
+    prefix_cache_queries: int = 0  # prompt tokens looked up in the prefix cache
+    prefix_cache_hits: int = 0  # of which found
 
 
 @dataclass
@@ -118,7 +121,8 @@ class LLMEngine:
         self.scheduler = Scheduler(SchedulerConfig(
             max_num_batched_tokens=config.max_num_batched_tokens, max_num_seqs=config.max_num_seqs,
             max_model_len=self.max_model_len, block_size=config.block_size, num_blocks=num_blocks,
-            enable_chunked_prefill=config.enable_chunked_prefill))
+            enable_chunked_prefill=config.enable_chunked_prefill, enable_prefix_caching=config.enable_prefix_caching,
+            prefix_cache_salt=f"{config.model}|{config.gguf_path}|{config.dtype}|{kv_dtype}"))
         self.runner = ModelRunner(
             loaded.config, params_to_device(loaded.params, DTYPES[config.dtype]), num_blocks=num_blocks,
             block_size=config.block_size, max_num_seqs=config.max_num_seqs,
@@ -236,8 +240,9 @@ class LLMEngine:
 
     def stats(self) -> EngineStats:
         s = self.scheduler
+        kv = s.kv_cache_manager
         return EngineStats(s.num_running, s.num_waiting, s.kv_cache_usage, s.num_preemptions_total,
-                           self.num_steps, self.num_blocks)
+                           self.num_steps, self.num_blocks, kv.prefix_cache_queries, kv.prefix_cache_hits)
 
     # ------------------------------------------------------------ offline convenience
 

@@ -32,16 +32,19 @@ class KVBlock:
 
     ``ref_cnt`` counts the requests whose block tables hold this block (more than one once prefix
     caching shares blocks). ``prev_free``/``next_free`` link it into the ``FreeBlockQueue`` while
-    ``ref_cnt`` is 0 and are None otherwise.
+    ``ref_cnt`` is 0 and are None otherwise. ``block_hash`` is set while the block is a prefix-cache
+    entry (full, its KV computed): it stays set in the free queue, so a later request can revive
+    the block, until the block is handed out again for other tokens (evicted, LRU).
     """
 
-    __slots__ = ("block_id", "ref_cnt", "prev_free", "next_free")
+    __slots__ = ("block_id", "ref_cnt", "prev_free", "next_free", "block_hash")
 
     def __init__(self, block_id: int) -> None:
         self.block_id = block_id
         self.ref_cnt = 0
         self.prev_free: KVBlock | None = None
         self.next_free: KVBlock | None = None
+        self.block_hash: int | None = None
 
     def __repr__(self) -> str:
         return f"KVBlock(id={self.block_id}, ref_cnt={self.ref_cnt})"
@@ -148,6 +151,8 @@ class BlockPool:
         self.blocks = [KVBlock(i) for i in range(num_blocks)]
         self.null_block = self.blocks[NULL_BLOCK_ID]
         self.free_block_queue = FreeBlockQueue(self.blocks[1:])
+        self.cached: dict[int, KVBlock] = {}  # block hash -> the block holding that prefix's KV
+        self.num_evictions = 0
 
     @property
     def num_free_blocks(self) -> int:
@@ -172,7 +177,20 @@ class BlockPool:
         for block in blocks:
             assert block.ref_cnt == 0, block
             block.ref_cnt = 1
+            if block.block_hash is not None:  # the least recently used cached prefix gives way
+                del self.cached[block.block_hash]
+                block.block_hash = None
+                self.num_evictions += 1
         return blocks
+
+    def cache(self, block: KVBlock, block_hash: int) -> bool:
+        """Register a full, computed block under its hash. False if another block already holds
+        that prefix (two requests computed it at once): this one stays private and is not shared."""
+        if block.block_hash is not None or block_hash in self.cached:
+            return False
+        block.block_hash = block_hash
+        self.cached[block_hash] = block
+        return True
 
     def touch(self, blocks: Iterable[KVBlock]) -> None:
         """Add a reference to blocks that another request already filled (prefix-cache hits).
@@ -201,13 +219,28 @@ class BlockPool:
 
 
 class KVCacheManager:
-    """Per-request block tables over one ``BlockPool``.
+    """Per-request block tables over one ``BlockPool``, with automatic prefix caching.
 
     A request's table only grows while it runs (blocks are appended as ``num_computed_tokens``
     advances) and is released as a whole by ``free``: on finish, abort or preemption.
+
+    Prefix caching (``enable_caching``): once a block is full and its KV computed, it is registered
+    under a hash of its tokens chained from the previous block's hash (and the ``salt``), so the hash
+    names the whole prefix up to the block's end, not just its own tokens::
+
+        tokens   [a b c d][e f g h][i j]        h0 = H(salt, (a,b,c,d))
+        hashes     h0       h1      -           h1 = H(h0, (e,f,g,h))   the partial block: never cached
+
+    A new request looks its full prompt blocks up in order and stops at the first miss; the hits
+    are shared (``ref_cnt`` + 1, revived from the free queue if nobody holds them) and count as
+    computed, so ``num_computed_tokens`` starts past them and the scheduler needs no other change.
+    At least one token is always left to compute: its logits give the first output token. Freed
+    blocks keep their hash in the free queue and are evicted least recently used first, when the
+    pool hands them out again. Cache hits count tokens, as vLLM's ``prefix_cache_hits`` does.
     """
 
-    def __init__(self, num_blocks: int, block_size: int, max_model_len: int) -> None:
+    def __init__(self, num_blocks: int, block_size: int, max_model_len: int, *, enable_caching: bool = False,
+                 salt: str = "") -> None:
         if block_size < 1:
             raise ValueError(f"block_size must be >= 1, got {block_size}")
         if max_model_len < 1:
@@ -216,6 +249,12 @@ class KVCacheManager:
         self.block_size = block_size
         self.max_model_len = max_model_len
         self.req_to_blocks: dict[str, list[KVBlock]] = {}
+        self.enable_caching = enable_caching
+        self._salt = hash(("jaxserve-prefix", salt))
+        self._req_hashes: dict[str, list[int]] = {}  # hashes of a request's full blocks, computed lazily
+        self._req_num_cached: dict[str, int] = {}  # blocks of the request already registered
+        self.prefix_cache_queries = 0  # prompt tokens looked up at admission
+        self.prefix_cache_hits = 0  # of which found cached
 
     @property
     def num_free_blocks(self) -> int:
@@ -233,13 +272,42 @@ class KVCacheManager:
         """Blocks whose KV for the start of ``request``'s tokens is already computed, and how many
         tokens they cover.
 
-        This is the prefix-caching seam. Without a prefix cache nothing is ever reused, so the
-        answer is always ``([], 0)``. A prefix cache would look up full blocks by a hash of their
-        tokens (chained with the previous block's hash) and return the hits; the scheduler already
-        passes them on to ``allocate_slots(..., new_computed_blocks=...)``, which shares them via
-        ``BlockPool.touch``.
+        Full blocks only, and never the block of the request's last token (its logits are needed).
+        The scheduler passes the hits on to ``allocate_slots(..., new_computed_blocks=...)``, which
+        shares them via ``BlockPool.touch``. Without caching: always ``([], 0)``.
         """
-        return [], 0
+        if not self.enable_caching:
+            return [], 0
+        max_blocks = (request.num_tokens - 1) // self.block_size
+        hits: list[KVBlock] = []
+        for block_hash in self._hashes(request, max_blocks):
+            block = self.block_pool.cached.get(block_hash)
+            if block is None:
+                break
+            hits.append(block)
+        return hits, len(hits) * self.block_size
+
+    def _hashes(self, request: Request, n: int) -> list[int]:
+        """Chained hashes of the request's first ``n`` full blocks (memoized: a prefix never changes)."""
+        hashes = self._req_hashes.setdefault(request.request_id, [])
+        bs = self.block_size
+        for i in range(len(hashes), n):
+            prev = hashes[i - 1] if i else self._salt
+            hashes.append(hash((prev, tuple(request.token_slice(i * bs, (i + 1) * bs)))))
+        return hashes[:n]
+
+    def cache_full_blocks(self, request: Request) -> None:
+        """Register the request's blocks that became full with computed KV (after a step)."""
+        if not self.enable_caching:
+            return
+        n_full = request.num_computed_tokens // self.block_size
+        start = self._req_num_cached.get(request.request_id, 0)
+        if n_full <= start:
+            return
+        table = self.req_to_blocks.get(request.request_id, [])
+        for block, block_hash in zip(table[start:n_full], self._hashes(request, n_full)[start:]):
+            self.block_pool.cache(block, block_hash)
+        self._req_num_cached[request.request_id] = n_full
 
     def allocate_slots(
         self,
@@ -278,6 +346,10 @@ class KVCacheManager:
         self.block_pool.touch(new_computed_blocks)
         new_blocks = self.block_pool.get_new_blocks(max(num_needed, 0))
         self.req_to_blocks[request.request_id] = [*table, *new_computed_blocks, *new_blocks]
+        if self.enable_caching and not table:  # admission: count the lookup
+            self.prefix_cache_queries += request.num_tokens
+            self.prefix_cache_hits += num_cached
+            self._req_num_cached[request.request_id] = len(new_computed_blocks)
         return new_blocks
 
     def free(self, request: Request) -> None:
@@ -287,6 +359,8 @@ class KVCacheManager:
         with prefix caching, the start of a prompt is the part most likely to be shared again.
         """
         blocks = self.req_to_blocks.pop(request.request_id, None)
+        self._req_hashes.pop(request.request_id, None)
+        self._req_num_cached.pop(request.request_id, None)
         if blocks is not None:
             self.block_pool.free_blocks(reversed(blocks))
 

@@ -171,6 +171,15 @@ class Request:
     def all_token_ids(self) -> list[int]:
         return self.prompt_token_ids + self.output_token_ids
 
+    def token_slice(self, start: int, end: int) -> list[int]:
+        """``all_token_ids[start:end]`` without concatenating both lists every step."""
+        n_prompt = len(self.prompt_token_ids)
+        if start >= n_prompt:
+            return self.output_token_ids[start - n_prompt : end - n_prompt]
+        if end <= n_prompt:
+            return self.prompt_token_ids[start:end]
+        return self.prompt_token_ids[start:] + self.output_token_ids[: end - n_prompt]
+
     @property
     def is_finished(self) -> bool:
         return self.status.is_finished

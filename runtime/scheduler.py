@@ -48,6 +48,8 @@ class SchedulerConfig:
       Without it a prompt is scheduled whole or waits, so the budget must hold ``max_model_len``.
     - ``long_prefill_token_threshold``: cap on the tokens one request gets in one step, so a long
       prompt cannot crowd the other requests out of a step (needs chunked prefill).
+    - ``enable_prefix_caching``: reuse the KV of full blocks whose tokens (and every token before
+      them) match an earlier request's; ``prefix_cache_salt`` goes into every block hash.
     """
 
     max_num_batched_tokens: int
@@ -57,6 +59,8 @@ class SchedulerConfig:
     num_blocks: int
     enable_chunked_prefill: bool = True
     long_prefill_token_threshold: int | None = None
+    enable_prefix_caching: bool = False
+    prefix_cache_salt: str = ""  # part of every block hash: the model, or anything else that changes KV
 
     def __post_init__(self) -> None:
         for name in ("max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size"):
@@ -160,7 +164,8 @@ class Scheduler:
     ) -> None:
         self.config = config
         self.kv_cache_manager = KVCacheManager(
-            config.num_blocks, config.block_size, config.max_model_len
+            config.num_blocks, config.block_size, config.max_model_len,
+            enable_caching=config.enable_prefix_caching, salt=config.prefix_cache_salt,
         )
         self._clock = clock
         self.requests: dict[str, Request] = {}  # every unfinished request
@@ -319,7 +324,7 @@ class Scheduler:
         for req_id, num_new in scheduled.items():
             request = self.requests[req_id]
             start = computed_before[req_id]
-            token_ids[req_id] = _token_slice(request, start, start + num_new)
+            token_ids[req_id] = request.token_slice(start, start + num_new)
             if start + num_new == request.num_tokens:
                 sample_ids.append(req_id)
         finished = tuple(self._finished_req_ids)
@@ -358,6 +363,7 @@ class Scheduler:
             if request is None:
                 continue  # aborted between schedule() and now
             request.num_computed_tokens += num_new
+            self.kv_cache_manager.cache_full_blocks(request)
             if request.num_computed_tokens < request.num_tokens:
                 continue  # a prompt (or a recompute after preemption) still catching up
             token = sampled_token_ids[req_id]
@@ -433,14 +439,3 @@ class Scheduler:
             num_free_blocks=self.kv_cache_manager.num_free_blocks,
             num_preemptions_total=self.num_preemptions_total,
         )
-
-
-def _token_slice(request: Request, start: int, end: int) -> list[int]:
-    """``request.all_token_ids[start:end]`` without concatenating both lists every step."""
-    prompt = request.prompt_token_ids
-    n_prompt = len(prompt)
-    if start >= n_prompt:
-        return request.output_token_ids[start - n_prompt : end - n_prompt]
-    if end <= n_prompt:
-        return prompt[start:end]
-    return prompt[start:] + request.output_token_ids[: end - n_prompt]

@@ -202,3 +202,75 @@ def test_manager_rejects_bad_arguments():
         mgr.allocate_slots(make_request("a", 3), -1)
     with pytest.raises(ValueError, match="block_size"):
         KVCacheManager(num_blocks=8, block_size=0, max_model_len=16)
+
+
+# ---- prefix caching -------------------------------------------------------------------------------
+
+
+def run_prompt(mgr: KVCacheManager, req: Request) -> list[int]:
+    """Admit ``req`` (with whatever the cache has), compute its whole prompt, register its blocks."""
+    hits, n_cached = mgr.get_computed_blocks(req)
+    assert mgr.allocate_slots(req, req.num_tokens - n_cached, hits) is not None
+    req.num_computed_tokens = req.num_tokens
+    mgr.cache_full_blocks(req)
+    return mgr.get_block_ids(req.request_id)
+
+
+def tokens_request(req_id: str, tokens: list[int]) -> Request:
+    return Request(req_id, tokens, SamplingParams(max_tokens=4))
+
+
+def test_prefix_hits_share_full_blocks_and_leave_the_last_token_to_compute():
+    mgr = KVCacheManager(num_blocks=16, block_size=4, max_model_len=64, enable_caching=True)
+    a = tokens_request("a", list(range(10)))  # blocks [0-3][4-7][8 9]: two full blocks cached
+    assert run_prompt(mgr, a) == [1, 2, 3]
+    assert len(mgr.block_pool.cached) == 2
+    # same first 8 tokens, then different: both full blocks are hits, 8 tokens need no compute
+    b = tokens_request("b", list(range(8)) + [50, 51, 52])
+    assert mgr.get_computed_blocks(b) == ([mgr.block_pool.blocks[1], mgr.block_pool.blocks[2]], 8)
+    assert run_prompt(mgr, b) == [1, 2, 4]
+    assert mgr.block_pool.blocks[1].ref_cnt == 2 and mgr.block_pool.blocks[2].ref_cnt == 2
+    # exactly a's first 8 tokens: only the first block counts, the last token must be computed
+    c = tokens_request("c", list(range(8)))
+    assert mgr.get_computed_blocks(c)[1] == 4
+    # the same tokens in a different place of the prompt are a different prefix: no hit
+    d = tokens_request("d", [99, 98, 97, 96] + list(range(4, 8)) + [1])
+    assert mgr.get_computed_blocks(d) == ([], 0)
+    # counters: tokens looked up at admission, and hits
+    assert (mgr.prefix_cache_queries, mgr.prefix_cache_hits) == (10 + 11, 8)
+
+
+def test_salt_and_caching_off():
+    a = tokens_request("a", list(range(9)))
+    b = tokens_request("b", list(range(9)))
+    m1 = KVCacheManager(num_blocks=16, block_size=4, max_model_len=64, enable_caching=True, salt="model-a")
+    run_prompt(m1, a)
+    m2 = KVCacheManager(num_blocks=16, block_size=4, max_model_len=64, enable_caching=True, salt="model-b")
+    run_prompt(m2, tokens_request("a", list(range(9))))
+    assert set(m1.block_pool.cached).isdisjoint(m2.block_pool.cached)  # the salt is in every hash
+    assert m1.get_computed_blocks(b)[1] == 8
+    off = KVCacheManager(num_blocks=16, block_size=4, max_model_len=64)
+    run_prompt(off, tokens_request("a", list(range(9))))
+    assert off.get_computed_blocks(b) == ([], 0) and not off.block_pool.cached
+
+
+def test_freed_cached_blocks_are_revived_or_evicted_lru():
+    mgr = KVCacheManager(num_blocks=6, block_size=4, max_model_len=64, enable_caching=True)
+    pool = mgr.block_pool
+    a = tokens_request("a", list(range(9)))  # blocks 1, 2 cached, 3 partial
+    run_prompt(mgr, a)
+    mgr.free(a)  # tail first: free queue [4, 5, 3, 2, 1]
+    assert pool.free_block_queue.block_ids() == [4, 5, 3, 2, 1] and len(pool.cached) == 2
+    # a request with a's prefix revives blocks 1 and 2 from the middle of the free queue
+    b = tokens_request("b", list(range(8)) + [7, 7, 7])
+    assert run_prompt(mgr, b) == [1, 2, 4]
+    assert pool.free_block_queue.block_ids() == [5, 3] and pool.num_evictions == 0
+    mgr.free(b)  # queue [5, 3, 4, 2, 1]
+    # a request of other tokens takes the front: 5, 3, 4 (uncached), then 2, evicting its prefix;
+    # block 1 (the older half of the prefix, freed last) survives
+    other = tokens_request("o", [100 + i for i in range(16)])
+    assert run_prompt(mgr, other) == [5, 3, 4, 2]
+    assert pool.num_evictions == 1
+    assert [b.block_id for b in pool.cached.values()][:1] == [1]
+    c = tokens_request("c", list(range(9)))
+    assert mgr.get_computed_blocks(c)[1] == 4  # only the first block of the prefix is left

@@ -456,16 +456,21 @@ def check_invariants(sched: Scheduler, out: SchedulerOutput) -> None:
     free_ids = pool.free_block_queue.block_ids()
     assert len(free_ids) == len(set(free_ids)) == pool.num_free_blocks
     assert 0 not in free_ids
-    owners: dict[int, str] = {}
+    holders: dict[int, int] = {}  # block id -> how many tables hold it (> 1 only when prefixes are shared)
     for req_id, blocks in mgr.req_to_blocks.items():
+        assert len({b.block_id for b in blocks}) == len(blocks), f"{req_id} holds a block twice"
         for block in blocks:
-            assert block.block_id not in owners, f"block {block.block_id} owned twice"
-            owners[block.block_id] = req_id
-            assert block.ref_cnt == 1
-    assert not set(owners) & set(free_ids), "a block is both free and owned"
-    assert len(owners) + len(free_ids) == cfg.num_blocks - 1
+            holders[block.block_id] = holders.get(block.block_id, 0) + 1
+    if not cfg.enable_prefix_caching:
+        assert all(n == 1 for n in holders.values()), "a block is shared with prefix caching off"
+    assert not set(holders) & set(free_ids), "a block is both free and held"
+    assert len(holders) + len(free_ids) == cfg.num_blocks - 1
     for block in pool.blocks:
-        assert block.ref_cnt == (1 if block.block_id in owners else 0)
+        assert block.ref_cnt == holders.get(block.block_id, 0)
+    # the prefix cache maps each hash to one block that carries it; shared blocks are always cached
+    assert all(b.block_hash == h for h, b in pool.cached.items())
+    assert sum(b.block_hash is not None for b in pool.blocks) == len(pool.cached)
+    assert all(pool.blocks[i].block_hash is not None for i, n in holders.items() if n > 1)
 
     assert out.total_num_scheduled_tokens <= cfg.max_num_batched_tokens
     assert len(sched.running) <= cfg.max_num_seqs
@@ -481,12 +486,36 @@ def check_invariants(sched: Scheduler, out: SchedulerOutput) -> None:
     assert set(sched.requests) == {r.request_id for r in (*sched.running, *sched.waiting)}
 
 
-def test_randomized_interleaving_keeps_the_pool_consistent():
+class FakeKV:
+    """What a device KV cache would hold: each slot records the (token, position) written to it.
+    Before a step computes a request's tokens, everything its table says is already computed must
+    read back as that request's own tokens: shared prefix blocks included."""
+
+    def __init__(self, num_blocks: int, block_size: int):
+        self.bs = block_size
+        self.slots = [[None] * block_size for _ in range(num_blocks)]
+
+    def step(self, sched: Scheduler, out: SchedulerOutput) -> None:
+        for req_id, n in out.num_scheduled_tokens.items():
+            req, table, start = sched.requests[req_id], out.block_tables[req_id], out.num_computed_tokens[req_id]
+            for pos in range(start):
+                assert self.slots[table[pos // self.bs]][pos % self.bs] == (req.all_token_ids[pos], pos), \
+                    f"{req_id}: stale KV at position {pos}"
+            for pos in range(start, start + n):
+                block = table[pos // self.bs]
+                assert sched.kv_cache_manager.block_pool.blocks[block].ref_cnt == 1, "writing into a shared block"
+                self.slots[block][pos % self.bs] = (req.all_token_ids[pos], pos)
+
+
+@pytest.mark.parametrize("prefix_caching", [False, True], ids=["no-prefix-cache", "prefix-cache"])
+def test_randomized_interleaving_keeps_the_pool_consistent(prefix_caching):
     rng = random.Random(1234)
     sched = make_scheduler(
-        max_num_batched_tokens=16, max_num_seqs=6, max_model_len=40, block_size=4, num_blocks=12
+        max_num_batched_tokens=16, max_num_seqs=6, max_model_len=40, block_size=4, num_blocks=12,
+        enable_prefix_caching=prefix_caching,
     )
     mgr = sched.kv_cache_manager
+    kv = FakeKV(12, 4)
     eos = 0
     all_requests: list[Request] = []
     num_aborted = 0
@@ -498,6 +527,9 @@ def test_randomized_interleaving_keeps_the_pool_consistent():
                 f"r{next_id}", n_prompt, max_tokens=rng.randint(1, 40 - n_prompt), eos=[eos],
                 ignore_eos=rng.random() < 0.3,
             )
+            # prompts share prefixes (1000, 1001, ...) of random lengths; one in four starts apart
+            if rng.random() < 0.25:
+                req.prompt_token_ids[0] = 2000 + next_id
             next_id += 1
             sched.add_request(req)
             all_requests.append(req)
@@ -514,6 +546,7 @@ def test_randomized_interleaving_keeps_the_pool_consistent():
             assert len(out.block_tables[req_id]) * 4 >= start + n
             assert (start + n == req.num_tokens) == (req_id in out.sample_req_ids)
         assert not set(out.preempted_req_ids) & set(out.num_scheduled_tokens)
+        kv.step(sched, out)
         sampled = {r: fake_token(sched.requests[r]) for r in out.sample_req_ids}
         if rng.random() < 0.05 and out.sample_req_ids:
             # An abort arriving while the step runs: its sampled token is dropped.
@@ -523,10 +556,16 @@ def test_randomized_interleaving_keeps_the_pool_consistent():
         check_invariants(sched, out)
 
     while sched.has_unfinished_requests():
-        out, _ = step(sched)
+        out = sched.schedule()
+        kv.step(sched, out)
+        sched.update_from_output(out, {r: fake_token(sched.requests[r]) for r in out.sample_req_ids})
         check_invariants(sched, out)
 
     assert sched.num_preemptions_total > 10  # the tiny pool did force preemptions
+    if prefix_caching:  # and shared prefixes were reused, some from blocks revived from the free queue
+        assert mgr.prefix_cache_hits > 100 and mgr.block_pool.num_evictions > 10
+    else:
+        assert mgr.prefix_cache_hits == 0 and not mgr.block_pool.cached
     assert num_aborted > 5
     assert mgr.req_to_blocks == {} and sched.requests == {}
     assert mgr.num_free_blocks == 11 and mgr.usage == 0.0
