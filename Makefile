@@ -34,6 +34,7 @@ serve-large: $(STAMP)
 # Tests need a Redis on 127.0.0.1:6379: install Debian's redis-server if missing, start it if silent.
 test: $(STAMP)
 	bash scripts/ensure_redis.sh
+	bash scripts/ensure_chromium.sh
 	$(PY) -m pytest -q
 
 test-fast: $(STAMP)

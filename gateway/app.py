@@ -30,7 +30,8 @@ from aiohttp import web
 from gateway import keys
 from gateway.backends import BackendError, LocalBackend
 from gateway.config import GatewayConfig
-from gateway.errors import APIError, from_http_exception, invalid
+from gateway.dashboard import setup_dashboard
+from gateway.errors import APIError, error_middleware, invalid, read_json
 from gateway.metrics import GatewayMetrics
 from gateway.router import AUTO, Decision, Router
 from gateway.schemas import ChatRequest, Completion, new_completion_id, parse_chat_request
@@ -43,44 +44,12 @@ log = logging.getLogger("gateway")
 HIT_CHUNK_WORDS = 4  # a cached answer is streamed a few words per event, like a live one
 
 
-# ---------------------------------------------------------------- middleware
-
-@web.middleware
-async def error_middleware(request: web.Request, handler):
-    try:
-        return await handler(request)
-    except APIError as exc:
-        return exc.response()
-    except web.HTTPException as exc:
-        if exc.status < 400:
-            raise
-        return from_http_exception(exc).response()
-    except (asyncio.CancelledError, ConnectionResetError):
-        raise
-    except Exception:  # a bug: log it, answer in the OpenAI shape, never leak a traceback
-        log.exception("unhandled error on %s %s", request.method, request.path)
-        return APIError(500, "internal server error", type="server_error").response()
-
-
 # ---------------------------------------------------------------- helpers
 
 def cache_control(request: web.Request) -> tuple[bool, bool]:
     """(no_cache: skip the lookup, no_store: do not store the answer) from Cache-Control."""
     directives = {d.strip().lower() for d in request.headers.get("Cache-Control", "").split(",")}
     return "no-cache" in directives, "no-store" in directives
-
-
-async def read_json(request: web.Request) -> Any:
-    ctype = request.headers.get("Content-Type", "application/json").split(";")[0].strip().lower()
-    if ctype not in ("application/json", ""):
-        raise APIError(415, f"Content-Type must be application/json, got {ctype!r}")
-    raw = await request.read()  # raises 413 past client_max_size
-    if not raw:
-        raise invalid("the request body is empty; expected a JSON object")
-    try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise invalid(f"the request body is not valid JSON: {exc}") from None
 
 
 def sse(data: Any) -> bytes:
@@ -235,12 +204,20 @@ class ChatHandler:
                 answer.current = name
                 params = self._params(chat, tier, backend, prompt_ids, answer.completion_tokens, first=(i == 0))
                 gen = backend.generate(prompt_ids, params, f"{decision.tier}-{id(answer):x}-{i}")
+                last = None
                 async with contextlib.aclosing(gen):
                     while True:
                         try:
                             out = await asyncio.wait_for(anext(gen), tier.timeout_s)
                         except StopAsyncIteration:
                             raise BackendError("failed", f"tier {name!r} ended its answer without finishing") from None
+                        now = time.perf_counter()
+                        if last is not None and out.token_ids:
+                            gap = (now - last) / len(out.token_ids)
+                            for _ in out.token_ids:
+                                self.metrics.itl.labels(name).observe(gap)
+                        if out.token_ids:
+                            last = now
                         n_partial += len(out.token_ids)
                         if answer.ttft is None and out.token_ids:
                             answer.ttft = time.perf_counter() - t0
@@ -248,6 +225,8 @@ class ChatHandler:
                             partial.append(out.text)
                             yield out.text
                         if out.finished:
+                            if out.metrics.get("queue_s") is not None:
+                                self.metrics.queue.labels(name).observe(out.metrics["queue_s"])
                             answer.served_by = name
                             answer.prompt_tokens = prompt_len
                             answer.completion_tokens += out.completion_tokens
@@ -525,4 +504,5 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/v1/usage", usage)
+    setup_dashboard(app)
     return app

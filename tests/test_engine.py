@@ -191,3 +191,30 @@ def test_no_compilation_after_warmup_over_200_mixed_requests(real_engine):
     assert counter.count == before, f"{counter.count - before} compilations after warm-up"
     assert [o.completion_tokens for o in outs] == [p.max_tokens for p in params]
     assert real_engine.scheduler.kv_cache_manager.num_free_blocks == real_engine.num_blocks - 1
+
+
+SYSTEM = ("You are a careful assistant for a small bakery. You answer questions about opening hours, "
+          "ingredients, allergens, custom cakes and deliveries. Opening hours are 7am to 6pm on weekdays and "
+          "8am to 2pm on Saturdays; the bakery is closed on Sundays. Be brief and friendly.")
+
+
+@pytest.mark.slow
+def test_prefix_caching_shares_a_system_prompt_and_changes_no_token(real_engine, smollm2):
+    """Eight chats behind one long system prompt, under chunked prefill and preemption (the tiny
+    cache of ``real_engine``): the later ones reuse its KV blocks, and every greedy answer is
+    token-identical to the single-request generator's, which has no prefix cache."""
+    assert real_engine.config.enable_prefix_caching
+    questions = ["When do you open on Saturday?", "Do you sell gluten-free bread?", "Can I order a cake?",
+                 "Are you open on Sunday?", "Do you deliver?", "What time do you close?", "Any vegan options?",
+                 "Do your cookies contain nuts?"]
+    prompts = [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": q}] for q in questions]
+    kv = real_engine.scheduler.kv_cache_manager
+    hits_before, preempt_before = kv.prefix_cache_hits, real_engine.stats().num_preemptions_total
+    params = [SamplingParams(max_tokens=n, ignore_eos=True) for n in (12, 20, 8, 16, 24, 10, 14, 18)]
+    outs = real_engine.generate(prompts, params)
+    assert kv.prefix_cache_hits - hits_before >= 5 * 64  # the system prompt's full blocks, shared
+    assert real_engine.stats().num_preemptions_total > preempt_before, "the test must exercise preemption"
+    for prompt, sp, out in zip(prompts, params, outs):
+        _, ref = smollm2.generate(real_engine.encode(prompt), sp)
+        assert out.token_ids == ref.token_ids, prompt[-1]["content"]
+    assert kv.num_free_blocks == real_engine.num_blocks - 1

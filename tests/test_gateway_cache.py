@@ -25,12 +25,12 @@ from tiny_gguf import write_tiny_llama
 openai = pytest.importorskip("openai")
 
 
-def start(tmp_path_factory, cache: dict) -> ServerThread:
+def start(tmp_path_factory, cache: dict, warmup: bool = True) -> ServerThread:
     path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
     engine = EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256,
                           num_blocks=64, compilation_cache=False)
     config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), cache=cache,
-                           limits=Limits(default_max_tokens=16))
+                           limits=Limits(default_max_tokens=16), warmup=warmup)
     return ServerThread(create_app(config)).start()
 
 
