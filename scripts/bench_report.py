@@ -10,10 +10,10 @@ the raw JSON:
     semantic cache on vs off          bench_cache.py         miss latency -> hit latency
                                       bench_tiers.py         auto -> auto + cache: cost, latency
     routing vs all-large              bench_tiers.py         all-large -> auto: cost, latency
+    prefix caching on vs off          bench_prefix.py        TTFT behind a shared 1,024-token system prompt
     (peer) engine vs HF generate()    bench_engine.py        HF tok/s -> ours (not in --quick)
 
-Prefix caching and quantization join the table when their benchmarks exist (the optimization-map
-issue). ``--quick`` shrinks every workload to CI size (a few minutes; the figures are then noisy).
+Quantization joins the table when its benchmark exists (the optimization-map issue). ``--quick`` shrinks every workload to CI size (a few minutes; the figures are then noisy).
 ``--from DIR`` rebuilds the report from an earlier run's raw JSON without measuring again.
 
     python scripts/bench_report.py [--quick] [--out docs] [--from out/report]
@@ -57,6 +57,8 @@ def run_all(raw: Path, quick: bool) -> None:
            if quick else []),
         "bench_tiers": [py, "scripts/bench_tiers.py", "--out", str(raw / "bench_tiers.json")]
         + (["--requests", "40", "--concurrency", "8", "--max-tokens", "16"] if quick else []),
+        "bench_prefix": [py, "scripts/bench_prefix.py", "--out", str(raw / "bench_prefix.json")]
+        + (["--chats", "4"] if quick else []),
     }
     for name, cmd in runs.items():
         print(f"== {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
@@ -113,6 +115,11 @@ def collect(raw: Path) -> list[dict]:
                 auto["cost_per_1k_requests_usd"], cached["cost_per_1k_requests_usd"], "USD", False, "bench_tiers.py")
             add("semantic cache on vs off", "latency p50 (auto routing)", auto["latency_ms"]["p50"],
                 cached["latency_ms"]["p50"], "ms", False, "bench_tiers.py")
+    prefix_file = raw / "bench_prefix.json"
+    if prefix_file.exists():
+        pre = json.loads(prefix_file.read_text())
+        add("prefix caching", f"TTFT p50, {pre['system_prompt_tokens']}-token shared system prompt",
+            pre["off"]["ttft_ms_p50"], pre["on"]["ttft_ms_p50"], "ms", False, "bench_prefix.py")
     return rows
 
 
