@@ -238,6 +238,18 @@ class LLMEngine:
         return RequestOutput(req.request_id, text, list(new_ids), finish_reason is not None, finish_reason,
                              req.num_prompt_tokens, completion, metrics)
 
+    def score(self, token_ids, chunk: int = 128):
+        """Teacher-forced logits [len, V] of ``token_ids`` through this engine's model, attention and KV
+        cache (see ``ModelRunner.score``). Only on an idle engine; it empties the prefix cache, whose
+        blocks the scoring overwrites."""
+        if self.has_unfinished_requests():
+            raise RuntimeError("score() needs an idle engine")
+        pool = self.scheduler.kv_cache_manager.block_pool
+        for block in pool.cached.values():
+            block.block_hash = None
+        pool.cached.clear()
+        return self.runner.score(token_ids, chunk)
+
     def stats(self) -> EngineStats:
         s = self.scheduler
         kv = s.kv_cache_manager

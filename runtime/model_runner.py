@@ -136,7 +136,7 @@ class ModelRunner:
         self.kv_dtype = kv_dtype or dtype
         self.params = params
         self.kv_caches = allocate_kv_cache(config, num_blocks, block_size, self.kv_dtype)
-        self._step, _ = make_step_fn(config, attention_backend=attention_backend, dtype=dtype)
+        self._step, self._logits = make_step_fn(config, attention_backend=attention_backend, dtype=dtype)
         self._seeds: dict[str, int] = {}
 
     @property
@@ -218,6 +218,37 @@ class ModelRunner:
         md = AttentionMetadata(slots, kv_lens, pages, cu, np.array([n_seq], np.int32))
         inputs = StepInputs(tokens, positions, md, logits_idx, SamplingArrays(temp, top_p, top_k, seeds, tok_index))
         return jax.device_put(inputs), req_ids
+
+    def score(self, token_ids, chunk: int = 128) -> np.ndarray:
+        """Teacher-forced logits [len, V] (float32) of one token sequence, for quality measurements.
+
+        Chunks of ``chunk`` tokens go through the serving model, attention backend and KV cache
+        (quantized if the cache is), each chunk reading the earlier ones' KV back from the pages, as
+        chunked prefill does. Writes blocks 1..ceil(len / block_size): only for an idle engine."""
+        ids = np.asarray(token_ids, np.int32)
+        n = len(ids)
+        n_pages = -(-n // self.block_size)
+        if n > self.max_model_len or n_pages > self.num_blocks - 1:
+            raise ValueError(f"{n} tokens do not fit (max_model_len {self.max_model_len}, "
+                             f"{self.num_blocks - 1} blocks of {self.block_size})")
+        table = np.zeros(self.pages_per_seq, np.int32)
+        table[:n_pages] = np.arange(1, n_pages + 1)
+        out = []
+        for start in range(0, n, chunk):
+            t = min(chunk, n - start)
+            T = next_power_of_two(t, 16)
+            pos = np.arange(start, start + t, dtype=np.int32)
+            tokens, positions, slots = (np.zeros(T, np.int32) for _ in range(3))
+            tokens[:t], positions[:t] = ids[start:start + t], pos
+            slots[:t] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+            md = AttentionMetadata(slots, np.array([start + t], np.int32), table[None], np.array([0, t], np.int32),
+                                   np.array([1], np.int32))
+            dummy = SamplingArrays(np.zeros(1, np.float32), np.ones(1, np.float32), np.zeros(1, np.int32),
+                                   np.zeros(1, np.uint32), np.zeros(1, np.int32))
+            inputs = jax.device_put(StepInputs(tokens, positions, md, np.arange(T, dtype=np.int32), dummy))
+            logits, self.kv_caches = self._logits(self.params, self.kv_caches, inputs)
+            out.append(np.asarray(logits[:t], np.float32))
+        return np.concatenate(out)
 
     def execute(self, out) -> dict[str, int]:
         """Run one step; {req_id: sampled token} for ``out.sample_req_ids``."""

@@ -11,6 +11,8 @@ seeded workload four times through the real HTTP API:
 
 The workload mixes short questions, code, maths, long prompts and deep conversations, and repeats or
 paraphrases a share of earlier questions (as real traffic does: that is what the cache is for).
+Every request stops at its answer's first blank line (``stop: ["\n\n"]``), so most answers finish
+on their own, which is what the cache stores.
 Cost comes from the gateway's own accounting (x-cost-usd on each answer: usage x tier prices).
 Prints one JSON object and writes it (and a PNG) under out/.
 
@@ -120,6 +122,10 @@ def workload(n: int, seed: int, repeat_share: float = 0.25) -> list[dict]:
     return out
 
 
+# Each request asks for its answer's first paragraph, as a chat UI with short answers would: most
+# answers then end on their own ("stop"), and only finished answers are kept by the cache.
+STOP = ["\n\n"]
+
 MODES = {
     "all-large": ("large", False),
     "all-small": ("small", False),
@@ -141,7 +147,8 @@ async def run_mode(url: str, requests: list[dict], model: str, cache: bool, conc
         headers = {"Authorization": "Bearer bench-tiers"}
         if not cache:
             headers["Cache-Control"] = "no-cache, no-store"
-        body = {"model": model, "messages": req["messages"], "temperature": 0, "max_tokens": max_tokens}
+        body = {"model": model, "messages": req["messages"], "temperature": 0, "max_tokens": max_tokens,
+                "stop": STOP}
         async with sem:
             t = time.perf_counter()
             async with session.post(url + "/v1/chat/completions", json=body, headers=headers) as r:

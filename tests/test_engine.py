@@ -218,3 +218,18 @@ def test_prefix_caching_shares_a_system_prompt_and_changes_no_token(real_engine,
         _, ref = smollm2.generate(real_engine.encode(prompt), sp)
         assert out.token_ids == ref.token_ids, prompt[-1]["content"]
     assert kv.num_free_blocks == real_engine.num_blocks - 1
+
+
+def test_score_is_teacher_forced_prefill_through_the_paged_cache(tiny_path):
+    """``score``: logits at every position, the same whatever the chunking (later chunks read earlier
+    ones from the paged cache), and its last row picks the engine's own greedy next token."""
+    eng = tiny_engine(tiny_path)
+    ids = eng.encode("the cat sat on the mat and then the dog came in and sat down too")
+    whole = eng.score(ids, chunk=64)
+    chunked = eng.score(ids, chunk=16)
+    assert whole.shape == (len(ids), eng.model_config.vocab_size)
+    np.testing.assert_allclose(chunked, whole, rtol=1e-4, atol=1e-4)
+    first = eng.generate([ids], SamplingParams(max_tokens=1, ignore_eos=True))[0].token_ids[0]
+    assert int(whole[-1].argmax()) == first
+    # teacher forcing: row t predicts token t + 1, so scoring ids + [first] leaves row len(ids) - 1 unchanged
+    np.testing.assert_allclose(eng.score(ids + [first], chunk=64)[len(ids) - 1], whole[-1], rtol=1e-4, atol=1e-4)
