@@ -1,0 +1,166 @@
+"""The benchmark scripts: bench_serving's seeded workload and its report against a real gateway (tiny
+model, loopback port), and bench_kernel --quick on CPU."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gateway.app import create_app
+from gateway.config import GatewayConfig, Limits, ModelEntry
+from gateway_server import ServerThread
+from runtime.engine import EngineConfig
+from tiny_gguf import write_tiny_llama
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_serving = _load("bench_serving")
+
+
+# ---- the workload ------------------------------------------------------------------------------
+
+
+def test_workload_is_seeded():
+    a = bench_serving.make_workload(60, seed=3)
+    assert a == bench_serving.make_workload(60, seed=3)
+    assert a != bench_serving.make_workload(60, seed=4)
+    assert [r["id"] for r in a] == list(range(60))
+
+
+def test_workload_honours_repeat_and_paraphrase_shares():
+    reqs = bench_serving.make_workload(200, seed=1, repeat_share=0.3, paraphrase_share=0.5)
+    kinds = [r["kind"] for r in reqs]
+    assert kinds[0] == "fresh"
+    assert kinds.count("repeat") + kinds.count("paraphrase") == 60  # round(0.3 * 200)
+    assert kinds.count("paraphrase") == 30  # round(0.5 * 60)
+    for r in reqs:
+        if r["kind"] == "fresh":
+            assert r["source"] is None
+            continue
+        src = reqs[r["source"]]
+        assert src["kind"] == "fresh" and src["id"] < r["id"]
+        assert r["max_tokens"] == src["max_tokens"]  # the cache scope includes max_tokens
+        assert r["messages"][:-1] == src["messages"][:-1]  # same notes / system prompt
+        same = r["messages"][-1] == src["messages"][-1]
+        assert same == (r["kind"] == "repeat")
+    none = bench_serving.make_workload(50, seed=1, repeat_share=0.0)
+    assert {r["kind"] for r in none} == {"fresh"}
+
+
+def test_workload_lengths_have_the_configured_means():
+    reqs = bench_serving.make_workload(3000, seed=2, prompt_len="lognormal:80,0.6,4,1000",
+                                       output_len="lognormal:120,0.6,2,2000")
+    fresh = [r for r in reqs if r["kind"] == "fresh"]
+    prompt = np.mean([r["prompt_words"] for r in fresh])
+    output = np.mean([r["max_tokens"] for r in fresh])
+    assert abs(prompt - 80) / 80 < 0.1, prompt
+    assert abs(output - 120) / 120 < 0.1, output
+    assert all(2 <= r["max_tokens"] <= 2000 for r in reqs)
+    # the words are questions, not random tokens
+    assert all(r["messages"][-1]["content"].split("?")[0].split()[0] in
+               {"What", "Can", "Explain", "Describe", "How", "Give", "Tell", "When", "In"} for r in fresh)
+    fixed = bench_serving.make_workload(20, seed=0, output_len="fixed:7")
+    assert {r["max_tokens"] for r in fixed} == {7}
+
+
+def test_length_dist_rejects_bad_specs():
+    for spec in ("gaussian:1,2", "lognormal:10,1", "uniform:9,3", "fixed:x"):
+        with pytest.raises(ValueError):
+            bench_serving.LengthDist.parse(spec)
+
+
+def test_poisson_arrivals():
+    t = bench_serving.arrival_times(4000, 5.0, seed=0)
+    assert t[0] == 0 and all(b >= a for a, b in zip(t, t[1:]))
+    assert abs(t[-1] / 4000 - 0.2) < 0.02  # mean gap 1 / rate
+    assert t == bench_serving.arrival_times(4000, 5.0, seed=0)
+    assert bench_serving.arrival_times(3, math.inf) == [0.0, 0.0, 0.0]
+
+
+def test_summary_arithmetic():
+    R = bench_serving.RequestResult
+    rs = [R(0, "fresh", 8, ok=True, ttft=0.1, e2e=0.8, completion_tokens=8, itl=[0.1] * 7, served_by="small"),
+          R(1, "repeat", 8, ok=True, ttft=2.0, e2e=2.1, completion_tokens=3, cache="hit", served_by="small"),
+          R(2, "fresh", 8, error="HTTP 429: slow down")]
+    s = bench_serving.summarize(rs, duration=2.0, ttft_slo=1.0, tpot_slo=0.2)
+    assert s["completed"] == 2 and s["failed"] == 1 and s["errors"] == {"HTTP 429: slow down": 1}
+    assert rs[0].tpot == pytest.approx(0.1)  # (0.8 - 0.1) / 7
+    assert s["good_requests"] == 1 and s["goodput"] == 0.5 and s["goodput_fraction"] == pytest.approx(1 / 3, abs=1e-4)
+    assert s["cache_hit_share"] == 0.5 and s["requests_by_tier"] == {"small": 2}
+    assert s["output_token_throughput"] == 5.5
+    assert bench_serving._inter_token_latencies([0.0, 1.0, 2.0], 5) == ([0.5, 0.5], True)
+
+
+# ---- end to end against a gateway --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gateway(tmp_path_factory):
+    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
+    # 16 tokens per step: three step programs to compile (sequences 1, 2, 4) instead of six
+    engine = EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=16, max_model_len=256,
+                          num_blocks=64, compilation_cache=False)
+    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), limits=Limits(default_max_tokens=16))
+    srv = ServerThread(create_app(config, cache_enabled=False)).start()
+    yield srv
+    srv.stop()
+
+
+def test_bench_serving_end_to_end(gateway, tmp_path, capsys):
+    out = tmp_path / "serving.json"
+    # The tiny model's tokenizer is close to one token per byte and its context is 256: questions only.
+    rc = bench_serving.main(["--url", gateway.url, "--model", "auto", "--request-rate", "20", "--num-prompts", "20",
+                             "--seed", "5", "--prompt-len-dist", "fixed:1", "--max-tokens-dist", "uniform:2,12",
+                             "--out", str(out)])
+    assert rc == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report == json.loads(out.read_text())
+    assert report["completed"] == 20 and report["failed"] == 0, report["errors"]
+    for metric in ("ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"):
+        m = report[metric]
+        assert m["n"] > 0 and 0 <= m["p50"] <= m["p90"] <= m["p99"], (metric, m)
+    assert report["ttft_ms"]["p99"] <= report["e2e_ms"]["p99"]
+    assert report["completion_tokens"] <= report["max_tokens_requested"]
+    assert report["output_token_throughput"] > 0 and report["total_token_throughput"] > report["output_token_throughput"]
+    assert sum(report["requests_by_tier"].values()) == 20 and set(report["requests_by_tier"]) == {"tiny"}
+    assert report["cache_hit_share"] == 0.0  # cache off in this gateway
+    for key in ("goodput", "goodput_fraction", "good_requests", "slo"):
+        assert key in report
+    assert 0 <= report["goodput"] <= report["request_throughput"]
+    assert 0 <= report["goodput_fraction"] <= 1
+    assert report["workload"]["kinds"]["fresh"] == 14  # 30% of 20 revisit an earlier question
+
+
+# ---- the kernel benchmark ----------------------------------------------------------------------
+
+
+def test_bench_kernel_quick_on_cpu(tmp_path):
+    out = tmp_path / "kernel.json"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_kernel.py"), "--quick", "--out", str(out)],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    report = json.loads(out.read_text())
+    assert json.loads(p.stdout) == report
+    assert report["platform"] == "cpu" and report["check"]["passed"]
+    impls = {c["impl"] for c in report["check"]["cases"]}
+    assert impls == {"xla", "pallas_interpret"}
+    assert 0 < report["bandwidth_fraction"] <= 1
+    assert report["peak"]["source"].startswith("measured")
