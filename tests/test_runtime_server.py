@@ -122,7 +122,8 @@ def test_health_ready_stats_models(tiny_server):
     status, _, stats = get(tiny_server, "/v1/stats")
     assert status == 200
     assert set(stats) == {"model", "ready", "max_model_len", "num_running", "num_waiting", "kv_cache_usage",
-                          "num_preemptions_total", "num_steps", "num_blocks"}
+                          "num_preemptions_total", "num_steps", "num_blocks", "prefix_cache_queries",
+                          "prefix_cache_hits"}
     assert stats["model"] == "tiny" and stats["ready"] is True and stats["max_model_len"] == 256
     # 1 MiB of float32 KV: 2 (K, V) x 2 layers x 2 kv heads x 16 dims x 16 tokens x 4 bytes = 8 KiB a block
     assert stats["num_blocks"] == 128
