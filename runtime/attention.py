@@ -1,7 +1,10 @@
 """Attention metadata and backend dispatch.
 
 The model never sees how attention is computed: each layer writes its new K/V into the paged cache at
-``slot_mapping`` and calls ``attend(q, k_pages, v_pages, metadata)``. The metadata describes one
+``slot_mapping`` and calls ``attend(q, k_pages, v_pages, metadata)``. Nor how the cache is stored:
+``k_pages``/``v_pages`` are float arrays or, for an 8-bit KV cache, ``QuantizedPages`` (codes and
+per-token, per-head scales, ``runtime/kv_quant.py``) that ``write_kv`` quantizes into and ``attend``
+hands to the backend, which dequantizes the pages it reads. The metadata describes one
 step's ragged batch, all tokens on one flattened axis:
 
     tokens:      | seq0 chunk (3) | seq1 decode (1) | seq2 decode (1) | padding ... |
@@ -22,6 +25,8 @@ from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
+
+from runtime.kv_quant import QuantizedPages, quantize, split_pages
 
 BACKENDS = ("auto", "xla", "pallas", "pallas_interpret")
 
@@ -48,7 +53,7 @@ def resolve_backend(backend: str, platform: str | None = None) -> str:
 
 def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None = None,
                    soft_cap: float | None = None) -> AttendFn:
-    """(q [T,H,D], k_pages [P,page,KVH,D], v_pages, metadata) -> [T,H,D]."""
+    """(q [T,H,D], k_pages [P,page,KVH,D] or QuantizedPages, v_pages, metadata) -> [T,H,D]."""
     from pallas_kernels.ragged_paged_attention import ragged_paged_attention, ragged_paged_attention_xla
 
     backend = resolve_backend(backend)
@@ -59,15 +64,31 @@ def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None 
         fn = functools.partial(ragged_paged_attention, interpret=(backend == "pallas_interpret"), **kw)
 
     def attend(q, k_pages, v_pages, md: AttentionMetadata):
-        return fn(q, k_pages, v_pages, md.kv_lens, md.page_indices, md.cu_q_lens, md.num_seqs)
+        (k_pages, k_scales), (v_pages, v_scales) = split_pages(k_pages), split_pages(v_pages)
+        # A float cache in another dtype than the activations (bfloat16 KV, float32 model): the
+        # backends take q, k and v in one dtype, so attention runs in the cache's.
+        q_in = q if k_scales is not None or k_pages.dtype == q.dtype else q.astype(k_pages.dtype)
+        out = fn(q_in, k_pages, v_pages, md.kv_lens, md.page_indices, md.cu_q_lens, md.num_seqs,
+                 k_scales=k_scales, v_scales=v_scales)
+        return out.astype(q.dtype)
 
     return attend
 
 
-def write_kv(k_pages: jax.Array, v_pages: jax.Array, k: jax.Array, v: jax.Array,
-             slot_mapping: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """Scatter this step's K/V ([T, KVH, D]) into the paged cache ([P, page, KVH, D]) in place."""
-    num_pages, page_size, kvh, d = k_pages.shape
-    k_flat = k_pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(k.astype(k_pages.dtype))
-    v_flat = v_pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(v.astype(v_pages.dtype))
-    return k_flat.reshape(k_pages.shape), v_flat.reshape(v_pages.shape)
+def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Array):
+    """Scatter this step's K/V ([T, KVH, D]) into the paged cache ([P, page, KVH, D]) in place.
+
+    A ``QuantizedPages`` cache gets each new token's K and V quantized per kv head (symmetric absmax,
+    ``runtime.kv_quant.quantize``): codes into the pages, scales into the same slots of the scales.
+    """
+    return _write_pages(k_pages, k, slot_mapping), _write_pages(v_pages, v, slot_mapping)
+
+
+def _write_pages(pages, x: jax.Array, slot_mapping: jax.Array):
+    num_pages, page_size, kvh, d = pages.shape
+    if isinstance(pages, QuantizedPages):
+        codes, scales = quantize(x, pages.codes.dtype)  # [T, KVH, D], [T, KVH]
+        return QuantizedPages(
+            pages.codes.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(codes).reshape(pages.shape),
+            pages.scales.reshape(num_pages * page_size, kvh).at[slot_mapping].set(scales).reshape(pages.shape[:3]))
+    return pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(x.astype(pages.dtype)).reshape(pages.shape)

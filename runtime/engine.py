@@ -24,11 +24,15 @@ from typing import AsyncIterator, Callable, Sequence
 
 import numpy as np
 
+from runtime.attention import resolve_backend
 from runtime.gguf_loader import LoadedGGUF, load_gguf
 from runtime.kv_calc import KVShape, blocks_for_budget, kv_bytes_per_block
-from runtime.model_runner import DTYPES, ModelRunner, enable_compilation_cache, params_to_device
+from runtime.kv_quant import kv_dtype_support_error
+from runtime.model_runner import DTYPES, KV_DTYPES, ModelRunner, enable_compilation_cache, params_to_device
 from runtime.platform import configure_xla
 from runtime.presets import resolve_gguf
+from runtime.quant import quantize_params
+from runtime.quant import validate_mode as validate_weight_quant
 from runtime.request import Request, SamplingParams
 from runtime.scheduler import Scheduler, SchedulerConfig
 from runtime.stopping import StopStringMatcher
@@ -46,7 +50,9 @@ class EngineConfig:
     model: str = "smollm2-135m"
     gguf_path: str | None = None
     dtype: str = "float32"
-    kv_dtype: str | None = None  # defaults to dtype
+    # KV cache storage, default dtype: float32 | bfloat16, or int8 | fp8 (float8_e4m3fn) codes with one bfloat16
+    # scale per token and kv head (runtime/kv_quant.py); the block count follows from the budget either way.
+    kv_dtype: str | None = None
     attention_backend: str = "auto"
     block_size: int = 16
     kv_cache_bytes: int | None = 256 * 2**20  # KV budget; the block count follows from it
@@ -57,17 +63,22 @@ class EngineConfig:
     enable_chunked_prefill: bool = True
     enable_prefix_caching: bool = True  # share the KV of full prompt blocks seen before
     compilation_cache: bool = True
+    # Weight-only quantization of the loaded parameters (runtime/quant.py): none | int8 (a scale per
+    # output channel) | int4 (a scale per weight_quant_group input columns: 32, 64 or 128).
+    weight_quant: str = "none"
+    weight_quant_group: int = 64
 
     def __post_init__(self) -> None:
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; got {self.dtype!r}")
-        if self.kv_dtype is not None and self.kv_dtype not in DTYPES:
-            raise ValueError(f"kv_dtype must be one of {', '.join(DTYPES)}; got {self.kv_dtype!r}")
+        if self.kv_dtype is not None and self.kv_dtype not in KV_DTYPES:
+            raise ValueError(f"kv_dtype must be one of {', '.join(KV_DTYPES)}; got {self.kv_dtype!r}")
         for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
         if self.num_blocks is None and not self.kv_cache_bytes:
             raise ValueError("give kv_cache_bytes (a byte budget) or num_blocks")
+        validate_weight_quant(self.weight_quant, self.weight_quant_group)
 
 
 @dataclass
@@ -113,6 +124,10 @@ class LLMEngine:
         self.tokenizer = Tokenizer.from_gguf_metadata(loaded.metadata)
         self.max_model_len = min(config.max_model_len, loaded.config.max_position_embeddings)
         kv_dtype = config.kv_dtype or config.dtype
+        # Needs the device (is float8 there?), so checked here, after configure_xla, not in the config.
+        unsupported = kv_dtype_support_error(kv_dtype, resolve_backend(config.attention_backend))
+        if unsupported:
+            raise ValueError(unsupported)
         shape = KVShape.of(loaded.config)
         num_blocks = config.num_blocks or blocks_for_budget(shape, kv_dtype, config.block_size, config.kv_cache_bytes)
         if num_blocks < 2:
@@ -122,12 +137,14 @@ class LLMEngine:
             max_num_batched_tokens=config.max_num_batched_tokens, max_num_seqs=config.max_num_seqs,
             max_model_len=self.max_model_len, block_size=config.block_size, num_blocks=num_blocks,
             enable_chunked_prefill=config.enable_chunked_prefill, enable_prefix_caching=config.enable_prefix_caching,
-            prefix_cache_salt=f"{config.model}|{config.gguf_path}|{config.dtype}|{kv_dtype}"))
+            prefix_cache_salt=f"{config.model}|{config.gguf_path}|{config.dtype}|{kv_dtype}|"
+                              f"{config.weight_quant}{config.weight_quant_group}"))
         self.runner = ModelRunner(
-            loaded.config, params_to_device(loaded.params, DTYPES[config.dtype]), num_blocks=num_blocks,
+            loaded.config, params_to_device(quantize_params(loaded.params, config.weight_quant, config.weight_quant_group),
+                                            DTYPES[config.dtype]), num_blocks=num_blocks,
             block_size=config.block_size, max_num_seqs=config.max_num_seqs,
             max_num_batched_tokens=config.max_num_batched_tokens, max_model_len=self.max_model_len,
-            dtype=DTYPES[config.dtype], kv_dtype=DTYPES[kv_dtype], attention_backend=config.attention_backend)
+            dtype=DTYPES[config.dtype], kv_dtype=KV_DTYPES[kv_dtype], attention_backend=config.attention_backend)
         self.num_blocks = num_blocks
         self._states: dict[str, _ReqState] = {}
         self._ids = itertools.count()

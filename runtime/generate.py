@@ -36,6 +36,8 @@ from runtime.model_runner import (
 )
 from runtime.platform import configure_xla
 from runtime.presets import ModelNotFoundError, resolve_gguf
+from runtime.quant import WEIGHT_QUANT_MODES, quantize_params
+from runtime.quant import validate_mode as validate_weight_quant
 from runtime.request import SamplingParams
 from runtime.sampling import SamplingArrays
 from runtime.stopping import StopStringMatcher
@@ -66,12 +68,17 @@ class Generator:
     """Loads one model and generates for one prompt at a time."""
 
     def __init__(self, model: str = "smollm2-135m", *, gguf_path: str | None = None, dtype: str = "float32",
-                 attention_backend: str = "auto", page_size: int = 16, max_model_len: int | None = None):
+                 attention_backend: str = "auto", page_size: int = 16, max_model_len: int | None = None,
+                 weight_quant: str = "none", weight_quant_group: int = 64):
         configure_xla()
         if max_model_len is not None and max_model_len < 1:
             raise GenerationError(f"max_model_len must be a positive number of tokens; got {max_model_len}")
         if dtype not in DTYPES:
             raise GenerationError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
+        try:
+            validate_weight_quant(weight_quant, weight_quant_group)
+        except ValueError as exc:
+            raise GenerationError(str(exc)) from None
         path = Path(gguf_path) if gguf_path else resolve_gguf(model)
         loaded = load_gguf(path)
         self.config = loaded.config
@@ -80,7 +87,7 @@ class Generator:
         self.page_size = page_size
         self.max_model_len = min(max_model_len if max_model_len is not None else self.config.max_position_embeddings,
                                  self.config.max_position_embeddings)
-        self.params = params_to_device(loaded.params, self.dtype)
+        self.params = params_to_device(quantize_params(loaded.params, weight_quant, weight_quant_group), self.dtype)
         self._step, self._logits = make_step_fn(self.config, attention_backend=attention_backend, dtype=self.dtype)
 
     # ------------------------------------------------------------ inputs
@@ -222,6 +229,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     p.add_argument("--dtype", default="float32", choices=sorted(DTYPES))
+    p.add_argument("--weight-quant", default="none", choices=WEIGHT_QUANT_MODES,
+                   help="weight-only quantization: int8 (per output channel) or int4 (groups; default none)")
+    p.add_argument("--weight-quant-group", type=int, default=64, choices=[32, 64, 128], help="int4 group size")
     p.add_argument("--attention-backend", default="auto", choices=["auto", "xla", "pallas", "pallas_interpret"])
     p.add_argument("--max-model-len", type=int, help="cap the context length (default: the model's)")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -238,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         enable_compilation_cache()
         t0 = time.perf_counter()
         gen = Generator(args.model, gguf_path=args.gguf, dtype=args.dtype, attention_backend=args.attention_backend,
-                        max_model_len=args.max_model_len)
+                        max_model_len=args.max_model_len, weight_quant=args.weight_quant,
+                        weight_quant_group=args.weight_quant_group)
         load_s = time.perf_counter() - t0
         prompt_ids = gen.encode_prompt(args.prompt, chat=args.chat, system=args.system)
         stats = GenerationStats()

@@ -18,10 +18,12 @@ import numpy as np
 
 from runtime.attention import AttentionMetadata, make_attend_fn
 from runtime.config import ModelConfig
+from runtime.kv_quant import QUANTIZED_KV_DTYPES, allocate_pages
 from runtime.models import build_model
 from runtime.sampling import SamplingArrays, sample
 
 DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16}
+KV_DTYPES = {**DTYPES, **QUANTIZED_KV_DTYPES}  # KV cache storage: the float dtypes, or int8 / fp8 codes + scales
 
 
 class StepInputs(NamedTuple):
@@ -39,10 +41,13 @@ def enable_compilation_cache(directory: str | None = None) -> None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
 
 
-def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype) -> list[tuple[jax.Array, jax.Array]]:
-    """One (K, V) pair of [num_pages, page_size, kv_heads, head_dim] per layer; page 0 is the null page."""
+def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype) -> list[tuple]:
+    """One (K, V) pair of [num_pages, page_size, kv_heads, head_dim] per layer; page 0 is the null page.
+
+    An 8-bit ``dtype`` (int8, float8_e4m3fn) gives ``QuantizedPages`` (codes + [num_pages, page_size,
+    kv_heads] scales) for K and V instead; they are donated to the step like plain pages."""
     shape = (num_pages, page_size, config.num_kv_heads, config.head_dim)
-    return [(jnp.zeros(shape, dtype), jnp.zeros(shape, dtype)) for _ in range(config.num_layers)]
+    return [(allocate_pages(shape, dtype), allocate_pages(shape, dtype)) for _ in range(config.num_layers)]
 
 
 def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=jnp.float32):
@@ -65,12 +70,16 @@ def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=
 
 
 def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
-    """Host float32 weights -> device arrays in the serving dtype (norm scales stay float32)."""
+    """Host float32 weights -> device arrays in the serving dtype (norm scales stay float32).
+
+    A quantized weight (``runtime.quant.QuantizedMatrix``) keeps its int8/uint8 codes and float32 scales."""
     def convert(path, x):
+        if hasattr(x, "dequantize"):
+            return jax.tree.map(jnp.asarray, x)
         keep32 = any(getattr(k, "key", None) == "scale" for k in path)
         return jnp.asarray(x, jnp.float32 if keep32 else dtype)
 
-    return jax.tree_util.tree_map_with_path(convert, params)
+    return jax.tree_util.tree_map_with_path(convert, params, is_leaf=lambda x: hasattr(x, "dequantize"))
 
 
 def next_power_of_two(n: int, minimum: int = 1) -> int:
@@ -144,7 +153,7 @@ class ModelRunner:
         return [(t, s) for t in self.token_buckets for s in self.seq_buckets if s <= t]
 
     def kv_cache_bytes(self) -> int:
-        return sum(int(k.nbytes) + int(v.nbytes) for k, v in self.kv_caches)
+        return sum(int(x.nbytes) for x in jax.tree_util.tree_leaves(self.kv_caches))  # scales included
 
     def _bucket(self, num_tokens: int, num_seqs: int) -> tuple[int, int]:
         t = next(b for b in self.token_buckets if b >= num_tokens)

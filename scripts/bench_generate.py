@@ -4,7 +4,14 @@ Prints one JSON line: tokens/s of each (median over prompts), the ratio, and the
 memory-bandwidth roofline each reaches (batch-1 decode reads every weight once per token). The
 bandwidth is measured in the same run with a large array copy, so the figure fits this machine.
 
+Weight-only quantization (``--weight-quant``, default ``none,int8,int4``): one Generator per mode,
+loaded side by side and run on the same prompts, interleaved prompt by prompt so a change in machine
+load hits every mode alike. ``weight_quant`` in the JSON has, per mode, decode tok/s, the ratio to
+float32 (``none``), the weight bytes a decode token reads and the fraction of bandwidth reached. The
+top-level ``ours_*`` figures are the ``none`` (unquantized) run; HF runs float32 (skip it: ``--no-hf``).
+
     python scripts/bench_generate.py [--model smollm2-135m] [--tokens 64] [--dtype float32]
+                                     [--weight-quant none,int8,int4] [--weight-quant-group 64] [--no-hf]
 """
 
 from __future__ import annotations
@@ -38,25 +45,44 @@ def measure_bandwidth_gbs() -> float:
     return 2 * src.nbytes / best / 1e9
 
 
-def bench_ours(model: str, dtype: str, n_tokens: int, prompts: list[str]) -> dict:
+def bench_ours(model: str, dtype: str, n_tokens: int, prompts: list[str], modes: list[str] = ("none",),
+               group: int = 64) -> dict[str, dict]:
+    """Per weight-quant mode: median decode tok/s and TTFT over the prompts, weight bytes; prompt ids."""
     from runtime.generate import Generator
     from runtime.model_runner import enable_compilation_cache
     from runtime.request import SamplingParams
 
     enable_compilation_cache()
-    gen = Generator(model, dtype=dtype)
+    gens = {mode: Generator(model, dtype=dtype, weight_quant=mode, weight_quant_group=group) for mode in modes}
     sp = SamplingParams(max_tokens=n_tokens, ignore_eos=True)
-    ids = [gen.encode_prompt(p, chat=True) for p in prompts]
-    gen.generate(ids[0], sp)  # warm-up: compiles the prefill and decode programs
-    rates, ttfts = [], []
-    for prompt_ids in ids:
-        _, stats = gen.generate(prompt_ids, sp)
-        rates.append(stats.decode_tokens_per_s)
-        ttfts.append(stats.ttft_s)
-    n_params = sum(int(np.prod(x.shape)) for x in _leaves(gen.params))
-    weight_bytes = sum(int(x.size) * x.dtype.itemsize for x in _leaves(gen.params))
-    return {"tok_s": statistics.median(rates), "ttft_s": statistics.median(ttfts), "params": n_params,
-            "weight_bytes": weight_bytes, "prompt_ids": ids}
+    ids = [gens[modes[0]].encode_prompt(p, chat=True) for p in prompts]
+    for gen in gens.values():
+        gen.generate(ids[0], sp)  # warm-up: compiles the prefill and decode programs (and builds the kernel)
+    rates = {mode: [] for mode in modes}
+    ttfts = {mode: [] for mode in modes}
+    for prompt_ids in ids:  # interleaved: every mode sees the same machine load
+        for mode, gen in gens.items():
+            _, stats = gen.generate(prompt_ids, sp)
+            rates[mode].append(stats.decode_tokens_per_s)
+            ttfts[mode].append(stats.ttft_s)
+    out = {}
+    for mode, gen in gens.items():
+        out[mode] = {"tok_s": statistics.median(rates[mode]), "ttft_s": statistics.median(ttfts[mode]),
+                     "weight_bytes": sum(int(x.size) * x.dtype.itemsize for x in _leaves(gen.params)),
+                     "weight_bytes_per_token": _bytes_per_decode_token(gen)}
+    n_params = sum(int(np.prod(x.shape)) for x in _leaves(gens["none"].params)) if "none" in gens else None
+    return {"modes": out, "params": n_params, "prompt_ids": ids}
+
+
+def _bytes_per_decode_token(gen) -> int:
+    """Weight bytes one decode step reads: everything, except that an untied embedding table is only
+    looked up (one row); a tied one is also the LM head, read whole."""
+    total = sum(int(x.size) * x.dtype.itemsize for x in _leaves(gen.params))
+    if gen.config.tie_word_embeddings:
+        return total
+    embed = _leaves(gen.params["embed"])
+    return total - sum(int(x.size) * x.dtype.itemsize for x in embed) + sum(
+        int(x[0].size) * x.dtype.itemsize for x in embed)
 
 
 def _leaves(tree):
@@ -98,7 +124,17 @@ def main(argv=None) -> int:
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--prompts", type=int, default=len(PROMPTS))
+    p.add_argument("--weight-quant", default="none,int8,int4",
+                   help="comma-separated weight-only quantization modes to compare (none = float weights)")
+    p.add_argument("--weight-quant-group", type=int, default=64, help="int4 group size (32, 64 or 128)")
+    p.add_argument("--no-hf", action="store_true", help="skip the Hugging Face transformers baseline")
     args = p.parse_args(argv)
+    modes = [m.strip() for m in args.weight_quant.split(",") if m.strip()]
+    from runtime.quant import WEIGHT_QUANT_MODES
+
+    bad = [m for m in modes if m not in WEIGHT_QUANT_MODES]
+    if not modes or bad:
+        p.error(f"--weight-quant takes modes from {', '.join(WEIGHT_QUANT_MODES)}; got {args.weight_quant!r}")
     from runtime.platform import configure_xla
 
     configure_xla()
@@ -106,12 +142,22 @@ def main(argv=None) -> int:
 
     prompts = PROMPTS[: args.prompts]
     bandwidth = measure_bandwidth_gbs()
-    print(f"memory bandwidth ~{bandwidth:.1f} GB/s; benchmarking {args.model} ...", file=sys.stderr)
-    ours = bench_ours(args.model, args.dtype, args.tokens, prompts)
-    print(f"ours: {ours['tok_s']:.1f} tok/s; now HF transformers ...", file=sys.stderr)
-    hf = bench_hf(args.model, args.tokens, ours.pop("prompt_ids"))
-    roofline = bandwidth * 1e9 / ours["weight_bytes"]  # tokens/s if each step only streamed the weights
-    hf_weight_bytes = ours["params"] * 4  # HF runs float32
+    print(f"memory bandwidth ~{bandwidth:.1f} GB/s; benchmarking {args.model} ({', '.join(modes)}) ...",
+          file=sys.stderr)
+    ours = bench_ours(args.model, args.dtype, args.tokens, prompts, modes, args.weight_quant_group)
+    per_mode = ours["modes"]
+    base = per_mode.get("none")
+    quant = {}
+    for mode, r in per_mode.items():
+        quant[mode] = {
+            "tok_s": round(r["tok_s"], 2),
+            "ratio_vs_float": round(r["tok_s"] / base["tok_s"], 3) if base else None,
+            "ttft_ms": round(r["ttft_s"] * 1000, 1),
+            "weight_bytes_per_token": r["weight_bytes_per_token"],
+            "fraction_of_bandwidth": round(r["tok_s"] * r["weight_bytes_per_token"] / (bandwidth * 1e9), 3),
+            "roofline_tok_s": round(bandwidth * 1e9 / r["weight_bytes_per_token"], 1),
+        }
+        print(f"{mode}: {r['tok_s']:.1f} tok/s", file=sys.stderr)
     result = {
         "benchmark": "batch1_decode",
         "model": args.model,
@@ -119,16 +165,31 @@ def main(argv=None) -> int:
         "dtype": args.dtype,
         "new_tokens": args.tokens,
         "prompts": len(prompts),
-        "ours_tok_s": round(ours["tok_s"], 2),
-        "hf_tok_s": round(hf["tok_s"], 2),
-        "ratio_ours_over_hf": round(ours["tok_s"] / hf["tok_s"], 3),
-        "ours_ttft_ms": round(ours["ttft_s"] * 1000, 1),
         "memory_bandwidth_gbs": round(bandwidth, 2),
-        "weight_bytes": ours["weight_bytes"],
-        "roofline_tok_s": round(roofline, 1),
-        "ours_fraction_of_bandwidth": round(ours["tok_s"] * ours["weight_bytes"] / (bandwidth * 1e9), 3),
-        "hf_fraction_of_bandwidth": round(hf["tok_s"] * hf_weight_bytes / (bandwidth * 1e9), 3),
     }
+    if base:
+        result |= {
+            "ours_tok_s": round(base["tok_s"], 2),
+            "ours_ttft_ms": round(base["ttft_s"] * 1000, 1),
+            "weight_bytes": base["weight_bytes"],
+            "roofline_tok_s": round(bandwidth * 1e9 / base["weight_bytes_per_token"], 1),
+            "ours_fraction_of_bandwidth": quant["none"]["fraction_of_bandwidth"],
+        }
+    if not args.no_hf and base:
+        print("now HF transformers ...", file=sys.stderr)
+        hf = bench_hf(args.model, args.tokens, ours["prompt_ids"])
+        hf_weight_bytes = ours["params"] * 4  # HF runs float32
+        result |= {
+            "hf_tok_s": round(hf["tok_s"], 2),
+            "ratio_ours_over_hf": round(base["tok_s"] / hf["tok_s"], 3),
+            "hf_fraction_of_bandwidth": round(hf["tok_s"] * hf_weight_bytes / (bandwidth * 1e9), 3),
+        }
+    if modes != ["none"]:
+        from runtime import quant_cpu
+
+        result["weight_quant_group"] = args.weight_quant_group
+        result["cpu_quant_kernel"] = quant_cpu.kernel_available() if jax.default_backend() == "cpu" else None
+        result["weight_quant"] = quant
     print(json.dumps(result))
     return 0
 

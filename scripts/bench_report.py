@@ -13,7 +13,8 @@ the raw JSON:
     prefix caching on vs off          bench_prefix.py        TTFT behind a shared 1,024-token system prompt
     (peer) engine vs HF generate()    bench_engine.py        HF tok/s -> ours (not in --quick)
 
-Quantization joins the table when its benchmark exists (the optimization-map issue). ``--quick`` shrinks every workload to CI size (a few minutes; the figures are then noisy).
+    KV-cache quantization             bench_kv_quant.py      concurrent requests in one KV byte budget
+    weight quantization               bench_generate.py      batch-1 decode tok/s, int8 / int4 vs float32 ``--quick`` shrinks every workload to CI size (a few minutes; the figures are then noisy).
 ``--from DIR`` rebuilds the report from an earlier run's raw JSON without measuring again.
 
     python scripts/bench_report.py [--quick] [--out docs] [--from out/report]
@@ -60,6 +61,8 @@ def run_all(raw: Path, quick: bool) -> None:
         "bench_prefix": [py, "scripts/bench_prefix.py", "--out", str(raw / "bench_prefix.json")]
         + (["--chats", "4"] if quick else []),
     }
+    if (ROOT / "scripts/bench_kv_quant.py").exists():
+        runs["bench_kv_quant"] = [py, "scripts/bench_kv_quant.py", "--out", str(raw / "bench_kv_quant.json")]
     for name, cmd in runs.items():
         print(f"== {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
         t = time.perf_counter()
@@ -115,6 +118,22 @@ def collect(raw: Path) -> list[dict]:
                 auto["cost_per_1k_requests_usd"], cached["cost_per_1k_requests_usd"], "USD", False, "bench_tiers.py")
             add("semantic cache on vs off", "latency p50 (auto routing)", auto["latency_ms"]["p50"],
                 cached["latency_ms"]["p50"], "ms", False, "bench_tiers.py")
+    kvq_file = raw / "bench_kv_quant.json"
+    if kvq_file.exists():
+        kvq = json.loads(kvq_file.read_text())["kv_dtypes"]
+        for dt in ("bfloat16", "int8"):
+            if dt in kvq:
+                add("KV-cache quantization", f"concurrent requests in one KV budget, {dt} vs float32 KV",
+                    kvq["float32"]["max_concurrent_requests"], kvq[dt]["max_concurrent_requests"], "requests", True,
+                    "bench_kv_quant.py")
+    gen_file = raw / "bench_generate.json"
+    if gen_file.exists():
+        gen = _jsonl(gen_file.read_text())
+        by = {r.get("weight_quant"): r for r in gen if r.get("weight_quant")}
+        for q in ("int8", "int4"):
+            if "none" in by and q in by:
+                add("weight quantization", f"batch-1 decode, {q} vs float32 weights", by["none"]["tok_s"],
+                    by[q]["tok_s"], "tok/s", True, "bench_generate.py")
     prefix_file = raw / "bench_prefix.json"
     if prefix_file.exists():
         pre = json.loads(prefix_file.read_text())

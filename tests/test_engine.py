@@ -42,17 +42,22 @@ def test_pallas_interpret_and_xla_engines_agree(tiny_path):
     assert [len(t) for t in results["xla"]] == [6, 3, 8, 5]
 
 
-def test_kv_arrays_match_the_calculator(tiny_path):
+# bytes per kv head and token: head_dim 16 x 4 B (float32); 16 x 1 B + a 2 B bfloat16 scale (int8)
+@pytest.mark.parametrize("kv_dtype,head_bytes", [("float32", 16 * 4), ("int8", 16 * 1 + 2)])
+def test_kv_arrays_match_the_calculator(tiny_path, kv_dtype, head_bytes):
     budget = 3 * 2**20
-    eng = tiny_engine(tiny_path, num_blocks=None, kv_cache_bytes=budget)
+    eng = tiny_engine(tiny_path, num_blocks=None, kv_cache_bytes=budget, kv_dtype=kv_dtype)
     shape = KVShape.of(eng.model_config)
-    per_block = kv_bytes_per_block(shape, "float32", 16)
-    assert eng.num_blocks == blocks_for_budget(shape, "float32", 16, budget) == budget // per_block
-    # 2 x layers x kv_heads x head_dim x tokens x bytes, tokens = blocks x block size
-    assert eng.runner.kv_cache_bytes() == 2 * 2 * 2 * 16 * (eng.num_blocks * 16) * 4
-    assert eng.runner.kv_cache_bytes() == kv_bytes(shape, "float32", eng.num_blocks * 16)
+    per_block = kv_bytes_per_block(shape, kv_dtype, 16)
+    assert eng.num_blocks == blocks_for_budget(shape, kv_dtype, 16, budget) == budget // per_block
+    # 2 x layers x kv_heads x head bytes x tokens, tokens = blocks x block size
+    assert eng.runner.kv_cache_bytes() == 2 * 2 * 2 * head_bytes * (eng.num_blocks * 16)
+    assert eng.runner.kv_cache_bytes() == kv_bytes(shape, kv_dtype, eng.num_blocks * 16)
     for k, v in eng.runner.kv_caches:
         assert k.shape == v.shape == (eng.num_blocks, 16, 2, 16)
+        if kv_dtype == "int8":  # codes + one scale per token slot and kv head
+            assert k.codes.dtype == v.codes.dtype == np.int8
+            assert k.scales.shape == v.scales.shape == (eng.num_blocks, 16, 2)
 
 
 def test_kv_calc_cli():

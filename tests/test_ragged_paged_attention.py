@@ -1,5 +1,6 @@
 """Ragged paged attention: hand-worked cases pin the reference, then the Pallas kernel (interpret
-mode) and the XLA path are compared with it elementwise over paged, permuted, NaN-poisoned caches."""
+mode) and the XLA path are compared with it elementwise over paged, permuted, NaN-poisoned caches.
+The builders here also make quantized (int8 / fp8 + scales) caches for tests/test_kv_quant.py."""
 
 from __future__ import annotations
 
@@ -38,17 +39,29 @@ def i32(x):
 
 
 def contiguous_to_paged(k, v, kv_lens, page_size, total_num_pages, rng, extra_pages=1):
-    """Contiguous [S, max_kv_len, KVH, D] K/V -> (k_pages, v_pages, page_indices).
+    """Contiguous [S, max_kv_len, KVH, D] K/V -> (k_pages, v_pages, page_indices)."""
+    (k_pages, v_pages), page_indices = page_arrays([k, v], kv_lens, page_size, total_num_pages, rng, extra_pages)
+    return k_pages, v_pages, page_indices
+
+
+def page_arrays(arrays, kv_lens, page_size, total_num_pages, rng, extra_pages=1):
+    """Contiguous per-token arrays [S, max_kv_len, ...] -> ([P, page_size, ...] each, page_indices).
 
     Pages are handed out in a random permutation of the pool; every slot no sequence owns (unused
-    pages, the tail of a sequence's last page) is NaN, and page-table entries past a sequence's
-    pages hold random valid ids, so reading anything the kernel should not read shows up.
+    pages, the tail of a sequence's last page) is poisoned (NaN; random codes for int8), and
+    page-table entries past a sequence's pages hold random valid ids, so reading anything the
+    kernel should not read shows up.
     """
-    k, v = np.asarray(k), np.asarray(v)
-    num_seqs_max, max_kv_len, kvh, d = k.shape
+    arrays = [np.asarray(a) for a in arrays]
+    num_seqs_max, max_kv_len = arrays[0].shape[:2]
     pages_per_seq = -(-max_kv_len // page_size) + extra_pages
-    k_pages = np.full((total_num_pages, page_size, kvh, d), np.nan, k.dtype)
-    v_pages = np.full_like(k_pages, np.nan)
+    pages = []
+    for a in arrays:
+        shape = (total_num_pages, page_size) + a.shape[2:]
+        if np.issubdtype(a.dtype, np.integer):
+            pages.append(rng.integers(-128, 128, shape).astype(a.dtype))
+        else:
+            pages.append(np.full(shape, np.nan, a.dtype))
     page_indices = rng.integers(0, total_num_pages, (num_seqs_max, pages_per_seq)).astype(np.int32)
     free = iter(rng.permutation(total_num_pages))
     for i, kv_len in enumerate(np.asarray(kv_lens)):
@@ -56,14 +69,19 @@ def contiguous_to_paged(k, v, kv_lens, page_size, total_num_pages, rng, extra_pa
             page = next(free)  # StopIteration here means the pool is too small for the test
             page_indices[i, j] = page
             n = min(page_size, int(kv_len) - j * page_size)
-            k_pages[page, :n] = k[i, j * page_size:j * page_size + n]
-            v_pages[page, :n] = v[i, j * page_size:j * page_size + n]
-    return jnp.asarray(k_pages), jnp.asarray(v_pages), jnp.asarray(page_indices)
+            for a, paged in zip(arrays, pages):
+                paged[page, :n] = a[i, j * page_size:j * page_size + n]
+    return [jnp.asarray(p) for p in pages], jnp.asarray(page_indices)
 
 
 def make_batch(rng, *, q_lens, kv_lens, num_q_heads, num_kv_heads, head_dim, page_size, dtype,
-               pad_tokens=3, pad_seqs=2):
-    """A ragged batch plus padding tokens and padding sequences (kv_len 0, empty q)."""
+               pad_tokens=3, pad_seqs=2, kv_dtype=None):
+    """A ragged batch plus padding tokens and padding sequences (kv_len 0, empty q).
+
+    ``kv_dtype`` "int8" / "fp8": K and V are also quantized per token and kv head
+    (``runtime.kv_quant.quantize``) into ``kq``/``vq`` codes with ``k_scales``/``v_scales``,
+    contiguous and paged (``*_pages``); ``k``/``v`` stay the float originals.
+    """
     q_lens, kv_lens = list(q_lens) + [0] * pad_seqs, list(kv_lens) + [0] * pad_seqs
     num_seqs = len(q_lens) - pad_seqs
     max_kv_len = max(max(kv_lens), 1)
@@ -73,23 +91,40 @@ def make_batch(rng, *, q_lens, kv_lens, num_q_heads, num_kv_heads, head_dim, pag
     k = jnp.asarray(rng.standard_normal((len(q_lens), max_kv_len, num_kv_heads, head_dim)), dtype)
     v = jnp.asarray(rng.standard_normal((len(q_lens), max_kv_len, num_kv_heads, head_dim)), dtype)
     total_pages = sum(-(-n // page_size) for n in kv_lens) + 5
-    k_pages, v_pages, page_indices = contiguous_to_paged(k, v, kv_lens, page_size, total_pages, rng)
-    return dict(q=q, k=k, v=v, k_pages=k_pages, v_pages=v_pages, page_indices=page_indices,
-                kv_lens=i32(kv_lens), cu_q_lens=i32(cu), num_seqs=i32([num_seqs]))
+    batch = dict(q=q, k=k, v=v, kv_lens=i32(kv_lens), cu_q_lens=i32(cu), num_seqs=i32([num_seqs]))
+    if kv_dtype is None:
+        batch["k_pages"], batch["v_pages"], batch["page_indices"] = contiguous_to_paged(
+            k, v, kv_lens, page_size, total_pages, rng)
+        return batch
+    from runtime.kv_quant import QUANTIZED_KV_DTYPES, quantize
+
+    (kq, ks), (vq, vs) = (quantize(x, QUANTIZED_KV_DTYPES[kv_dtype]) for x in (k, v))
+    pages, batch["page_indices"] = page_arrays([kq, vq, ks, vs], kv_lens, page_size, total_pages, rng)
+    batch.update(kq=kq, vq=vq, k_scales=ks, v_scales=vs)
+    batch.update(zip(("k_pages", "v_pages", "k_scale_pages", "v_scale_pages"), pages))
+    return batch
 
 
-def run_reference(b, **kw):
+def run_reference(b, quantized=False, **kw):
+    """The reference on the float K/V, or (``quantized``) on the batch's codes and scales."""
+    if quantized:
+        return ragged_paged_attention_reference(b["q"], b["kq"], b["vq"], b["kv_lens"], b["cu_q_lens"], b["num_seqs"],
+                                                k_scales=b["k_scales"], v_scales=b["v_scales"], **kw)
     return ragged_paged_attention_reference(b["q"], b["k"], b["v"], b["kv_lens"], b["cu_q_lens"], b["num_seqs"], **kw)
+
+
+def _scales(b):
+    return dict(k_scales=b["k_scale_pages"], v_scales=b["v_scale_pages"]) if "k_scale_pages" in b else {}
 
 
 def run_kernel(b, **kw):
     return ragged_paged_attention(b["q"], b["k_pages"], b["v_pages"], b["kv_lens"], b["page_indices"],
-                                  b["cu_q_lens"], b["num_seqs"], interpret=True, **kw)
+                                  b["cu_q_lens"], b["num_seqs"], interpret=True, **_scales(b), **kw)
 
 
 def run_xla(b, **kw):
     return ragged_paged_attention_xla(b["q"], b["k_pages"], b["v_pages"], b["kv_lens"], b["page_indices"],
-                                      b["cu_q_lens"], b["num_seqs"], **kw)
+                                      b["cu_q_lens"], b["num_seqs"], **_scales(b), **kw)
 
 
 # ---- the reference, by hand ----------------------------------------------------------------------
@@ -194,12 +229,12 @@ def case_id(case):
             f"-bq{bs.block_q}-ppb{bs.pages_per_block}")
 
 
-def batch_for(case, seed):
+def batch_for(case, seed, kv_dtype=None):
     ps, hq, hkv, d, dtype, window, cap, bs = case
     q_lens, kv_lens = edge_batch(ps, max_kv_len=3 * ps + 2)
     rng = np.random.default_rng(seed)
     b = make_batch(rng, q_lens=q_lens, kv_lens=kv_lens, num_q_heads=hq, num_kv_heads=hkv, head_dim=d,
-                   page_size=ps, dtype=dtype)
+                   page_size=ps, dtype=dtype, kv_dtype=kv_dtype)
     return b, dict(sm_scale=1.0 / math.sqrt(d), sliding_window=window, soft_cap=cap)
 
 

@@ -29,6 +29,12 @@ Index arithmetic (``block_q = 4``; three sequences; padding rows at the end stay
 Programs write disjoint rows (a tile's rows that belong to another sequence are masked out of
 the store), and the output starts as zeros (aliased input), so rows past ``cu_q_lens[num_seqs]``
 are exactly zero without any program touching them.
+
+Quantized KV: all three take optional ``k_scales``/``v_scales`` (one scale per token and kv head,
+``[..., num_kv_heads]`` beside ``[..., num_kv_heads, head_dim]`` codes, int8 or float8_e4m3fn).
+A key's K is then ``k[...].astype(float32) * k_scales[...]``, V likewise; each implementation
+dequantizes only the keys it reads (the kernel: a key block's codes and scales, in registers,
+before its dots), so the cache stays 8-bit in memory.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ from jax.experimental.pallas import triton as plgpu
 # fully masked row would produce with a real -inf.
 MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)
 SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16))
+QUANTIZED_KV_DTYPES = (jnp.dtype(jnp.int8), jnp.dtype(jnp.float8_e4m3fn))
+SCALE_DTYPES = SUPPORTED_DTYPES
 
 
 
@@ -103,12 +111,14 @@ def _check_int_vector(name: str, x, shape: tuple[int, ...], what: str) -> None:
 
 
 def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *, sm_scale,
-                    sliding_window=None, soft_cap=None) -> Dims:
+                    sliding_window=None, soft_cap=None, k_scales=None, v_scales=None) -> Dims:
     """Checks shapes, dtypes and static arguments; raises ValueError naming the bad input.
 
     With ``page_indices`` the KV is paged, ``k, v: [total_num_pages, page_size, num_kv_heads,
     head_dim]``; without it (the reference) it is contiguous, ``k, v: [max_num_seqs, max_kv_len,
-    num_kv_heads, head_dim]``. Only static facts are checked, so this works on tracers.
+    num_kv_heads, head_dim]``. With ``k_scales``/``v_scales`` (both or neither) k and v are 8-bit
+    codes (int8 or float8_e4m3fn) and the scales are ``k.shape[:3]``, float32 or bfloat16; without
+    them k and v have q's dtype. Only static facts are checked, so this works on tracers.
     """
     _require(q.ndim == 3, f"q must be [max_num_tokens, num_q_heads, head_dim], got shape {tuple(q.shape)}")
     max_num_tokens, num_q_heads, head_dim = q.shape
@@ -120,8 +130,20 @@ def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *,
               else "[max_num_seqs, max_kv_len, num_kv_heads, head_dim]")
     _require(k.ndim == 4, f"k must be {layout}, got shape {tuple(k.shape)}")
     _require(tuple(v.shape) == tuple(k.shape), f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
-    _require(k.dtype == q.dtype and v.dtype == q.dtype,
-             f"q, k and v must share one dtype, got q {q.dtype}, k {k.dtype}, v {v.dtype}")
+    _require((k_scales is None) == (v_scales is None), "give both k_scales and v_scales, or neither")
+    if k_scales is None:
+        hint = (" (an 8-bit cache needs k_scales and v_scales)" if jnp.dtype(k.dtype) in QUANTIZED_KV_DTYPES else "")
+        _require(k.dtype == q.dtype and v.dtype == q.dtype,
+                 f"q, k and v must share one dtype, got q {q.dtype}, k {k.dtype}, v {v.dtype}{hint}")
+    else:
+        _require(k.dtype == v.dtype and jnp.dtype(k.dtype) in QUANTIZED_KV_DTYPES,
+                 f"with k_scales/v_scales, k and v must both be int8 or float8_e4m3fn codes, got k {k.dtype}, "
+                 f"v {v.dtype}")
+        for name, scales in (("k_scales", k_scales), ("v_scales", v_scales)):
+            _require(tuple(scales.shape) == tuple(k.shape[:3]),
+                     f"{name} must have shape {tuple(k.shape[:3])} (one scale per token slot and kv head of "
+                     f"k/v), got {tuple(scales.shape)}")
+            _require(jnp.dtype(scales.dtype) in SCALE_DTYPES, f"{name} must be float32 or bfloat16, got {scales.dtype}")
     _require(k.shape[3] == head_dim, f"head_dim of k/v ({k.shape[3]}) must equal head_dim of q ({head_dim})")
     num_kv_heads = k.shape[2]
     _require(num_kv_heads >= 1, "k/v must have at least one kv head")
@@ -167,7 +189,7 @@ def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *,
 
 
 def ragged_paged_attention_reference(q, k, v, kv_lens, cu_q_lens, num_seqs, *, sm_scale,
-                                     sliding_window=None, soft_cap=None):
+                                     sliding_window=None, soft_cap=None, k_scales=None, v_scales=None):
     """Plain masked attention in float32. Needs concrete (non-traced) lengths.
 
     A Python loop over sequences assigns every q row its sequence and absolute position; then one
@@ -175,16 +197,21 @@ def ragged_paged_attention_reference(q, k, v, kv_lens, cu_q_lens, num_seqs, *, s
 
     Args:
       q:          [max_num_tokens, num_q_heads, head_dim]          float32 | bfloat16
-      k, v:       [max_num_seqs, max_kv_len, num_kv_heads, head_dim] same dtype as q;
-                  sequence i's keys are k[i, :kv_lens[i]].
+      k, v:       [max_num_seqs, max_kv_len, num_kv_heads, head_dim] same dtype as q, or int8 |
+                  float8_e4m3fn codes with scales; sequence i's keys are k[i, :kv_lens[i]].
       kv_lens:    int32[max_num_seqs]
       cu_q_lens:  int32[max_num_seqs + 1]
       num_seqs:   int32[1]
+      k_scales, v_scales: [max_num_seqs, max_kv_len, num_kv_heads] float32 | bfloat16, or None;
+                  key t of sequence i is k[i, t].astype(float32) * k_scales[i, t][:, None].
     Returns:
       [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
     """
     dims = validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, sm_scale=sm_scale,
-                           sliding_window=sliding_window, soft_cap=soft_cap)
+                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
+    if k_scales is not None:
+        k = k.astype(jnp.float32) * k_scales.astype(jnp.float32)[..., None]
+        v = v.astype(jnp.float32) * v_scales.astype(jnp.float32)[..., None]
     kv_lens_np, cu_np = np.asarray(kv_lens), np.asarray(cu_q_lens)
     n = int(np.asarray(num_seqs)[0])
     _require(0 <= n <= dims.max_num_seqs, f"num_seqs[0]={n} must be in [0, {dims.max_num_seqs}]")
@@ -234,11 +261,14 @@ def _ragged_paged_attention_kernel(
     cu_q_lens_ref,  # int32[max_num_seqs + 1]
     num_seqs_ref,  # int32[1]
     q_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]
-    k_pages_ref,  # [total_num_pages, page_size, num_kv_heads, head_dim]
-    v_pages_ref,  # [total_num_pages, page_size, num_kv_heads, head_dim]
-    o_zeros_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]  aliased to o_ref, never read
-    o_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]
-    *,
+    k_pages_ref,  # [total_num_pages, page_size, num_kv_heads, head_dim]  q's dtype, or 8-bit codes
+    v_pages_ref,  # [total_num_pages, page_size, num_kv_heads, head_dim]  q's dtype, or 8-bit codes
+    *rest,  # quantized: k_scales_ref, v_scales_ref; then o_zeros_ref, o_ref
+    # k_scales_ref,  # [total_num_pages, page_size, num_kv_heads]  float32 | bfloat16 (quantized only)
+    # v_scales_ref,  # [total_num_pages, page_size, num_kv_heads]  float32 | bfloat16 (quantized only)
+    # o_zeros_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]  aliased to o_ref, never read
+    # o_ref,  # [num_kv_heads, group_pad, max_num_tokens, head_dim]
+    quantized: bool,
     sm_scale: float,
     sliding_window: int | None,
     soft_cap: float | None,
@@ -250,9 +280,10 @@ def _ragged_paged_attention_kernel(
     The tile is head-major, row ``r = g * block_q + t`` (q head ``g`` of the group, token ``t``),
     so the q tile and the output tile are single rectangular slices of the [kvh, g, T, D] layout.
     Every ref is the whole array: q rows start at ragged offsets and KV pages are scattered, so the
-    kernel does its own (masked) indexing instead of BlockSpecs.
+    kernel does its own (masked) indexing instead of BlockSpecs. A quantized cache's key block is
+    dequantized right after its load (codes * their token's scale), before the dots.
     """
-    del o_zeros_ref
+    k_scales_ref, v_scales_ref, _, o_ref = rest if quantized else (None, None, *rest)
     seq, kv_head, q_block = pl.program_id(0), pl.program_id(1), pl.program_id(2)
     _, group_pad, _, head_dim = q_ref.shape
     total_num_pages, page_size = k_pages_ref.shape[0], k_pages_ref.shape[1]
@@ -296,6 +327,12 @@ def _ragged_paged_attention_kernel(
             slot2 = jnp.broadcast_to((key_pos % page_size)[:, None], (block_k, head_dim))
             k = k_pages_ref[page2, slot2, kv_head, col]  # (block_k, D)
             v = v_pages_ref[page2, slot2, kv_head, col]  # (block_k, D)
+            if quantized:
+                slot = key_pos % page_size
+                k_scale = k_scales_ref[page, slot, kv_head].astype(jnp.float32)  # (block_k,)
+                v_scale = v_scales_ref[page, slot, kv_head].astype(jnp.float32)  # (block_k,)
+                k = (k.astype(jnp.float32) * k_scale[:, None]).astype(q_tile.dtype)
+                v = (v.astype(jnp.float32) * v_scale[:, None]).astype(q_tile.dtype)
             key_ok = key_pos < kv_len
             # Slots past kv_len may hold anything (even NaN); 0 * NaN would leak through p @ v.
             v = jnp.where(key_ok[:, None], v, jnp.zeros_like(v))
@@ -343,13 +380,15 @@ def _check_triton_tiles(dims: Dims, block_sizes: BlockSizes) -> None:
 @functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes", "interpret"))
 def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
                            sm_scale: float, sliding_window: int | None = None, soft_cap: float | None = None,
+                           k_scales: jax.Array | None = None, v_scales: jax.Array | None = None,
                            block_sizes: BlockSizes = BlockSizes(), interpret: bool = False) -> jax.Array:
     """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas kernel).
 
     Args:
       q:            [max_num_tokens, num_q_heads, head_dim]               float32 | bfloat16
-      k_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q
-      v_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q
+      k_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q, or int8 |
+                    float8_e4m3fn codes (with k_scales)
+      v_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  as k_pages
       kv_lens:      int32[max_num_seqs]  context length of each sequence, this step's tokens included
       page_indices: int32[max_num_seqs, pages_per_seq]  pages of each sequence in order; entries past
                     a sequence's last page may hold any valid page id
@@ -358,6 +397,8 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
       sm_scale:     logit scale (static)
       sliding_window: keys per query including itself, or None (static)
       soft_cap:     logits -> soft_cap * tanh(logits / soft_cap) before masking, or None (static)
+      k_scales, v_scales: [total_num_pages, page_size, num_kv_heads] float32 | bfloat16, or None:
+                    a quantized cache, key = codes.astype(float32) * scale (then cast to q's dtype)
       block_sizes:  tuning knobs, see BlockSizes (static)
       interpret:    run through the Pallas interpreter (CPU tests) instead of compiling (static)
     Returns:
@@ -368,7 +409,8 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
     its rows can see (causal and window bounds), ``block_k`` keys per online-softmax step.
     """
     dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
-                           sliding_window=sliding_window, soft_cap=soft_cap)
+                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
+    quantized = k_scales is not None
     if not interpret:
         _check_triton_tiles(dims, block_sizes)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
@@ -377,18 +419,20 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
 
     # [T, KVH * G, D] -> [KVH, group_pad, T, D]: a program's q rows become one rectangular slice.
     q_t = jnp.pad(q.reshape(T, KVH, G, D), ((0, 0), (0, 0), (0, group_pad - G), (0, 0))).transpose(1, 2, 0, 3)
-    kernel = functools.partial(_ragged_paged_attention_kernel, sm_scale=float(sm_scale),
+    kernel = functools.partial(_ragged_paged_attention_kernel, quantized=quantized, sm_scale=float(sm_scale),
                                sliding_window=sliding_window,
                                soft_cap=None if soft_cap is None else float(soft_cap),
                                block_q=block_q, pages_per_block=block_sizes.pages_per_block)
+    inputs = (kv_lens, page_indices, cu_q_lens, num_seqs, q_t, k_pages, v_pages,
+              *((k_scales, v_scales) if quantized else ()), jnp.zeros_like(q_t))
     out = pl.pallas_call(
         kernel,
         grid=(dims.max_num_seqs, KVH, pl.cdiv(T, block_q)),
         out_shape=jax.ShapeDtypeStruct(q_t.shape, q.dtype),
-        input_output_aliases={7: 0},  # zeros in, so rows no program owns come out as 0
+        input_output_aliases={len(inputs) - 1: 0},  # zeros in, so rows no program owns come out as 0
         interpret=interpret,
         name="ragged_paged_attention",
-    )(kv_lens, page_indices, cu_q_lens, num_seqs, q_t, k_pages, v_pages, jnp.zeros_like(q_t))
+    )(*inputs)
     return out[:, :G].transpose(2, 0, 1, 3).reshape(T, KVH * G, D)
 
 
@@ -418,7 +462,8 @@ XLA_KEYS_PER_BLOCK = 32  # keys per loop iteration of the XLA path (measured bes
                                              "rows_per_block"))
 def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
                                sm_scale: float, sliding_window: int | None = None,
-                               soft_cap: float | None = None, pages_per_block: int | None = None,
+                               soft_cap: float | None = None, k_scales: jax.Array | None = None,
+                               v_scales: jax.Array | None = None, pages_per_block: int | None = None,
                                rows_per_block: int = 16) -> jax.Array:
     """Same contract as ``ragged_paged_attention`` (shapes, dtypes, result), with jnp gathers.
 
@@ -434,10 +479,11 @@ def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
     a block of decode rows walks the decodes' contexts, a block of a new prompt walks only that
     prompt, and a block of padding rows does nothing: one compiled program serves every context
     length and mix, costing about ``sum over row blocks of R * keys_visited * KVH * D`` gathered
-    elements for each of K and V.
+    elements for each of K and V. A quantized cache is gathered as codes and scales and dequantized
+    per key block.
     """
     dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
-                           sliding_window=sliding_window, soft_cap=soft_cap)
+                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
     page_size, R = dims.page_size, rows_per_block
     # The loop's cost is mostly per iteration, so its key block is ~32 keys whatever the page size.
@@ -475,6 +521,9 @@ def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
             pids = lax.dynamic_slice_in_dim(pagesb, b * ppb, ppb, axis=1)  # [R, ppb]
             k = k_pages[pids].reshape(R, block_keys, KVH, D).astype(jnp.float32)
             v = v_pages[pids].reshape(R, block_keys, KVH, D).astype(jnp.float32)
+            if k_scales is not None:
+                k = k * k_scales[pids].reshape(R, block_keys, KVH, 1).astype(jnp.float32)
+                v = v * v_scales[pids].reshape(R, block_keys, KVH, 1).astype(jnp.float32)
             key = b * block_keys + key_offsets  # [BK]
             mask = (key[None, :] <= posb[:, None]) & (key[None, :] < kvlb[:, None]) & validb[:, None]
             if sliding_window is not None:

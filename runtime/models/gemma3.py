@@ -42,6 +42,7 @@ import numpy as np
 
 from runtime.attention import AttentionMetadata, write_kv
 from runtime.config import ModelConfig
+from runtime.models.common import embed, tied_logits, weight
 from runtime.models.llama import KVCache, Linear, RMSNorm, apply_rope, rope_cos_sin
 
 # runtime.models.build_model hands this family an attention factory, not a ready function.
@@ -108,8 +109,8 @@ class Gemma3Model(nn.Module):
     def __call__(self, tokens, positions, kv_caches: KVCache, md: AttentionMetadata, logits_indices):
         """tokens, positions [T] int32; logits_indices [S] int32 -> logits [S, V] float32, new caches."""
         c = self.config
-        embedding = self.param("embed", nn.initializers.normal(0.02), (c.vocab_size, c.hidden_size), jnp.float32)
-        x = jnp.take(embedding, tokens, axis=0).astype(self.dtype)  # (T, D)
+        embedding = weight(self, "embed", nn.initializers.normal(0.02), (c.vocab_size, c.hidden_size))
+        x = embed(embedding, tokens, self.dtype)  # (T, D)
         x = x * jnp.asarray(c.embedding_multiplier, self.dtype)  # rounded to the activation dtype, as HF
         # One rotary table and one attention function per kind of layer (local / global).
         rope = {theta: rope_cos_sin(positions, c.head_dim, theta) for theta in set(c.layer_rope_thetas)}
@@ -124,7 +125,7 @@ class Gemma3Model(nn.Module):
             x, kv = DecoderLayer(c, attend, name=f"layers_{i}")(x, cos, sin, kv_caches[i], md)
             new_caches.append(kv)
         x = RMSNorm(c.rms_norm_eps, name="final_norm")(jnp.take(x, logits_indices, axis=0))  # (S, D)
-        logits = jnp.einsum("sd,vd->sv", x, embedding.astype(x.dtype))  # tied head, no transposed copy
+        logits = tied_logits(x, embedding)  # (S, V) tied head
         return soft_cap(logits.astype(jnp.float32), c.final_logit_softcap), new_caches
 
 

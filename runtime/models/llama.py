@@ -25,6 +25,7 @@ import numpy as np
 
 from runtime.attention import AttentionMetadata, write_kv
 from runtime.config import ModelConfig
+from runtime.models.common import embed, linear, tied_logits, weight
 
 KVCache = Sequence[tuple[jax.Array, jax.Array]]  # per layer: ([P, page, KVH, Dh], [P, page, KVH, Dh])
 
@@ -52,11 +53,6 @@ def apply_rope(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
     return jnp.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1).astype(x.dtype)
 
 
-def linear(x: jax.Array, kernel: Any) -> jax.Array:
-    """x [..., in] @ kernel [in, out] in x's dtype."""
-    return jnp.dot(x, kernel.astype(x.dtype))
-
-
 # ---------------------------------------------------------------- modules
 
 class Linear(nn.Module):
@@ -64,7 +60,7 @@ class Linear(nn.Module):
 
     @nn.compact
     def __call__(self, x):
-        kernel = self.param("kernel", nn.initializers.normal(0.02), (x.shape[-1], self.features), jnp.float32)
+        kernel = weight(self, "kernel", nn.initializers.normal(0.02), (x.shape[-1], self.features))
         return linear(x, kernel)
 
 
@@ -128,8 +124,8 @@ class LlamaModel(nn.Module):
     def __call__(self, tokens, positions, kv_caches: KVCache, md: AttentionMetadata, logits_indices):
         """tokens, positions [T] int32; logits_indices [S] int32 -> logits [S, V] float32, new caches."""
         c = self.config
-        embedding = self.param("embed", nn.initializers.normal(0.02), (c.vocab_size, c.hidden_size), jnp.float32)
-        x = jnp.take(embedding, tokens, axis=0).astype(self.dtype)  # [T, D]
+        embedding = weight(self, "embed", nn.initializers.normal(0.02), (c.vocab_size, c.hidden_size))
+        x = embed(embedding, tokens, self.dtype)  # [T, D]
         cos, sin = rope_cos_sin(positions, c.head_dim, c.rope_theta)
         new_caches = []
         for i in range(c.num_layers):
@@ -137,7 +133,7 @@ class LlamaModel(nn.Module):
             new_caches.append(kv)
         x = RMSNorm(c.rms_norm_eps, name="final_norm")(jnp.take(x, logits_indices, axis=0))  # [S, D]
         if c.tie_word_embeddings:
-            logits = jnp.einsum("sd,vd->sv", x, embedding.astype(x.dtype))  # no transposed copy
+            logits = tied_logits(x, embedding)  # [S, V]
         else:
             logits = Linear(c.vocab_size, name="lm_head")(x)
         return logits.astype(jnp.float32), new_caches
