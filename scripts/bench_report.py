@@ -61,13 +61,18 @@ def run_all(raw: Path, quick: bool) -> None:
         "bench_prefix": [py, "scripts/bench_prefix.py", "--out", str(raw / "bench_prefix.json")]
         + (["--chats", "4"] if quick else []),
     }
-    if (ROOT / "scripts/bench_kv_quant.py").exists():
-        runs["bench_kv_quant"] = [py, "scripts/bench_kv_quant.py", "--out", str(raw / "bench_kv_quant.json")]
+    runs["bench_kv_quant"] = [py, "scripts/bench_kv_quant.py", "--out", str(raw / "bench_kv_quant.json")] \
+        + (["--kv-dtypes", "float32,int8"] if quick else [])
+    runs["bench_generate"] = [py, "scripts/bench_generate.py"] + (["--no-hf", "--prompts", "2"] if quick else [])
+    runs["eval_quality"] = [py, "scripts/eval_quality.py", "--out", str(raw / "eval_quality.json")] \
+        + (["--weights", "none,int8", "--kv", "float32,int8"] if quick else [])
     for name, cmd in runs.items():
         print(f"== {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
         t = time.perf_counter()
         r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
         (raw / f"{name}.stdout.jsonl").write_text(r.stdout)
+        if name == "bench_generate":
+            (raw / "bench_generate.json").write_text(r.stdout)
         print(f"== {name}: exit {r.returncode} in {time.perf_counter() - t:.0f} s", file=sys.stderr, flush=True)
         if r.returncode != 0:
             raise SystemExit(f"{name} failed (exit {r.returncode}); its output is in {raw}")
@@ -128,8 +133,7 @@ def collect(raw: Path) -> list[dict]:
                     "bench_kv_quant.py")
     gen_file = raw / "bench_generate.json"
     if gen_file.exists():
-        gen = _jsonl(gen_file.read_text())
-        by = {r.get("weight_quant"): r for r in gen if r.get("weight_quant")}
+        by = next((r["weight_quant"] for r in _jsonl(gen_file.read_text()) if "weight_quant" in r), {})
         for q in ("int8", "int4"):
             if "none" in by and q in by:
                 add("weight quantization", f"batch-1 decode, {q} vs float32 weights", by["none"]["tok_s"],
@@ -206,6 +210,19 @@ def write(rows: list[dict], raw: Path, out: Path, quick: bool) -> Path:
     for png in sorted(assets.glob("*.png")):
         if png.name != "summary.png":
             lines += [f"![{png.stem}](benchmarks/{png.name})", ""]
+    quality = raw / "eval_quality.json"
+    if quality.exists():
+        q = json.loads(quality.read_text())
+        lines += ["## What each precision costs in quality", "",
+                  f"`scripts/eval_quality.py`: {q['model']} on `{q['corpus']}` ({len(q['documents'])} documents), "
+                  f"teacher-forced through the serving engine, against {q['reference']}.", "",
+                  "| weights | KV cache | next-token agreement | KL (nats, mean) | perplexity | max \\|logit diff\\| |",
+                  "|---|---|---|---|---|---|"]
+        for r in q["results"]:
+            w = "float32" if r["weights"] == "none" else r["weights"]
+            lines.append(f"| {w} | {r['kv']} | {r['next_token_agreement']:.2%} | {r['kl_mean']:.4f} | "
+                         f"{r['perplexity']:.2f} | {r['max_abs_logit_diff']:.2f} |")
+        lines.append("")
     lines += ["Raw JSON of every script: `docs/benchmarks/` (`report.json` is the table above).", ""]
     path = out / "BENCHMARKS.md"
     path.write_text("\n".join(lines))
