@@ -93,7 +93,8 @@ class RemoteBackend:
             async with self._require_session().get(self.url + "/v1/stats", timeout=timeout) as resp:
                 resp.raise_for_status()
                 body = await resp.json()
-            self._stats = EngineStats(**{k: body[k] for k in NO_STATS.__dataclass_fields__})
+            # counters a server of another version may lack (the prefix cache's) default to 0
+            self._stats = EngineStats(**{k: body[k] for k in NO_STATS.__dataclass_fields__ if k in body})
             self.max_model_len = int(body["max_model_len"])
             self.ready = bool(body["ready"])
         except asyncio.CancelledError:
