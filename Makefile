@@ -32,10 +32,12 @@ serve-large: $(STAMP)
 	$(PY) -m runtime.server --model gemma3-270m --port 8101 $(ARGS)
 
 # Tests need a Redis on 127.0.0.1:6379: install Debian's redis-server if missing, start it if silent.
+# Two workers, one per core (model compiles and Python are single-threaded); a test file stays on one
+# worker, so module-scoped servers and engines are built once.
 test: $(STAMP)
 	bash scripts/ensure_redis.sh
 	bash scripts/ensure_chromium.sh
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2 --dist loadfile
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"
