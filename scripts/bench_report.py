@@ -176,7 +176,7 @@ def plot(rows: list[dict], path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def write(rows: list[dict], raw: Path, out: Path, quick: bool) -> Path:
+def write(rows: list[dict], raw: Path, out: Path, quick: bool, note: str | None = None) -> Path:
     assets = out / "benchmarks"
     assets.mkdir(parents=True, exist_ok=True)
     for f in list(raw.glob("*.json")) + list(raw.glob("*.jsonl")) + list(raw.rglob("*.png")):
@@ -192,6 +192,7 @@ def write(rows: list[dict], raw: Path, out: Path, quick: bool) -> Path:
         "cores and no accelerator, so read the ratios, which are measured within one run, rather than "
         "the absolute figures)." + (" **Quick mode**: CI-sized workloads, noisy figures." if quick else ""),
         "",
+        *([note, ""] if note else []),
         "| optimization | metric | before | after | after vs before | measured by |",
         "|---|---|---|---|---|---|",
     ]
@@ -235,6 +236,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="docs", help="where BENCHMARKS.md and benchmarks/ go")
     p.add_argument("--from", dest="from_dir", help="rebuild from this run folder instead of measuring")
     p.add_argument("--raw", default="out/report", help="run folder for the scripts' raw output")
+    p.add_argument("--note", help="a paragraph to print under the title (e.g. where --from's files came from)")
     args = p.parse_args(argv)
     raw = (ROOT / (args.from_dir or args.raw)).resolve()
     if not args.from_dir:
@@ -242,7 +244,7 @@ def main(argv=None) -> int:
     rows = collect(raw)
     if not rows:
         raise SystemExit(f"no benchmark output found in {raw}")
-    path = write(rows, raw, ROOT / args.out, args.quick)
+    path = write(rows, raw, ROOT / args.out, args.quick, args.note)
     print(json.dumps({"report": str(path.relative_to(ROOT)), "rows": rows}))
     return 0
 
