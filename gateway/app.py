@@ -67,6 +67,7 @@ class Answer:
 
     current: str | None = None  # the tier generating now
     served_by: str | None = None  # the tier that finished the answer
+    replica: str | None = None  # which replica of a replicated tier (``gateway.replicas``) answered
     prompt_tokens: int = 0  # of the serving tier's prompt
     completion_tokens: int = 0  # all tiers together
     finish_reason: str | None = None
@@ -219,6 +220,7 @@ class ChatHandler:
                         if out.token_ids:
                             last = now
                         n_partial += len(out.token_ids)
+                        answer.replica = out.metrics.get("replica", answer.replica)
                         if answer.ttft is None and out.token_ids:
                             answer.ttft = time.perf_counter() - t0
                         if out.text:
@@ -281,6 +283,8 @@ class ChatHandler:
     @staticmethod
     def _answer_headers(answer: Answer, cost: float | None = None) -> dict[str, str]:
         h = {"x-served-by": answer.served_by or answer.current or ""}
+        if answer.replica:
+            h["x-served-by-replica"] = answer.replica
         if answer.fallbacks:
             h["x-fallback"] = ", ".join(f"{a}->{b} ({c})" for a, b, c in answer.fallbacks)
         if cost is not None:
@@ -427,7 +431,7 @@ async def readyz(request: web.Request) -> web.Response:
     st = request.app[keys.STATE]
     spec = st.router.spec
     state = {t.name: st.backends[t.name].ready if t.name in st.backends else False for t in spec.tiers}
-    local = [state[t.name] for t in spec.tiers if t.url is None]
+    local = [state[t.name] for t in spec.tiers if not t.remote]
     ready = bool(state) and all(local) and any(state.values()) and st.cache_ready
     return web.json_response({"ready": ready, "models": state}, status=200 if ready else 503)
 
@@ -455,13 +459,18 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
     state = app[keys.STATE] = keys.GatewayState(
         backends=dict(backends or {}), started=int(time.time()), router=Router(spec),
         ledger=UsageLedger(spec.keys, clock=clock), inflight={t.name: 0 for t in spec.tiers})
-    app[keys.METRICS] = GatewayMetrics(lambda: state.backends)
+    app[keys.METRICS] = GatewayMetrics(lambda: state.backends, lambda: state.cache)
 
     async def models_ctx(app: web.Application):
         if not state.backends:
             engines = {m.name: m.engine for m in config.models}
             local: dict[str, LocalBackend] = {}
             for t in spec.tiers:
+                if t.urls:  # data-parallel replicas: least-loaded dispatch
+                    from gateway.replicas import ReplicaSet
+
+                    state.backends[t.name] = ReplicaSet.from_urls(t.name, t.urls)
+                    continue
                 if t.url is not None:
                     from gateway.remote import RemoteBackend
 

@@ -103,8 +103,10 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
         raise ConfigError(f"port: must be an integer in 0..65535, got {kwargs['port']!r}")
     if "models" in data:
         models = data["models"]
-        if not isinstance(models, list) or not models:
-            raise ConfigError("models: must be a non-empty list")
+        if not isinstance(models, list):
+            raise ConfigError("models: must be a list")
+        if not models and data.get("tiers") is None:
+            raise ConfigError("models: must be a non-empty list (empty only with tiers served by runtime servers)")
         entries = tuple(_model(m, i) for i, m in enumerate(models))
         names = [m.name for m in entries]
         if len(set(names)) != len(names):
@@ -130,7 +132,7 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
     if data.get("tiers") is not None:
         models = kwargs.get("models", GatewayConfig.models)
         spec = _tiers(data["tiers"], Path(path).parent if path is not None else Path("."), [m.name for m in models])
-        unused = [m.name for m in models if m.name not in {t.model for t in spec.tiers if t.url is None}]
+        unused = [m.name for m in models if m.name not in {t.model for t in spec.tiers if not t.remote}]
         if unused:
             raise ConfigError(f"models: {', '.join(unused)} not served by any tier (tiers: {', '.join(spec.names)})")
         kwargs["tiers"] = spec

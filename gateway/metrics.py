@@ -37,8 +37,56 @@ class _EngineCollector:
         yield from (running, waiting, kv, preempt, queries, hits)
 
 
-class GatewayMetrics:
+class _ReplicaCollector:
+    """Per-replica gauges and counters of replicated tiers (``gateway.replicas.ReplicaSet``)."""
+
     def __init__(self, backends: Callable[[], Mapping]):
+        self._backends = backends
+
+    def collect(self):
+        labels = ["tier", "replica"]
+        up = GaugeMetricFamily("gateway_replica_up", "1 while the replica's stats poll succeeds", labels=labels)
+        load = GaugeMetricFamily("gateway_replica_load", "Load estimate used for dispatch: other gateways' "
+                                 "running+waiting at the last poll plus this gateway's requests in flight",
+                                 labels=labels)
+        inflight = GaugeMetricFamily("gateway_replica_inflight", "Requests this gateway has on the replica",
+                                     labels=labels)
+        sent = CounterMetricFamily("gateway_replica_requests", "Requests dispatched to the replica (resumptions "
+                                   "included)", labels=labels)
+        moved = CounterMetricFamily("gateway_replica_failovers", "Requests moved off the replica to another one "
+                                    "(before or during their answer)", labels=labels)
+        for name, backend in self._backends().items():
+            for r in getattr(backend, "replica_stats", lambda: [])():
+                key = [name, r["replica"]]
+                up.add_metric(key, float(r["up"]))
+                load.add_metric(key, r["load"])
+                inflight.add_metric(key, r["inflight"])
+                sent.add_metric(key, r["dispatched"])
+                moved.add_metric(key, r["failovers"])
+        yield from (up, load, inflight, sent, moved)
+
+
+class _CacheCollector:
+    """The semantic cache's index counters (``SemanticCache.stats()``), read at scrape time."""
+
+    def __init__(self, cache: Callable[[], object]):
+        self._cache = cache
+
+    def collect(self):
+        cache = self._cache()
+        if cache is None:
+            return
+        s = cache.stats()
+        yield GaugeMetricFamily("gateway_cache_entries", "Entries in this process's in-memory cache index",
+                                value=s["entries"])
+        yield CounterMetricFamily("gateway_cache_index_rebuilds", "Full rebuilds of the in-memory index from the "
+                                  "store (start-up, Redis reconnect)", value=s["rebuilds"])
+        yield CounterMetricFamily("gateway_cache_remote_adds", "Entries stored by other gateway replicas, added "
+                                  "to this index one at a time from Redis pub/sub", value=s["remote_adds"])
+
+
+class GatewayMetrics:
+    def __init__(self, backends: Callable[[], Mapping], cache: Callable[[], object] | None = None):
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter("gateway_requests", "Chat completion requests by model and HTTP status",
@@ -75,6 +123,9 @@ class GatewayMetrics:
         self.rate_limited = Counter("gateway_rejected_limits", "Requests answered 429, by limit (rate, budget)",
                                     ["limit"], registry=r)
         r.register(_EngineCollector(backends))
+        r.register(_ReplicaCollector(backends))
+        if cache is not None:
+            r.register(_CacheCollector(cache))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -14,8 +14,9 @@ so the gateway and its router cannot tell the two apart:
 Errors: a 400 is ``RequestError`` (the request is bad, no tier would do better); everything else is
 ``BackendError`` with a cause: "unavailable" (cannot connect, or the server is warming up),
 "overloaded" (503 from a full queue, with its Retry-After), "timeout", "failed" (5xx, a broken or
-truncated stream). Token ids do not cross the wire: an output carries ``n_tokens`` placeholder ids
-(0), which is all the gateway does with them (it counts them).
+truncated stream). Each output carries its new token ids (a server that sends only ``n_tokens`` gets
+placeholder ids, 0, and ``sends_token_ids`` turns False); a ``ReplicaSet`` resumes a broken answer
+on another replica from them. ``on_poll`` (if set) is called after every good poll.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from typing import AsyncIterator, Sequence
+from typing import AsyncIterator, Callable, Sequence
 
 import aiohttp
 
@@ -51,6 +52,8 @@ class RemoteBackend:
         self._stats = NO_STATS
         self._session: aiohttp.ClientSession | None = None
         self._poller: asyncio.Task | None = None
+        self.on_poll: Callable[[], None] | None = None  # after each good poll (a ReplicaSet's load estimate)
+        self.sends_token_ids = True  # False once a server (an older one) sends only token counts
 
     def __repr__(self) -> str:
         return f"RemoteBackend({self.name!r}, {self.url!r}, ready={self.ready})"
@@ -97,6 +100,8 @@ class RemoteBackend:
             self._stats = EngineStats(**{k: body[k] for k in NO_STATS.__dataclass_fields__ if k in body})
             self.max_model_len = int(body["max_model_len"])
             self.ready = bool(body["ready"])
+            if self.on_poll is not None:
+                self.on_poll()
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # down, hung, or answering nonsense: not ready until a good answer
@@ -169,7 +174,12 @@ class RemoteBackend:
             d = json.loads(line)
             if "error" in d:
                 raise BackendError("failed", f"{self.name}: {d['error'].get('message', 'the engine failed')}")
-            return RequestOutput(request_id, d["text"], [0] * int(d["n_tokens"]), bool(d["finished"]),
+            if isinstance(d.get("token_ids"), list):
+                ids = [int(t) for t in d["token_ids"]]
+            else:
+                self.sends_token_ids = False
+                ids = [0] * int(d["n_tokens"])
+            return RequestOutput(request_id, d["text"], ids, bool(d["finished"]),
                                  d["finish_reason"], int(d["prompt_tokens"]), int(d["completion_tokens"]),
                                  dict(d.get("metrics") or {}))
         except BackendError:

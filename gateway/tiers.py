@@ -3,11 +3,14 @@
 A tier is a model with a price, a context limit and a capacity, served in-process (an entry of the
 gateway's ``models``) or by a runtime server (``url``, ``python -m runtime.server``). ``fallback``
 names the tiers that answer, in order, when this one is down, overloaded, too slow or fails.
+``urls`` (instead of ``url``) lists data-parallel replicas of one tier: runtime servers of the same
+model, each request dispatched to the least-loaded live one (``gateway.replicas.ReplicaSet``).
 
     tiers:
       - {name: large, model: gemma3-270m, url: "http://127.0.0.1:8101", fallback: [small],
          price: {input_per_mtok: 0.60, output_per_mtok: 2.40}, max_context: 2048, capacity: 16}
       - {name: small, model: smollm2-135m, price: {input_per_mtok: 0.10, output_per_mtok: 0.40}}
+      - {name: pool, model: smollm2-135m, urls: ["http://10.0.0.5:8102", "http://10.0.0.6:8102"]}
     router: {default: small, escalate_to: large, long_prompt_chars: 1500, deep_conversation_turns: 6}
     keys:
       require: false
@@ -36,6 +39,7 @@ class TierConfig:
     name: str
     model: str  # the model served: a gateway ``models`` entry (in-process) or the runtime server's model
     url: str | None = None  # runtime server; None = in-process
+    urls: tuple[str, ...] = ()  # data-parallel replicas (runtime servers of this model); excludes ``url``
     input_per_mtok: float = 0.0  # USD per million prompt tokens
     output_per_mtok: float = 0.0  # USD per million completion tokens
     max_context: int | None = None  # tokens; None = the model's own
@@ -57,14 +61,36 @@ class TierConfig:
         if not self.timeout_s > 0:
             raise ValueError(f"timeout_s: must be > 0, got {self.timeout_s}")
         if self.url is not None:
-            u = urlparse(self.url)
-            if u.scheme not in ("http", "https") or not u.netloc:
-                raise ValueError(f"url: must be http(s)://host:port, got {self.url!r}")
+            _check_url(self.url, "url")
+        if self.urls:
+            if self.url is not None:
+                raise ValueError("url, urls: give one runtime server (url) or a list of replicas (urls), not both")
+            for i, u in enumerate(self.urls):
+                _check_url(u, f"urls[{i}]")
+            normalized = [u.rstrip("/") for u in self.urls]
+            dupes = sorted({u for u in normalized if normalized.count(u) > 1})
+            if dupes:
+                raise ValueError(f"urls: the same replica is listed twice ({', '.join(dupes)})")
         if self.name in self.fallback:
             raise ValueError(f"fallback: a tier cannot fall back to itself ({self.name!r})")
 
+    @property
+    def replica_urls(self) -> tuple[str, ...]:
+        """The runtime servers of this tier: ``urls``, or ``(url,)``; empty for an in-process tier."""
+        return self.urls or ((self.url,) if self.url is not None else ())
+
+    @property
+    def remote(self) -> bool:
+        return bool(self.replica_urls)
+
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+
+
+def _check_url(url: str, key: str) -> None:
+    u = urlparse(url)
+    if u.scheme not in ("http", "https") or not u.netloc or any(c.isspace() for c in url):
+        raise ValueError(f"{key}: must be http(s)://host:port, got {url!r}")
 
 
 @dataclass(frozen=True)
@@ -220,9 +246,10 @@ def parse_tiers(data: Mapping, local_models: Sequence[str], where: str = "",
         for f in t.fallback:
             if f not in names:
                 raise ConfigError(f"{p}tiers[{i}].fallback: unknown tier {f!r} (tiers: {', '.join(names)})")
-        if t.url is None and t.model not in local_models:
+        if not t.remote and t.model not in local_models:
             raise ConfigError(f"{p}tiers[{i}].model: {t.model!r} is not one of the gateway's in-process models "
-                              f"({', '.join(local_models) or 'none'}); add it under models, or give the tier a url")
+                              f"({', '.join(local_models) or 'none'}); add it under models, or give the tier "
+                              "a url or urls")
     router_data = data.get("router") or {"default": names[-1]}
     router = build(RouterConfig, router_data, p + "router")
     for key in ("default", "escalate_to"):

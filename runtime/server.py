@@ -12,7 +12,7 @@ wrapped in ``gateway.backends.LocalBackend``, the same object an in-process gate
                and /v1/generate answer 503 until it is done
     POST /v1/encode     {"messages", "assistant_prefix"} -> {"prompt_ids"}        (chat template)
     POST /v1/generate   {"prompt_ids", "params", "request_id"} -> application/x-ndjson, one line per
-                        engine output: {"text", "n_tokens", "finished", "finish_reason",
+                        engine output: {"text", "n_tokens", "token_ids", "finished", "finish_reason",
                         "prompt_tokens", "completion_tokens"}
     GET  /v1/stats, /v1/models, /healthz, /readyz, /metrics (Prometheus, vLLM's metric names)
 
@@ -156,8 +156,8 @@ def parse_generate(body: dict) -> tuple[list[int], SamplingParams, str]:
 
 
 def output_line(out: RequestOutput) -> bytes:
-    line = {"text": out.text, "n_tokens": len(out.token_ids), "finished": out.finished,
-            "finish_reason": out.finish_reason, "prompt_tokens": out.prompt_tokens,
+    line = {"text": out.text, "n_tokens": len(out.token_ids), "token_ids": list(out.token_ids),
+            "finished": out.finished, "finish_reason": out.finish_reason, "prompt_tokens": out.prompt_tokens,
             "completion_tokens": out.completion_tokens}
     if out.finished and out.metrics:  # queue, TTFT, TPOT, e2e seconds as the engine measured them
         line["metrics"] = out.metrics

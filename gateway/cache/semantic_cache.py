@@ -459,8 +459,10 @@ class SemanticCache:
         if entry_id in self._local.meta:
             return
         entry = await self._get_full(entry_id)
-        if entry is not None:
+        if entry is not None and entry.id not in self._local.meta:
             self._add_local(entry)
+            if entry.id in self._local.meta:  # not superseded by a newer answer held here
+                self.counters["remote_adds"] += 1  # incremental: one vector into its scope's index
 
     async def _on_remote_delete(self, entry_ids: list[str]) -> None:
         self._forget_many(entry_ids)
@@ -505,7 +507,8 @@ class SemanticCache:
             "expired": c["expired"],
             "entries": len(self._local.meta),
             "indexed": len(self._local.index),
-            "rebuilds": c["rebuilds"],
+            "rebuilds": c["rebuilds"],  # full rebuilds from the store (start, reconnect)
+            "remote_adds": c["remote_adds"],  # entries of other processes added one by one (pub/sub)
             "store": self._store.kind,
             "store_available": getattr(self._store, "available", True),
             "embed_forward_passes": self.embedder.forward_passes,

@@ -1,0 +1,210 @@
+"""Data-parallel replicas of a tier (``gateway.replicas.ReplicaSet``).
+
+First the choice logic with fake replicas (exact choices: least loaded, the poll/in-flight estimate,
+round-robin ties, down replicas skipped, failover before the first output, resumption mid-answer),
+then the real thing: two ``python -m runtime.server`` processes serving SmolLM2 as replicas of one
+tier behind a gateway; concurrent requests spread over both, and after one is killed (SIGKILL, with
+answers in flight on it) every request is still answered, by the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import re
+import time
+
+import pytest
+
+from gateway.backends import BackendError
+from gateway.replicas import ReplicaSet, choose
+from gateway.tiers import parse_tiers
+from gateway.typed import ConfigError
+from runtime.engine import EngineStats, RequestOutput
+from runtime.request import SamplingParams
+
+
+def stats(running=0, waiting=0) -> EngineStats:
+    return EngineStats(num_running=running, num_waiting=waiting, kv_cache_usage=0.0, num_preemptions_total=0,
+                       num_steps=0, num_blocks=0)
+
+
+class FakeReplica:
+    """A backend whose answers the test scripts: ``script`` is a list of outputs to yield, and/or an
+    exception to raise after them. Records every generate call (prompt ids, params)."""
+
+    def __init__(self, url: str, *, ready=True, running=0, waiting=0, max_model_len=512):
+        self.url = url
+        self.ready = ready
+        self._stats = stats(running, waiting)
+        self.max_model_len = max_model_len
+        self.on_poll = None
+        self.calls: list[tuple[list[int], SamplingParams]] = []
+        self.script: list = [("hi", [5], True)]
+        self.gate: asyncio.Event | None = None  # generate waits on it before its first output
+
+    def stats(self):
+        return self._stats
+
+    def poll(self, running=0, waiting=0):
+        """What a RemoteBackend poll does: new stats, then the hook."""
+        self._stats = stats(running, waiting)
+        if self.on_poll is not None:
+            self.on_poll()
+
+    async def start(self, warmup=True):
+        pass
+
+    async def close(self):
+        pass
+
+    async def encode(self, messages, assistant_prefix=""):
+        if not self.ready:
+            raise BackendError("unavailable", f"{self.url} down")
+        return [1, 2, 3]
+
+    async def generate(self, prompt_ids, params, request_id):
+        self.calls.append((list(prompt_ids), params))
+        if self.gate is not None:
+            await self.gate.wait()
+        done = 0
+        for step in self.script:
+            if isinstance(step, BaseException):
+                raise step
+            text, ids, finished = step
+            done += len(ids)
+            yield RequestOutput(request_id, text, list(ids), finished, "stop" if finished else None,
+                                len(prompt_ids), done)
+
+
+def rset(*replicas) -> ReplicaSet:
+    return ReplicaSet("small", list(replicas))
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def answer(rs: ReplicaSet, prompt=(1, 2, 3), max_tokens=8) -> list[RequestOutput]:
+    return [o async for o in rs.generate(list(prompt), SamplingParams(max_tokens=max_tokens), "req")]
+
+
+# ---------------------------------------------------------------- choice logic
+
+
+def test_least_loaded_by_polled_counts():
+    a, b = FakeReplica("http://a:1", running=3), FakeReplica("http://b:1", running=1, waiting=1)
+    c = FakeReplica("http://c:1", waiting=1)
+    rs = rset(a, b, c)
+    assert [r.load() for r in rs.replicas] == [3, 2, 1]
+    assert choose(rs.replicas, 0) == 2
+    assert rs.replicas[2].label == "c:1"
+
+
+def test_ties_round_robin_and_down_replicas_skipped():
+    a, b, c = (FakeReplica(f"http://{n}:1") for n in "abc")
+    rs = rset(a, b, c)
+    assert [rs.pick() for _ in range(5)] == [0, 1, 2, 0, 1]
+    b.ready = False
+    assert [rs.pick() for _ in range(4)] == [2, 0, 2, 0]
+    a.ready = c.ready = False
+    assert rs.pick() is None and not rs.ready
+    with pytest.raises(BackendError) as exc:
+        run(answer(rs))
+    assert exc.value.cause == "unavailable"
+
+
+def test_in_flight_requests_count_until_the_next_poll_sees_them():
+    """A burst from this gateway spreads evenly though the polled stats are a second old; a poll that
+    sees our own requests does not count them twice; other gateways' requests (polled) do count."""
+    a, b = FakeReplica("http://a:1"), FakeReplica("http://b:1")
+    rs = rset(a, b)
+
+    async def main():
+        a.gate = b.gate = asyncio.Event()
+        held = [asyncio.create_task(answer(rs)) for _ in range(4)]
+        await asyncio.sleep(0.01)
+        assert [len(a.calls), len(b.calls)] == [2, 2]
+        assert [r.inflight for r in rs.replicas] == [2, 2]
+        a.poll(running=2)  # the poll sees our 2 requests on a: still load 2, not 4
+        b.poll(running=2 + 3)  # b also runs 3 requests of another gateway: load 5
+        assert [r.load() for r in rs.replicas] == [2, 5]
+        assert [rs.pick() for _ in range(3)] == [0, 0, 0]  # a stays the least loaded while nothing changes
+        a.gate.set()
+        await asyncio.gather(*held)
+        assert [r.inflight for r in rs.replicas] == [0, 0]
+        # after our requests finished, a's stale poll (2 running, all ours then) counts as 0
+        assert [r.load() for r in rs.replicas] == [0, 3]
+        assert [r.dispatched for r in rs.replicas] == [2, 2]
+
+    run(main())
+
+
+def test_failover_before_the_first_output():
+    a, b = FakeReplica("http://a:1"), FakeReplica("http://b:1")
+    a.script = [BackendError("unavailable", "connection refused")]
+    rs = rset(a, b)
+    outs = run(answer(rs))
+    assert [o.text for o in outs] == ["hi"] and outs[-1].metrics["replica"] == "b:1"
+    assert len(a.calls) == len(b.calls) == 1
+    assert [r.failovers for r in rs.replicas] == [1, 0]
+    # both fail: the last error is raised (the tier's fallback chain takes over)
+    b.script = [BackendError("overloaded", "queue full")]
+    with pytest.raises(BackendError) as exc:
+        run(answer(rs))
+    assert exc.value.cause in ("unavailable", "overloaded")
+
+
+def test_a_broken_answer_resumes_on_another_replica():
+    a, b = FakeReplica("http://a:1"), FakeReplica("http://b:1")
+    a.script = [("The sky", [10, 11], False), (" is", [12], False), BackendError("failed", "connection reset")]
+    b.script = [(" blue", [13], False), (".", [14], True)]
+    rs = rset(a, b)
+    outs = run(answer(rs, prompt=[1, 2, 3], max_tokens=8))
+    assert "".join(o.text for o in outs) == "The sky is blue."
+    assert [o.metrics["replica"] for o in outs] == ["a:1", "a:1", "b:1", "b:1"]
+    # b continued from the prompt plus a's three tokens, with the tokens left of max_tokens
+    prompt, params = b.calls[0]
+    assert prompt == [1, 2, 3, 10, 11, 12] and params.max_tokens == 5
+    final = outs[-1]
+    assert final.finished and final.prompt_tokens == 3 and final.completion_tokens == 5
+    assert [r.failovers for r in rs.replicas] == [1, 0]
+
+
+def test_set_level_interface():
+    a = FakeReplica("http://a:1", running=1, max_model_len=512)
+    b = FakeReplica("http://b:1", running=2, waiting=1, max_model_len=256)
+    rs = rset(a, b)
+    assert rs.max_model_len == 256 and rs.stats().num_running == 3 and rs.stats().num_waiting == 1
+    b.ready = False
+    assert rs.max_model_len == 512
+    assert run(rs.encode([{"role": "user", "content": "x"}])) == [1, 2, 3]
+    assert [r["replica"] for r in rs.replica_stats()] == ["a:1", "b:1"]
+
+
+# ---------------------------------------------------------------- configuration
+
+
+def tiers_with(**small):
+    return {"tiers": [{"name": "small", "model": "smollm2-135m", **small}], "router": {"default": "small"}}
+
+
+def test_urls_config():
+    spec = parse_tiers(tiers_with(urls=["http://127.0.0.1:8102", "http://127.0.0.1:8103/"]), [])
+    t = spec.tier("small")
+    assert t.remote and t.url is None and t.replica_urls == ("http://127.0.0.1:8102", "http://127.0.0.1:8103/")
+
+
+@pytest.mark.parametrize("small, message", [
+    ({"urls": ["http://a:1", "ftp://b"]}, "tiers[0]: urls[1]: must be http(s)://host:port, got 'ftp://b'"),
+    ({"urls": ["http://a:1", "http://a:1/"]}, "tiers[0]: urls: the same replica is listed twice (http://a:1)"),
+    ({"urls": ["http://a:1"], "url": "http://b:1"}, "tiers[0]: url, urls: give one runtime server"),
+    ({"urls": "http://a:1 http://b:1"}, "tiers[0]: urls[0]: must be http(s)://host:port"),
+    ({"urls": [1, 2]}, "tiers[0].urls: must be a list of strings"),
+    ({}, "tiers[0].model: 'smollm2-135m' is not one of the gateway's in-process models"),
+])
+def test_urls_config_errors(small, message):
+    with pytest.raises(ConfigError) as exc:
+        parse_tiers(tiers_with(**small), [])
+    assert message in str(exc.value)
