@@ -55,6 +55,8 @@ class _ReplicaCollector:
                                    "included)", labels=labels)
         moved = CounterMetricFamily("gateway_replica_failovers", "Requests moved off the replica to another one "
                                     "(before or during their answer)", labels=labels)
+        resumed = CounterMetricFamily("gateway_replica_resumed", "Answers that broke off mid-way on the replica "
+                                      "and were resumed on another", labels=labels)
         for name, backend in self._backends().items():
             for r in getattr(backend, "replica_stats", lambda: [])():
                 key = [name, r["replica"]]
@@ -63,7 +65,8 @@ class _ReplicaCollector:
                 inflight.add_metric(key, r["inflight"])
                 sent.add_metric(key, r["dispatched"])
                 moved.add_metric(key, r["failovers"])
-        yield from (up, load, inflight, sent, moved)
+                resumed.add_metric(key, r["resumes"])
+        yield from (up, load, inflight, sent, moved, resumed)
 
 
 class _CacheCollector:

@@ -64,6 +64,7 @@ class Replica:
     inflight_at_poll: int = 0  # ... when its stats were last polled
     dispatched: int = 0  # requests (and resumptions) sent to it
     failovers: int = 0  # requests moved off it (before or during the answer)
+    resumes: int = 0  # of which broke off mid-answer and were resumed on another replica
 
     @property
     def ready(self) -> bool:
@@ -150,9 +151,10 @@ class ReplicaSet:
         return EngineStats(**summed)
 
     def replica_stats(self) -> list[dict]:
-        """Per replica, for metrics: label, up, load, in flight here, dispatched, failovers."""
+        """Per replica, for metrics: label, up, load, in flight here, dispatched, failovers, resumes."""
         return [{"replica": r.label, "up": r.ready, "load": r.load(), "inflight": r.inflight,
-                 "dispatched": r.dispatched, "failovers": r.failovers} for r in self.replicas]
+                 "dispatched": r.dispatched, "failovers": r.failovers, "resumes": r.resumes}
+                for r in self.replicas]
 
     def pick(self, exclude: frozenset[int] = frozenset()) -> int | None:
         """Choose a replica and move the round-robin cursor past it."""
@@ -204,6 +206,7 @@ class ReplicaSet:
                 rep.failovers += 1
                 if new_ids and not getattr(rep.backend, "sends_token_ids", True):
                     raise  # tokens of an older server are placeholders: the chain handles it
+                rep.resumes += bool(new_ids)
                 done_ids.extend(new_ids)
                 log.warning("tier %s: replica %s %s (%s)%s", self.name, rep.label, exc.cause, exc,
                             f"; resuming after {len(done_ids)} tokens" if done_ids else "; trying another replica")

@@ -13,7 +13,7 @@ import asyncio
 import concurrent.futures
 import json
 import re
-import time
+import threading
 
 import pytest
 
@@ -148,7 +148,7 @@ def test_failover_before_the_first_output():
     outs = run(answer(rs))
     assert [o.text for o in outs] == ["hi"] and outs[-1].metrics["replica"] == "b:1"
     assert len(a.calls) == len(b.calls) == 1
-    assert [r.failovers for r in rs.replicas] == [1, 0]
+    assert [r.failovers for r in rs.replicas] == [1, 0] and [r.resumes for r in rs.replicas] == [0, 0]
     # both fail: the last error is raised (the tier's fallback chain takes over)
     b.script = [BackendError("overloaded", "queue full")]
     with pytest.raises(BackendError) as exc:
@@ -169,7 +169,7 @@ def test_a_broken_answer_resumes_on_another_replica():
     assert prompt == [1, 2, 3, 10, 11, 12] and params.max_tokens == 5
     final = outs[-1]
     assert final.finished and final.prompt_tokens == 3 and final.completion_tokens == 5
-    assert [r.failovers for r in rs.replicas] == [1, 0]
+    assert [r.failovers for r in rs.replicas] == [1, 0] and [r.resumes for r in rs.replicas] == [1, 0]
 
 
 def test_set_level_interface():
@@ -208,3 +208,147 @@ def test_urls_config_errors(small, message):
     with pytest.raises(ConfigError) as exc:
         parse_tiers(tiers_with(**small), [])
     assert message in str(exc.value)
+
+
+# ---------------------------------------------------------------- two real runtime servers
+
+ENGINE_FLAGS = ["--max-num-seqs", "8", "--max-num-batched-tokens", "64", "--max-model-len", "512",
+                "--kv-cache-mb", "32"]
+
+
+@pytest.fixture(scope="module")
+def pool():
+    from gateway.app import create_app
+    from gateway.config import GatewayConfig, Limits
+    from gateway_server import ServerThread
+    from processes import ServerProcess
+
+    servers = [ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name=f"replica{i}",
+                             wait_ready=False) for i in range(2)]
+    try:
+        for s in servers:
+            s.start()
+        for s in servers:
+            s.wait()
+        spec = parse_tiers({"tiers": [{"name": "small", "model": "smollm2-135m", "urls": [s.url for s in servers],
+                                       "timeout_s": 60}], "router": {"default": "small"}}, [])
+        config = GatewayConfig(port=0, models=(), tiers=spec, limits=Limits(default_max_tokens=16))
+        gateway = ServerThread(create_app(config, cache_enabled=False)).start()
+        try:
+            yield gateway, servers
+        finally:
+            gateway.stop()
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def label(server) -> str:
+    return f"127.0.0.1:{server.port}"
+
+
+def ask(url: str, content: str, *, stream=False, max_tokens=16, on_first_chunk=None):
+    """(status, lower-cased headers, text, finish_reason) of one chat request over real HTTP."""
+    import urllib.error
+    import urllib.request
+
+    body = {"model": "small", "messages": [{"role": "user", "content": content}], "temperature": 0,
+            "max_tokens": max_tokens, "stream": stream}
+    req = urllib.request.Request(url + "/v1/chat/completions", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=180) as r:
+            headers = {k.lower(): v for k, v in r.headers.items()}
+            if not stream:
+                d = json.loads(r.read())
+                return r.status, headers, d["choices"][0]["message"]["content"], d["choices"][0]["finish_reason"]
+            text, finish, done = [], None, False
+            for raw in r:
+                line = raw.decode().strip()
+                if not line.startswith("data: "):
+                    continue
+                if line == "data: [DONE]":
+                    done = True
+                    break
+                event = json.loads(line[6:])
+                assert "error" not in event, event
+                choice = event["choices"][0]
+                if choice["delta"].get("content"):
+                    if not text and on_first_chunk is not None:
+                        on_first_chunk(headers)
+                    text.append(choice["delta"]["content"])
+                finish = choice["finish_reason"] or finish
+            return r.status, headers, "".join(text), finish if done else None
+    except urllib.error.HTTPError as e:
+        return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read().decode(), None
+
+
+def served_counts(server) -> int:
+    """Requests the runtime server itself finished (its own Prometheus counter)."""
+    from gateway_server import http
+
+    _, _, raw = http(server.url, path="/metrics", method="GET")
+    m = re.search(r'^e2e_request_latency_seconds_count\{model="smollm2-135m"\} (\S+)$', raw.decode(), re.M)
+    return int(float(m.group(1))) if m else 0
+
+
+def test_concurrent_requests_spread_over_both_replicas(pool):
+    gateway, servers = pool
+    before = [served_counts(s) for s in servers]
+    n = 8
+    with concurrent.futures.ThreadPoolExecutor(n) as ex:
+        results = list(ex.map(lambda i: ask(gateway.url, f"Name a fruit that starts with the letter {'ABCDEFGH'[i]}."),
+                              range(n)))
+    assert all(status == 200 and finish in ("stop", "length") for status, _, _, finish in results), results
+    by = [h["x-served-by-replica"] for _, h, _, _ in results]
+    counts = {label(s): by.count(label(s)) for s in servers}
+    # least-loaded with in-flight counting: 8 requests arriving together split 4/4 (allow one early finisher)
+    assert all(c >= n // 2 - 1 for c in counts.values()), counts
+    # each server's own counter agrees with the gateway's headers
+    assert [served_counts(s) - b for s, b in zip(servers, before)] == [counts[label(s)] for s in servers]
+    print(f"\ndispatch spread over 2 replicas: {counts}")
+
+
+def test_killing_a_replica_loses_no_request(pool):
+    """SIGKILL one replica while it streams answers; those answers resume on the other, later requests
+    go only to the survivor, and every request is answered in full."""
+    from gateway_server import http
+
+    gateway, (a, b) = pool
+    started_on_b = threading.Event()
+
+    def first_chunk(headers):
+        if headers.get("x-served-by-replica") == label(b):
+            started_on_b.set()
+
+    n = 12
+    prompts = [f"Write one sentence about the number {i}." for i in range(n)]
+    with concurrent.futures.ThreadPoolExecutor(n) as ex:
+        futures = [ex.submit(ask, gateway.url, p, stream=(i % 2 == 0), max_tokens=32, on_first_chunk=first_chunk)
+                   for i, p in enumerate(prompts)]
+        assert started_on_b.wait(120), "no streamed answer started on replica b"
+        b.kill()
+        results = [f.result(timeout=300) for f in futures]
+        after = list(ex.map(lambda i: ask(gateway.url, f"Say hello to person {i}."), range(4)))
+    bad = [(i, r[0], r[2][:200]) for i, r in enumerate(results + after) if r[0] != 200 or r[3] not in ("stop", "length")]
+    assert not bad, bad
+    assert all(h["x-served-by-replica"] == label(a) for _, h, _, _ in after)
+    _, _, raw = http(gateway.url, path="/metrics", method="GET")
+    metrics = raw.decode()
+    def counter(name: str) -> float:
+        m = re.search(rf'{name}\{{replica="{re.escape(label(b))}",tier="small"\}} (\S+)', metrics)
+        return float(m.group(1)) if m else -1.0
+
+    # at least the answer that was streaming on b when it died broke off and was resumed on a
+    assert counter("gateway_replica_resumed_total") >= 1 and counter("gateway_replica_failovers_total") >= 1, metrics
+    print(f"\nafter the kill: {counter('gateway_replica_resumed_total'):.0f} answers resumed, "
+          f"{counter('gateway_replica_failovers_total'):.0f} failovers off the killed replica")
+    assert re.search(rf'gateway_replica_up\{{replica="{re.escape(label(b))}",tier="small"\}} 0.0', metrics)
+    status, _, raw = http(gateway.url, path="/readyz", method="GET")
+    assert status == 200 and json.loads(raw)["models"] == {"small": True}
+    # a greedy answer resumed on the other replica reads like one answer: compare with the survivor's own
+    resumed = [i for i, (_, h, _, _) in enumerate(results) if i % 2 == 0 and h["x-served-by-replica"] == label(b)]
+    assert resumed
+    for i in resumed[:2]:
+        again = ask(gateway.url, prompts[i], max_tokens=32)
+        assert again[2] == results[i][2], (results[i][2], again[2])
