@@ -14,6 +14,7 @@ that cannot be served (empty, too long for the context, bad parameters) fails al
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import logging
 import queue
@@ -28,6 +29,7 @@ from runtime.attention import resolve_backend
 from runtime.gguf_loader import LoadedGGUF, load_gguf
 from runtime.kv_calc import KVShape, blocks_for_budget, kv_bytes_per_block
 from runtime.kv_quant import kv_dtype_support_error
+from runtime.kv_transfer import KVTransferError, PrefilledKV
 from runtime.model_runner import DTYPES, KV_DTYPES, ModelRunner, enable_compilation_cache, params_to_device
 from runtime.platform import configure_xla
 from runtime.presets import resolve_gguf
@@ -91,6 +93,7 @@ class RequestOutput:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     metrics: dict = field(default_factory=dict)  # on the final output: queue, ttft, tpot, e2e seconds
+    prefilled: PrefilledKV | None = None  # the final output of a prefill-only request: its KV to hand over
 
 
 @dataclass(frozen=True)
@@ -137,8 +140,8 @@ class LLMEngine:
             max_num_batched_tokens=config.max_num_batched_tokens, max_num_seqs=config.max_num_seqs,
             max_model_len=self.max_model_len, block_size=config.block_size, num_blocks=num_blocks,
             enable_chunked_prefill=config.enable_chunked_prefill, enable_prefix_caching=config.enable_prefix_caching,
-            prefix_cache_salt=f"{config.model}|{config.gguf_path}|{config.dtype}|{kv_dtype}|"
-                              f"{config.weight_quant}{config.weight_quant_group}"))
+            prefix_cache_salt=self._fingerprint(config, kv_dtype)))
+        self.kv_dtype = kv_dtype
         self.runner = ModelRunner(
             loaded.config, params_to_device(quantize_params(loaded.params, config.weight_quant, config.weight_quant_group),
                                             DTYPES[config.dtype]), num_blocks=num_blocks,
@@ -147,9 +150,24 @@ class LLMEngine:
             dtype=DTYPES[config.dtype], kv_dtype=KV_DTYPES[kv_dtype], attention_backend=config.attention_backend)
         self.num_blocks = num_blocks
         self._states: dict[str, _ReqState] = {}
+        # Prefill/decode disaggregation (runtime/disagg.py): prefill-only requests whose KV is exported
+        # when they finish (id -> prompt tokens found in the prefix cache), and the KV of prefilled
+        # requests waiting for the step that admits them.
+        self._exports: dict[str, int] = {}
+        self._imports: dict[str, PrefilledKV] = {}
         self._ids = itertools.count()
         self.num_steps = 0
         self.warmed_up = False
+
+    @staticmethod
+    def _fingerprint(config: EngineConfig, kv_dtype: str) -> str:
+        """Everything that changes the KV values: salts the prefix cache, and a KV import must match it."""
+        return (f"{config.model}|{config.gguf_path}|{config.dtype}|{kv_dtype}|"
+                f"{config.weight_quant}{config.weight_quant_group}")
+
+    @property
+    def kv_fingerprint(self) -> str:
+        return self.scheduler.config.prefix_cache_salt
 
     # ------------------------------------------------------------ requests
 
@@ -177,6 +195,15 @@ class LLMEngine:
                     request_id: str | None = None) -> str:
         """Queue a request; raises ``RequestError`` (this request only) if it can never be served."""
         request_id = request_id or f"req-{next(self._ids)}"
+        request = self._new_request(prompt, sampling_params, request_id)
+        try:
+            self.scheduler.add_request(request)
+        except ValueError as exc:
+            raise RequestError(str(exc)) from None
+        self._states[request_id] = self._new_state(request)
+        return request_id
+
+    def _new_request(self, prompt, sampling_params: SamplingParams, request_id: str) -> Request:
         try:
             prompt_ids = self.encode(prompt)
         except RequestError:
@@ -191,19 +218,78 @@ class LLMEngine:
             raise RequestError(f"prompt ({len(prompt_ids)} tokens) + max_tokens ({sampling_params.max_tokens}) "
                                f"exceeds the maximum context of {self.max_model_len} tokens")
         stop_ids = frozenset() if sampling_params.ignore_eos else self.tokenizer.stop_token_ids
-        request = Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
+        return Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
+
+    def _new_state(self, request: Request) -> _ReqState:
+        sp = request.sampling_params
+        return _ReqState(request, IncrementalDetokenizer(self.tokenizer), StopStringMatcher(sp.stop),
+                         request.eos_token_ids | frozenset(sp.stop_token_ids))
+
+    # ---- prefill/decode disaggregation: this engine prefills for another, or decodes what another prefilled
+
+    def add_prefill_request(self, prompt, sampling_params: SamplingParams = SamplingParams(),
+                            request_id: str | None = None) -> str:
+        """Queue a prefill-only request: its prompt is computed and its first token sampled (with
+        ``sampling_params``' temperature, top-p/k and seed; its length and stop rules are the decode
+        side's business), then it finishes and its final ``RequestOutput.prefilled`` carries the
+        prompt's KV (``runtime.kv_transfer.PrefilledKV``) for another engine's
+        ``add_prefilled_request``."""
+        params = dataclasses.replace(sampling_params, max_tokens=1, stop=(), stop_token_ids=(), ignore_eos=True)
+        request_id = self.add_request(prompt, params, request_id)
+        self._exports[request_id] = 0
+        return request_id
+
+    def add_prefilled_request(self, prefilled: PrefilledKV, sampling_params: SamplingParams = SamplingParams(),
+                              request_id: str | None = None, arrival_time: float | None = None) -> RequestOutput:
+        """Continue a request that another engine prefilled: returns the output of its first token at
+        once; its KV is written into this engine's blocks when a step admits it, and it decodes from
+        there like any other request. ``arrival_time`` (``time.monotonic``): when the request arrived
+        before its prefill was fetched, so TTFT counts the prefill. Raises ``RequestError`` (a bad
+        request) or ``KVTransferError`` (a payload from an engine with another model, precision or
+        KV layout)."""
+        self._check_prefilled(prefilled)
+        request_id = request_id or f"req-{next(self._ids)}"
+        request = self._new_request(prefilled.prompt_token_ids, sampling_params, request_id)
+        if arrival_time is not None:
+            request.arrival_time = arrival_time
         try:
-            self.scheduler.add_request(request)
+            reason = self.scheduler.add_prefilled_request(request, prefilled.first_token)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
-        self._states[request_id] = _ReqState(request, IncrementalDetokenizer(self.tokenizer),
-                                             StopStringMatcher(sampling_params.stop),
-                                             frozenset(stop_ids) | frozenset(sampling_params.stop_token_ids))
-        return request_id
+        state = self._states[request_id] = self._new_state(request)
+        if reason is None:
+            self._imports[request_id] = prefilled
+        out = self._output(state, [prefilled.first_token], reason)
+        if out.finished:  # the first token ended it (end token, max_tokens 1, a stop string)
+            self._imports.pop(request_id, None)
+        return out
+
+    def _check_prefilled(self, p: PrefilledKV) -> None:
+        p.validate()
+        if p.fingerprint != self.kv_fingerprint:
+            raise KVTransferError(f"the KV was computed by {p.fingerprint!r}; this engine is {self.kv_fingerprint!r} "
+                                  f"(model, dtype, KV dtype and weight quantization must match)")
+        cfg = self.runner.config
+        want = (cfg.num_layers, p.num_tokens, cfg.num_kv_heads, cfg.head_dim)
+        codes = self.runner.kv_caches[0][0]
+        codes = getattr(codes, "codes", codes)
+        if p.kv_dtype != self.kv_dtype or p.k.shape != want or p.k.dtype != codes.dtype:
+            raise KVTransferError(f"KV of {p.kv_dtype} {p.k.dtype} {list(p.k.shape)} does not fit this engine's "
+                                  f"{self.kv_dtype} {codes.dtype} {list(want)} cache")
+        if (p.k_scales is not None) != (self.kv_dtype in ("int8", "fp8")):
+            raise KVTransferError("an 8-bit KV cache needs its scales, a float one has none")
+
+    def _export(self, request_id: str, block_table: list[int]) -> PrefilledKV:
+        state = self._states[request_id]
+        k, v, ks, vs = self.runner.export_kv(block_table, state.request.num_prompt_tokens)
+        return PrefilledKV(state.request.prompt_token_ids, state.request.output_token_ids[0], self.kv_fingerprint,
+                           self.kv_dtype, k, v, ks, vs, num_cached_tokens=self._exports.pop(request_id))
 
     def abort_request(self, request_id: str) -> bool:
         """Stop a request now and free its KV blocks."""
         self._states.pop(request_id, None)
+        self._exports.pop(request_id, None)
+        self._imports.pop(request_id, None)
         return self.scheduler.abort_request(request_id)
 
     def has_unfinished_requests(self) -> bool:
@@ -213,6 +299,13 @@ class LLMEngine:
 
     def step(self) -> list[RequestOutput]:
         out = self.scheduler.schedule()
+        for rid, start in out.imported_kv_starts.items():  # prefilled elsewhere: their KV goes in first
+            p = self._imports.pop(rid)
+            if start < p.num_tokens:
+                self.runner.import_kv(out.block_tables[rid], start, p.k, p.v, p.k_scales, p.v_scales)
+        for rid in out.scheduled_new_reqs:
+            if rid in self._exports:
+                self._exports[rid] = out.num_computed_tokens[rid]  # its prefix-cache hits
         sampled = self.runner.execute(out)
         updates = self.scheduler.update_from_output(out, sampled)
         self.num_steps += 0 if out.is_empty else 1
@@ -221,7 +314,12 @@ class LLMEngine:
             state = self._states.get(u.request_id)
             if state is None:  # aborted meanwhile
                 continue
+            # A finished prefill-only request: its blocks were just freed but keep their contents
+            # until the next step hands them out, so the export reads them now.
+            prefilled = self._export(u.request_id, out.block_tables[u.request_id]) \
+                if u.finished and u.request_id in self._exports else None
             outputs.append(self._output(state, u.new_token_ids, u.finish_reason))
+            outputs[-1].prefilled = prefilled
         return outputs
 
     def _output(self, state: _ReqState, new_ids, finish_reason: str | None) -> RequestOutput:
@@ -336,17 +434,35 @@ class AsyncLLMEngine:
     def is_running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    async def generate(self, prompt, sampling_params: SamplingParams = SamplingParams(),
-                       request_id: str | None = None) -> AsyncIterator[RequestOutput]:
+    def generate(self, prompt, sampling_params: SamplingParams = SamplingParams(),
+                 request_id: str | None = None) -> AsyncIterator[RequestOutput]:
         """Yield this request's outputs (text deltas) until the one with ``finished=True``.
 
         Raises ``RequestError`` for a request the engine rejects.
         """
-        self.start()
         request_id = request_id or f"areq-{next(self._ids)}"
+        return self._stream(request_id, ("add", request_id, prompt, sampling_params))
+
+    def prefill(self, prompt, sampling_params: SamplingParams = SamplingParams(),
+                request_id: str | None = None) -> AsyncIterator[RequestOutput]:
+        """``LLMEngine.add_prefill_request`` through the step thread: one final output, whose
+        ``prefilled`` holds the prompt's KV."""
+        request_id = request_id or f"areq-{next(self._ids)}"
+        return self._stream(request_id, ("prefill", request_id, prompt, sampling_params))
+
+    def generate_prefilled(self, prefilled: PrefilledKV, sampling_params: SamplingParams = SamplingParams(),
+                           request_id: str | None = None, arrival_time: float | None = None
+                           ) -> AsyncIterator[RequestOutput]:
+        """``LLMEngine.add_prefilled_request`` through the step thread: the first token's output, then
+        the decoded ones, as ``generate``. Raises ``RequestError`` or ``KVTransferError``."""
+        request_id = request_id or f"areq-{next(self._ids)}"
+        return self._stream(request_id, ("import", request_id, prefilled, sampling_params, arrival_time))
+
+    async def _stream(self, request_id: str, command: tuple) -> AsyncIterator[RequestOutput]:
+        self.start()
         q: asyncio.Queue = asyncio.Queue()
         self._queues[request_id] = (asyncio.get_running_loop(), q)
-        self._send(("add", request_id, prompt, sampling_params))
+        self._send(command)
         finished = False
         try:
             while True:
@@ -387,16 +503,24 @@ class AsyncLLMEngine:
                 cmd = self._commands.get_nowait()
             except queue.Empty:
                 return
-            if cmd[0] == "add":
-                _, request_id, prompt, sp = cmd
-                if request_id not in self._queues:  # cancelled before it was queued
-                    continue
-                try:
-                    self.engine.add_request(prompt, sp, request_id=request_id)
-                except (RequestError, ValueError) as exc:
-                    self._deliver(request_id, exc if isinstance(exc, RequestError) else RequestError(str(exc)))
-            else:
-                self.engine.abort_request(cmd[1])
+            kind, request_id = cmd[0], cmd[1]
+            if kind == "abort":
+                self.engine.abort_request(request_id)
+                continue
+            if request_id not in self._queues:  # cancelled before it was queued
+                continue
+            try:
+                if kind == "add":
+                    self.engine.add_request(cmd[2], cmd[3], request_id=request_id)
+                elif kind == "prefill":
+                    self.engine.add_prefill_request(cmd[2], cmd[3], request_id=request_id)
+                else:  # "import": its first token is known already
+                    self._deliver(request_id, self.engine.add_prefilled_request(*cmd[2:4], request_id=request_id,
+                                                                                arrival_time=cmd[4]))
+            except KVTransferError as exc:  # not the request's fault: the prefill came from a mismatched engine
+                self._deliver(request_id, exc)
+            except (RequestError, ValueError) as exc:
+                self._deliver(request_id, exc if isinstance(exc, RequestError) else RequestError(str(exc)))
 
     def _loop(self) -> None:
         while not self._stopping:

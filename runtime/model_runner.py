@@ -18,7 +18,8 @@ import numpy as np
 
 from runtime.attention import AttentionMetadata, make_attend_fn
 from runtime.config import ModelConfig
-from runtime.kv_quant import QUANTIZED_KV_DTYPES, allocate_pages
+from runtime.kv_quant import QUANTIZED_KV_DTYPES, allocate_pages, split_pages
+from runtime.kv_transfer import gather_kv, scatter_kv, transfer_bucket
 from runtime.models import build_model
 from runtime.sampling import SamplingArrays, sample
 
@@ -258,6 +259,58 @@ class ModelRunner:
             logits, self.kv_caches = self._logits(self.params, self.kv_caches, inputs)
             out.append(np.asarray(logits[:t], np.float32))
         return np.concatenate(out)
+
+    # ---- prefill/decode disaggregation: a request's KV out of and into the pages (runtime/kv_transfer.py)
+
+    def _slots(self, block_table, start: int, end: int) -> np.ndarray:
+        """Slots of positions start..end-1, padded with slot 0 (the null block) to a transfer bucket."""
+        table = np.asarray(block_table, np.int32)
+        pos = np.arange(start, end, dtype=np.int32)
+        slots = np.zeros(transfer_bucket(end - start), np.int32)
+        slots[:end - start] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+        return slots
+
+    def export_kv(self, block_table, num_tokens: int) -> tuple[np.ndarray, ...]:
+        """(k, v, k_scales | None, v_scales | None) of positions 0..num_tokens-1 as host arrays,
+        ``[L, num_tokens, KVH, D]`` (scales ``[L, num_tokens, KVH]``). Call before the next step reuses
+        the blocks: the copy to the host completes here."""
+        arrays = gather_kv(self.kv_caches, self._slots(block_table, 0, num_tokens))
+        return tuple(None if a is None else np.asarray(a[:, :num_tokens]) for a in arrays)
+
+    def import_kv(self, block_table, start: int, k, v, k_scales=None, v_scales=None) -> None:
+        """Write positions start..n-1 of ``[L, n, KVH, D]`` K and V (codes and scales for an 8-bit
+        cache) into the request's blocks, in place (the cache is donated)."""
+        n = k.shape[1]
+        slots = self._slots(block_table, start, n)
+
+        def pad(a):  # the rows already held (prefix-cache hits) are skipped, the tail padded to the bucket
+            if a is None:
+                return None
+            out = np.zeros((a.shape[0], len(slots), *a.shape[2:]), a.dtype)
+            out[:, :n - start] = a[:, start:n]
+            return out
+
+        self.kv_caches = scatter_kv(self.kv_caches, slots, pad(k), pad(v), pad(k_scales), pad(v_scales))
+
+    def warmup_transfer(self, export: bool, imports: bool) -> int:
+        """Compile gather_kv (export) and/or scatter_kv (import) for every transfer bucket up to
+        max_model_len, so that serving a prefill or decode role compiles nothing. Returns the count."""
+        shapes = [self.config.num_layers, 0, self.config.num_kv_heads, self.config.head_dim]
+        codes, scales = split_pages(self.kv_caches[0][0])
+        n = 0
+        for t in pow2_range(16, self.max_model_len):
+            slots = np.zeros(t, np.int32)
+            if export:
+                jax.block_until_ready(gather_kv(self.kv_caches, slots))
+                n += 1
+            if imports:
+                shapes[1] = t
+                kv = np.zeros(shapes, codes.dtype)
+                sc = None if scales is None else np.zeros(shapes[:3], scales.dtype)
+                self.kv_caches = scatter_kv(self.kv_caches, slots, kv, kv, sc, sc)
+                jax.block_until_ready(self.kv_caches)
+                n += 1
+        return n
 
     def execute(self, out) -> dict[str, int]:
         """Run one step; {req_id: sampled token} for ``out.sample_req_ids``."""

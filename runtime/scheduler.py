@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from runtime.kv_cache import KVCacheManager
 from runtime.request import Request, RequestStatus, SamplingParams
@@ -127,6 +127,10 @@ class SchedulerOutput:
     sampling_params: dict[str, SamplingParams]
     preempted_req_ids: tuple[str, ...]
     finished_req_ids: tuple[str, ...]
+    # Requests prefilled by another engine, admitted this step (also in scheduled_new_reqs): their
+    # prompt's KV must be written into block_tables[r] from position imported_kv_starts[r] (the
+    # positions before it are this engine's own prefix-cache hits) before the step runs.
+    imported_kv_starts: dict[str, int] = field(default_factory=dict)
 
     @property
     def is_empty(self) -> bool:
@@ -171,6 +175,9 @@ class Scheduler:
         self.requests: dict[str, Request] = {}  # every unfinished request
         self.waiting: deque[Request] = deque()  # FCFS; preempted requests re-enter at the front
         self.running: list[Request] = []  # admission order: the last one is preempted first
+        # Requests whose prompt another engine prefilled (disaggregation), waiting for seats and blocks:
+        # admitted after the running ones and before ``waiting``, as each needs only one token of budget.
+        self.prefilled: deque[Request] = deque()
         self._finished_req_ids: list[str] = []  # since the last schedule()
         self.num_preemptions_total = 0
 
@@ -185,6 +192,27 @@ class Scheduler:
         self._check_fits(request)
         self.requests[request.request_id] = request
         self.waiting.append(request)
+
+    def add_prefilled_request(self, request: Request, first_token: int) -> str | None:
+        """Queue a fresh request whose prompt was prefilled elsewhere and whose first token is
+        ``first_token``: it is only decoded here (the engine writes the prompt's KV into the blocks the
+        admission gives it; ``SchedulerOutput.imported_kv_starts``). Returns a finish reason if the
+        first token already ends the request (nothing is queued then), else None. Raises ValueError
+        like ``add_request``."""
+        if request.request_id in self.requests:
+            raise ValueError(f"request {request.request_id!r} is already scheduled")
+        if request.status is not RequestStatus.WAITING or request.num_computed_tokens or request.output_token_ids:
+            raise ValueError(f"request {request.request_id!r} is not a fresh request")
+        self._check_fits(request)
+        self._append_token(request, first_token)
+        status = self._stop_status(request, first_token)
+        if status is not None:
+            request.status = status
+            request.finish_time = self._clock()
+            return request.finish_reason
+        self.requests[request.request_id] = request
+        self.prefilled.append(request)
+        return None
 
     def _check_fits(self, request: Request) -> None:
         max_tokens = request.sampling_params.max_tokens
@@ -214,13 +242,15 @@ class Scheduler:
             return False
         if request.status is RequestStatus.RUNNING:
             self.running.remove(request)
+        elif request in self.prefilled:
+            self.prefilled.remove(request)
         else:
             self.waiting.remove(request)
         self._finish(request, RequestStatus.FINISHED_ABORTED)
         return True
 
     def has_unfinished_requests(self) -> bool:
-        return bool(self.running or self.waiting)
+        return bool(self.running or self.waiting or self.prefilled)
 
     # ---- one step ------------------------------------------------------------------------------
 
@@ -232,14 +262,19 @@ class Scheduler:
         running_ids, preempted, budget = self._schedule_running(scheduled, budget)
         new_ids: list[str] = []
         resumed_ids: list[str] = []
+        imported: dict[str, int] = {}
         # After a preemption memory is short: admitting more would only preempt again.
         if not preempted:
+            budget = self._admit_prefilled(scheduled, budget, imported)
+            for rid in imported:
+                computed_before[rid] = self.requests[rid].num_computed_tokens
+                new_ids.append(rid)
             for request in self._schedule_waiting(scheduled, budget):
                 computed_before[request.request_id] = request.num_computed_tokens
                 is_resumed = request.num_preemptions > 0
                 (resumed_ids if is_resumed else new_ids).append(request.request_id)
         return self._make_output(
-            scheduled, computed_before, running_ids, new_ids, resumed_ids, preempted
+            scheduled, computed_before, running_ids, new_ids, resumed_ids, preempted, imported
         )
 
     def _num_tokens_to_schedule(self, request: Request, num_computed: int, budget: int) -> int:
@@ -278,6 +313,27 @@ class Scheduler:
             budget -= num_new
             index += 1
         return scheduled_ids, preempted, budget
+
+    def _admit_prefilled(self, scheduled: dict[str, int], budget: int, imported: dict[str, int]) -> int:
+        """Admit prefilled requests in arrival order while seats, budget and blocks last; each is
+        scheduled for its one decode token (the first output). Blocks cover its prompt and that token;
+        the prompt's full blocks this engine already caches are shared, and the KV is imported from
+        the first position after them. Returns the budget left."""
+        kv = self.kv_cache_manager
+        while self.prefilled and budget > 0 and len(self.running) < self.config.max_num_seqs:
+            request = self.prefilled[0]
+            cached_blocks, num_cached = kv.get_computed_blocks(request)
+            if kv.allocate_slots(request, request.num_tokens - num_cached, cached_blocks) is None:
+                break
+            self.prefilled.popleft()
+            request.num_computed_tokens = request.num_prompt_tokens
+            request.status = RequestStatus.RUNNING
+            request.first_scheduled_time = self._clock()
+            self.running.append(request)
+            scheduled[request.request_id] = request.num_tokens - request.num_prompt_tokens
+            budget -= scheduled[request.request_id]
+            imported[request.request_id] = num_cached
+        return budget
 
     def _schedule_waiting(self, scheduled: dict[str, int], budget: int) -> list[Request]:
         """Admit waiting requests in FCFS order while budget, seats and blocks last. A request that
@@ -318,6 +374,7 @@ class Scheduler:
         new_ids: list[str],
         resumed_ids: list[str],
         preempted: list[str],
+        imported: dict[str, int],
     ) -> SchedulerOutput:
         token_ids: dict[str, list[int]] = {}
         sample_ids: list[str] = []
@@ -342,6 +399,7 @@ class Scheduler:
             sampling_params={r: self.requests[r].sampling_params for r in scheduled},
             preempted_req_ids=tuple(preempted),
             finished_req_ids=finished,
+            imported_kv_starts=imported,
         )
 
     # ---- results of a step ---------------------------------------------------------------------
@@ -425,7 +483,7 @@ class Scheduler:
 
     @property
     def num_waiting(self) -> int:
-        return len(self.waiting)
+        return len(self.waiting) + len(self.prefilled)
 
     @property
     def kv_cache_usage(self) -> float:

@@ -1,0 +1,222 @@
+"""Prefill/decode disaggregation: KV export/import between engines, the wire format, and real processes.
+
+In-process (a tiny random Llama, tests/tiny_gguf.py): a prefill engine exports each finished prefill, the
+payload goes through the binary wire format, a decode engine with another block size imports it and
+decodes; the greedy tokens must equal a colocated engine's, for float and int8 KV caches, with the decode
+engine's prefix cache hit on a repeated prompt, and under a KV pool small enough to preempt. Then the real
+thing: SmolLM2 in a ``--role prefill`` and a ``--role decode`` server process against an in-process
+colocated engine, plus the HTTP errors of the new endpoints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from runtime.engine import EngineConfig, LLMEngine, RequestError
+from runtime.kv_transfer import KVTransferError, PrefilledKV, decode_prefilled, encode_prefilled
+from runtime.request import SamplingParams
+from tiny_gguf import write_tiny_llama
+
+TINY_PROMPTS = ["hello there", "the cat sat on the mat and then the dog came in and sat down on it too",
+                "in", "a b c d e f g h i j k l m n o p q r s t u v w x y z"]
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory):
+    return str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
+
+
+def tiny_engine(path, **kw) -> LLMEngine:
+    cfg = dict(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=128, num_blocks=40,
+               block_size=16)
+    cfg.update(kw)
+    return LLMEngine(EngineConfig(**cfg))
+
+
+@pytest.fixture(scope="module")
+def engines(tiny_path):
+    """Per KV dtype: one engine that serves both as the colocated reference and as the prefill side
+    (a prefill-only request is an ordinary request that stops after its first token), and a decode
+    engine with another block size (the KV travels per token, not per page). Built once: compiling
+    is most of what these tests cost."""
+    cache = {}
+
+    def get(kv_dtype: str = "float32"):
+        if kv_dtype not in cache:
+            cache[kv_dtype] = (tiny_engine(tiny_path, kv_dtype=kv_dtype),
+                               tiny_engine(tiny_path, kv_dtype=kv_dtype, block_size=8, num_blocks=80))
+        return cache[kv_dtype]
+    return get
+
+
+def prefill_all(engine: LLMEngine, prompts, params: SamplingParams) -> list[PrefilledKV]:
+    ids = [engine.add_prefill_request(p, params) for p in prompts]
+    done: dict[str, PrefilledKV] = {}
+    while engine.has_unfinished_requests():
+        for out in engine.step():
+            assert out.finished and out.prefilled is not None and len(out.token_ids) == 1
+            assert out.prefilled.first_token == out.token_ids[0]
+            done[out.request_id] = out.prefilled
+    assert not engine._exports  # nothing left behind
+    return [done[i] for i in ids]
+
+
+def decode_all(engine: LLMEngine, payloads, params: SamplingParams) -> list[list[int]]:
+    """Import each payload (through the wire format), decode to the end; token ids per request."""
+    tokens: dict[str, list[int]] = {}
+    for p in payloads:
+        first = engine.add_prefilled_request(decode_prefilled(encode_prefilled(p)), params)
+        tokens[first.request_id] = list(first.token_ids)
+    order = list(tokens)
+    while engine.has_unfinished_requests():
+        for out in engine.step():
+            tokens[out.request_id].extend(out.token_ids)
+    assert engine.scheduler.kv_cache_manager.block_pool.usage == 0.0  # every block freed
+    return [tokens[i] for i in order]
+
+
+@pytest.mark.parametrize("kv_dtype", ["float32", "int8"])
+def test_prefill_on_one_engine_decode_on_another_matches_colocated(engines, kv_dtype):
+    params = SamplingParams(max_tokens=12, ignore_eos=True)
+    prefill, decode = engines(kv_dtype)
+    colocated = [o.token_ids for o in prefill.generate(TINY_PROMPTS, params)]
+    payloads = prefill_all(prefill, TINY_PROMPTS, params)
+    p = payloads[1]
+    cfg = prefill.model_config
+    assert p.k.shape == (cfg.num_layers, p.num_tokens, cfg.num_kv_heads, cfg.head_dim)
+    assert (p.k_scales is not None) == (kv_dtype == "int8")
+    assert p.num_cached_tokens >= 16  # the prefill side hit its own prefix cache (the generate above)
+    hits = decode.stats().prefix_cache_hits
+    assert decode_all(decode, payloads, params) == colocated
+    # The same prompts again: the decode engine now finds their full blocks in its own prefix cache and
+    # imports only the tokens after them; still the same tokens.
+    assert decode_all(decode, payloads, params) == colocated
+    assert decode.stats().prefix_cache_hits > hits
+
+
+def test_imported_blocks_serve_later_local_requests(engines):
+    """The decode engine registers imported blocks in its prefix cache: a plain local request with the
+    same prompt reuses them and must still produce the colocated tokens (right KV under the right hash)."""
+    params = SamplingParams(max_tokens=8, ignore_eos=True)
+    prompt = TINY_PROMPTS[3] + " once more"
+    prefill, decode = engines()
+    want = prefill.generate([prompt], params)[0].token_ids
+    decode_all(decode, prefill_all(prefill, [prompt], params), params)
+    hits = decode.stats().prefix_cache_hits
+    assert decode.generate([prompt], params)[0].token_ids == want
+    assert decode.stats().prefix_cache_hits - hits >= 16
+
+
+def test_decode_engine_preempts_and_recomputes_imported_requests(engines, tiny_path):
+    # 7 usable blocks of 16 tokens for 4 requests of 40-80 tokens: imports wait for blocks and running
+    # requests get preempted (recomputed locally from their tokens); the answers must not change.
+    params = SamplingParams(max_tokens=40, ignore_eos=True)
+    prefill, _ = engines()
+    colocated = [o.token_ids for o in prefill.generate(TINY_PROMPTS, params)]
+    payloads = prefill_all(prefill, TINY_PROMPTS, params)
+    small = tiny_engine(tiny_path, num_blocks=8)
+    assert decode_all(small, payloads, params) == colocated
+    assert small.stats().num_preemptions_total > 0
+    # Aborting imports, admitted or still queued for blocks, frees everything.
+    ids = [small.add_prefilled_request(p, params).request_id for p in payloads]
+    small.step()
+    assert small.scheduler.num_running >= 1 and len(small.scheduler.prefilled) >= 1
+    for rid in ids:
+        assert small.abort_request(rid)
+    assert not small.has_unfinished_requests() and not small._imports
+    assert small.scheduler.kv_cache_manager.block_pool.usage == 0.0
+
+
+def test_first_token_can_finish_the_request_and_seeded_sampling_continues(engines):
+    prefill, decode = engines()
+    [p] = prefill_all(prefill, ["hello there"], SamplingParams())
+    first = decode.add_prefilled_request(p, SamplingParams(max_tokens=1))
+    assert first.finished and first.finish_reason == "length" and first.completion_tokens == 1
+    assert not decode.has_unfinished_requests() and not decode._imports
+    # Sampled with a seed: each token is drawn from (seed, position), so the split changes nothing.
+    sp = SamplingParams(temperature=1.0, top_p=0.9, seed=7, max_tokens=10, ignore_eos=True)
+    want = [o.token_ids for o in prefill.generate(TINY_PROMPTS, sp)]
+    assert decode_all(decode, prefill_all(prefill, TINY_PROMPTS, sp), sp) == want
+
+
+def test_import_refuses_kv_from_another_engine_and_bad_requests(engines):
+    params = SamplingParams(max_tokens=4)
+    prefill, decode = engines()
+    [p] = prefill_all(prefill, ["hello there"], params)
+    with pytest.raises(KVTransferError, match="computed by"):
+        decode.add_prefilled_request(dataclasses.replace(p, fingerprint="other-model|float32"), params)
+    with pytest.raises(KVTransferError, match="does not fit"):
+        decode.add_prefilled_request(dataclasses.replace(p, k=p.k[:1], v=p.v[:1]), params)
+    with pytest.raises(KVTransferError, match="does not fit"):
+        decode.add_prefilled_request(dataclasses.replace(p, kv_dtype="int8"), params)
+    with pytest.raises(RequestError, match="maximum context"):
+        decode.add_prefilled_request(p, SamplingParams(max_tokens=200))
+    with pytest.raises(RequestError, match="token ids"):
+        decode.add_prefilled_request(dataclasses.replace(p, prompt_token_ids=[10**6] * p.num_tokens), params)
+    assert not decode.has_unfinished_requests() and not decode._imports
+
+
+# ---------------------------------------------------------------- the wire format
+
+
+def _payload(quantized: bool) -> PrefilledKV:
+    rng = np.random.default_rng(0)
+    if quantized:
+        k, v = (rng.integers(-127, 128, (2, 5, 2, 4)).astype(np.int8) for _ in range(2))
+        ks, vs = (rng.random((2, 5, 2)).astype(np.float32).astype(encode_dtype("bfloat16")) for _ in range(2))
+        return PrefilledKV([1, 2, 3, 4, 5], 9, "m|int8", "int8", k, v, ks, vs)
+    k, v = (rng.standard_normal((2, 5, 2, 4)).astype(np.float32) for _ in range(2))
+    return PrefilledKV([1, 2, 3, 4, 5], 9, "m|float32", "float32", k, v, num_cached_tokens=4)
+
+
+def encode_dtype(name):
+    from runtime.kv_transfer import WIRE_DTYPES
+    return WIRE_DTYPES[name]
+
+
+@pytest.mark.parametrize("quantized", [False, True])
+def test_wire_format_round_trip_is_exact(quantized):
+    p = _payload(quantized)
+    data = encode_prefilled(p)
+    assert data[:4] == b"JXKV"
+    q = decode_prefilled(data)
+    assert (q.prompt_token_ids, q.first_token, q.fingerprint, q.kv_dtype, q.num_cached_tokens) == \
+           (p.prompt_token_ids, p.first_token, p.fingerprint, p.kv_dtype, p.num_cached_tokens)
+    for name, a in p.arrays().items():
+        b = q.arrays()[name]
+        assert b.dtype == a.dtype and b.shape == a.shape
+        assert a.tobytes() == b.tobytes()  # bit-exact, bfloat16 scales included
+    assert len(data) == q.nbytes + len(data) - sum(a.nbytes for a in p.arrays().values())
+
+
+def _with_header(data: bytes, edit) -> bytes:
+    (n,) = struct.unpack_from("<I", data, 8)
+    header = json.loads(data[12:12 + n])
+    edit(header)
+    head = json.dumps(header).encode()
+    return data[:8] + struct.pack("<I", len(head)) + head + data[12 + n:]
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d[:10], "shorter than"),
+    (lambda d: b"NOPE" + d[4:], "not a KV payload"),
+    (lambda d: d[:4] + struct.pack("<I", 99) + d[8:], "version 99"),
+    (lambda d: d[:8] + struct.pack("<I", 10**9) + d[12:], "header length"),
+    (lambda d: d[:-1], "runs past the end"),
+    (lambda d: d + b"x", "left over"),
+    (lambda d: _with_header(d, lambda h: h["arrays"][0].update(dtype="object")), "dtype 'object'"),
+    (lambda d: _with_header(d, lambda h: h["arrays"][0].update(name="w")), "unknown array"),
+    (lambda d: _with_header(d, lambda h: h["arrays"][0].update(nbytes=8)), "bytes declared"),
+    (lambda d: _with_header(d, lambda h: h.update(first_token="a")), "first_token"),
+    (lambda d: _with_header(d, lambda h: h.update(prompt_token_ids=[1, 2])), "must both be"),
+    (lambda d: _with_header(d, lambda h: h["arrays"][1].update(name="k")), "appears twice"),
+])
+def test_wire_format_rejects_malformed_payloads(mutate, message):
+    with pytest.raises(KVTransferError, match=message):
+        decode_prefilled(mutate(encode_prefilled(_payload(False))))
