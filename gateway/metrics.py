@@ -86,6 +86,11 @@ class _CacheCollector:
                                   "store (start-up, Redis reconnect)", value=s["rebuilds"])
         yield CounterMetricFamily("gateway_cache_remote_adds", "Entries stored by other gateway replicas, added "
                                   "to this index one at a time from Redis pub/sub", value=s["remote_adds"])
+        prop = GaugeMetricFamily("gateway_cache_propagation_seconds", "Seconds from another replica creating an "
+                                 "entry to this index holding it (quantiles of the last 1024)", labels=["quantile"])
+        for q, v in s["propagation_s"].items():
+            prop.add_metric([q], v)
+        yield prop
 
 
 class GatewayMetrics:

@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Literal, Mapping
 
@@ -200,6 +200,9 @@ class SemanticCache:
         self._synced: asyncio.Event | None = None  # set once the first rebuild was attempted
         self._started = False
         self.counters: Counter[str] = Counter()
+        # Seconds from another process creating an entry to this index holding it (the last 1024;
+        # both clocks are wall clocks: exact on one host, off by the clock skew across hosts).
+        self.propagation_s: deque[float] = deque(maxlen=1024)
 
     def _make_store(self) -> CacheStore:
         c = self.config
@@ -463,6 +466,7 @@ class SemanticCache:
             self._add_local(entry)
             if entry.id in self._local.meta:  # not superseded by a newer answer held here
                 self.counters["remote_adds"] += 1  # incremental: one vector into its scope's index
+                self.propagation_s.append(max(0.0, self.clock() - entry.created))
 
     async def _on_remote_delete(self, entry_ids: list[str]) -> None:
         self._forget_many(entry_ids)
@@ -509,8 +513,16 @@ class SemanticCache:
             "indexed": len(self._local.index),
             "rebuilds": c["rebuilds"],  # full rebuilds from the store (start, reconnect)
             "remote_adds": c["remote_adds"],  # entries of other processes added one by one (pub/sub)
+            "propagation_s": _quantiles(self.propagation_s),  # {"0.5": s, "0.99": s} over the last 1024 adds
             "store": self._store.kind,
             "store_available": getattr(self._store, "available", True),
             "embed_forward_passes": self.embedder.forward_passes,
             "embed_texts": self.embedder.texts_embedded,
         }
+
+
+def _quantiles(values) -> dict[str, float]:
+    if not values:
+        return {}
+    v = np.asarray(values, dtype=np.float64)
+    return {q: float(np.quantile(v, float(q))) for q in ("0.5", "0.99")}
