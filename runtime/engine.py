@@ -37,6 +37,7 @@ from runtime.quant import quantize_params
 from runtime.quant import validate_mode as validate_weight_quant
 from runtime.request import Request, SamplingParams
 from runtime.scheduler import Scheduler, SchedulerConfig
+from runtime.sharding import TensorParallel
 from runtime.stopping import StopStringMatcher
 from runtime.tokenizer import IncrementalDetokenizer, Tokenizer
 
@@ -69,13 +70,15 @@ class EngineConfig:
     # output channel) | int4 (a scale per weight_quant_group input columns: 32, 64 or 128).
     weight_quant: str = "none"
     weight_quant_group: int = 64
+    # Split the model over this many devices (runtime/sharding.py: heads, MLP columns, KV cache by kv head).
+    tensor_parallel: int = 1
 
     def __post_init__(self) -> None:
         if self.dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; got {self.dtype!r}")
         if self.kv_dtype is not None and self.kv_dtype not in KV_DTYPES:
             raise ValueError(f"kv_dtype must be one of {', '.join(KV_DTYPES)}; got {self.kv_dtype!r}")
-        for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len"):
+        for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "tensor_parallel"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
         if self.num_blocks is None and not self.kv_cache_bytes:
@@ -131,7 +134,11 @@ class LLMEngine:
         unsupported = kv_dtype_support_error(kv_dtype, resolve_backend(config.attention_backend))
         if unsupported:
             raise ValueError(unsupported)
-        shape = KVShape.of(loaded.config)
+        # Needs the model's head counts and the devices, so checked here too; None for 1 device.
+        tp = TensorParallel.plan(loaded.config, config.tensor_parallel, weight_quant=config.weight_quant)
+        served = tp.config if tp else loaded.config  # kv heads repeated when fewer than devices
+        self.tensor_parallel = tp
+        shape = KVShape.of(served)
         num_blocks = config.num_blocks or blocks_for_budget(shape, kv_dtype, config.block_size, config.kv_cache_bytes)
         if num_blocks < 2:
             raise ValueError(f"the KV budget of {config.kv_cache_bytes} bytes holds {num_blocks} blocks of "
@@ -142,12 +149,17 @@ class LLMEngine:
             enable_chunked_prefill=config.enable_chunked_prefill, enable_prefix_caching=config.enable_prefix_caching,
             prefix_cache_salt=self._fingerprint(config, kv_dtype)))
         self.kv_dtype = kv_dtype
+        if tp:
+            params = tp.shard_params(tp.replicate_kv_heads(loaded.params), DTYPES[config.dtype])
+        else:
+            params = params_to_device(quantize_params(loaded.params, config.weight_quant, config.weight_quant_group),
+                                      DTYPES[config.dtype])
         self.runner = ModelRunner(
-            loaded.config, params_to_device(quantize_params(loaded.params, config.weight_quant, config.weight_quant_group),
-                                            DTYPES[config.dtype]), num_blocks=num_blocks,
+            served, params, num_blocks=num_blocks,
             block_size=config.block_size, max_num_seqs=config.max_num_seqs,
             max_num_batched_tokens=config.max_num_batched_tokens, max_model_len=self.max_model_len,
-            dtype=DTYPES[config.dtype], kv_dtype=KV_DTYPES[kv_dtype], attention_backend=config.attention_backend)
+            dtype=DTYPES[config.dtype], kv_dtype=KV_DTYPES[kv_dtype], attention_backend=config.attention_backend,
+            tensor_parallel=tp)
         self.num_blocks = num_blocks
         self._states: dict[str, _ReqState] = {}
         # Prefill/decode disaggregation (runtime/disagg.py): prefill-only requests whose KV is exported

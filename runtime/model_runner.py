@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -22,6 +22,9 @@ from runtime.kv_quant import QUANTIZED_KV_DTYPES, allocate_pages, split_pages
 from runtime.kv_transfer import gather_kv, scatter_kv, transfer_bucket
 from runtime.models import build_model
 from runtime.sampling import SamplingArrays, sample
+
+if TYPE_CHECKING:
+    from runtime.sharding import TensorParallel
 
 DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16}
 KV_DTYPES = {**DTYPES, **QUANTIZED_KV_DTYPES}  # KV cache storage: the float dtypes, or int8 / fp8 codes + scales
@@ -51,10 +54,17 @@ def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype
     return [(allocate_pages(shape, dtype), allocate_pages(shape, dtype)) for _ in range(config.num_layers)]
 
 
-def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=jnp.float32):
-    """Build ``step(params, kv_caches, inputs) -> (tokens int32[S], kv_caches)``, jitted, cache donated."""
+def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=jnp.float32,
+                 tensor_parallel: TensorParallel | None = None):
+    """Build ``step(params, kv_caches, inputs) -> (tokens int32[S], kv_caches)``, jitted, cache donated.
+
+    With ``tensor_parallel`` (runtime/sharding.py), attention runs per device over its heads and the
+    returned cache keeps its kv-head sharding; the rest follows from the sharded inputs (GSPMD)."""
     # The family builds its attention functions (Gemma needs one per layer kind: sliding window or not).
-    model = build_model(config, functools.partial(make_attend_fn, attention_backend), dtype)
+    make_attend = functools.partial(make_attend_fn, attention_backend)
+    if tensor_parallel is not None:
+        make_attend = tensor_parallel.shard_attention(make_attend)
+    model = build_model(config, make_attend, dtype)
 
     def step(params, kv_caches, inputs: StepInputs):
         logits, kv_caches = model.apply(
@@ -67,6 +77,8 @@ def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=
             {"params": params}, inputs.tokens, inputs.positions, kv_caches, inputs.metadata, inputs.logits_indices
         )
 
+    if tensor_parallel is not None:
+        step, logits_fn = tensor_parallel.keep_kv_sharding(step), tensor_parallel.keep_kv_sharding(logits_fn)
     return jax.jit(step, donate_argnums=(1,)), jax.jit(logits_fn, donate_argnums=(1,))
 
 
@@ -77,10 +89,14 @@ def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
     def convert(path, x):
         if hasattr(x, "dequantize"):
             return jax.tree.map(jnp.asarray, x)
-        keep32 = any(getattr(k, "key", None) == "scale" for k in path)
-        return jnp.asarray(x, jnp.float32 if keep32 else dtype)
+        return jnp.asarray(x, param_dtype(path, dtype))
 
     return jax.tree_util.tree_map_with_path(convert, params, is_leaf=lambda x: hasattr(x, "dequantize"))
+
+
+def param_dtype(path, dtype):
+    """The serving dtype of one parameter (by its pytree key path): norm scales stay float32."""
+    return jnp.float32 if any(getattr(k, "key", None) == "scale" for k in path) else dtype
 
 
 def next_power_of_two(n: int, minimum: int = 1) -> int:
@@ -134,7 +150,7 @@ class ModelRunner:
 
     def __init__(self, config: ModelConfig, params, *, num_blocks: int, block_size: int, max_num_seqs: int,
                  max_num_batched_tokens: int, max_model_len: int, dtype=jnp.float32, kv_dtype=None,
-                 attention_backend: str = "auto"):
+                 attention_backend: str = "auto", tensor_parallel: TensorParallel | None = None):
         self.config = config
         self.block_size = block_size
         self.num_blocks = num_blocks
@@ -145,8 +161,11 @@ class ModelRunner:
         self.dtype = dtype
         self.kv_dtype = kv_dtype or dtype
         self.params = params
-        self.kv_caches = allocate_kv_cache(config, num_blocks, block_size, self.kv_dtype)
-        self._step, self._logits = make_step_fn(config, attention_backend=attention_backend, dtype=dtype)
+        allocate = functools.partial(allocate_kv_cache, config, num_blocks, block_size, self.kv_dtype)
+        # Tensor parallel: params arrive sharded; the cache is created split on its kv-head axis.
+        self.kv_caches = allocate() if tensor_parallel is None else tensor_parallel.allocate_kv_cache(allocate)
+        self._step, self._logits = make_step_fn(config, attention_backend=attention_backend, dtype=dtype,
+                                                tensor_parallel=tensor_parallel)
         self._seeds: dict[str, int] = {}
 
     @property

@@ -347,6 +347,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kv-dtype", help="KV cache storage: float32, bfloat16, int8 or fp8 (default: --dtype)")
     p.add_argument("--weight-quant", default="none", help="weight-only quantization: none, int8 or int4")
     p.add_argument("--weight-quant-group", type=int, default=64, help="int4 group size: 32, 64 or 128")
+    p.add_argument("--tensor-parallel", type=int, default=1,
+                   help="split the model over this many devices (heads, MLP columns, KV cache by kv head)")
     p.add_argument("--max-waiting", type=int, default=256,
                    help="answer 503 + Retry-After once this many requests wait for the engine")
     p.add_argument("--no-warmup", action="store_true", help="compile buckets on first use instead of at start")
@@ -370,7 +372,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig:
     return EngineConfig(model=args.model, gguf_path=args.gguf, dtype=args.dtype, max_num_seqs=args.max_num_seqs,
                         max_num_batched_tokens=args.max_num_batched_tokens, max_model_len=args.max_model_len,
                         kv_cache_bytes=int(args.kv_cache_mb * 2**20), kv_dtype=args.kv_dtype,
-                        weight_quant=args.weight_quant, weight_quant_group=args.weight_quant_group)
+                        weight_quant=args.weight_quant, weight_quant_group=args.weight_quant_group,
+                        tensor_parallel=args.tensor_parallel)
 
 
 def main(argv=None) -> int:
