@@ -1,12 +1,16 @@
 """``python -m gateway``: serve the OpenAI-compatible API (``make serve``).
 
     python -m gateway [--config configs/gateway.yaml] [--host 127.0.0.1] [--port 8000]
-                      [--redis-url redis://127.0.0.1:6379/0] [--no-cache]
+                      [--redis-url redis://127.0.0.1:6379/0] [--no-cache] [--drain-timeout 60]
+
+SIGTERM or SIGINT drains (new requests 503 + Retry-After, in-flight ones finish), then closes the
+engines and the cache (gateway/lifecycle.py); the exit status is 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 
@@ -20,15 +24,19 @@ def main(argv=None) -> int:
     p.add_argument("--port", type=int)
     p.add_argument("--redis-url", help="use Redis as the cache store (default: the embedded file store)")
     p.add_argument("--no-cache", action="store_true", help="serve without the semantic cache")
+    p.add_argument("--drain-timeout", type=float, default=60.0, metavar="S",
+                   help="on SIGTERM/SIGINT: seconds to let in-flight requests finish while new ones get 503 "
+                        "(default 60)")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args(argv)
+    if args.drain_timeout < 0:
+        p.error("--drain-timeout must be >= 0")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     configure_xla()
-    from aiohttp import web
-
     from gateway.app import create_app
     from gateway.config import ConfigError, load_config
+    from gateway.lifecycle import serve
 
     overrides = {"host": args.host, "port": args.port}
     if args.redis_url:
@@ -46,8 +54,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     logging.getLogger("gateway").info("serving %s on http://%s:%d", ", ".join(config.model_names), config.host, config.port)
-    web.run_app(app, host=config.host, port=config.port, handler_cancellation=True, print=None,
-                access_log=None)
+    asyncio.run(serve(app, config.host, config.port, drain_timeout_s=args.drain_timeout))
     return 0
 
 

@@ -32,6 +32,7 @@ from gateway.backends import BackendError, LocalBackend
 from gateway.config import GatewayConfig
 from gateway.dashboard import setup_dashboard
 from gateway.errors import APIError, error_middleware, invalid, read_json
+from gateway.lifecycle import drain_middleware
 from gateway.metrics import GatewayMetrics
 from gateway.router import AUTO, Decision, Router
 from gateway.schemas import ChatRequest, Completion, new_completion_id, parse_chat_request
@@ -453,7 +454,7 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
                cache_enabled: bool | None = None, clock=time.time) -> web.Application:
     """Build the gateway. ``backends`` (tier name -> backend) and ``cache`` may be given (tests,
     embedding); otherwise they are built from ``config`` when the app starts."""
-    app = web.Application(middlewares=[error_middleware], client_max_size=config.limits.max_body_bytes)
+    app = web.Application(middlewares=[error_middleware, drain_middleware], client_max_size=config.limits.max_body_bytes)
     app[keys.CONFIG] = config
     spec = config.tier_spec
     state = app[keys.STATE] = keys.GatewayState(

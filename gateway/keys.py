@@ -22,6 +22,8 @@ class GatewayState:
     router: Any = None  # gateway.router.Router
     ledger: Any = None  # gateway.usage.UsageLedger
     inflight: dict[str, int] = field(default_factory=dict)  # tier -> requests in flight through this gateway
+    draining: bool = False  # shutting down: new requests get 503 (gateway.lifecycle)
+    active_requests: int = 0  # HTTP requests being handled now, streams until their last event
 
 
 CONFIG = web.AppKey("config", GatewayConfig)
