@@ -172,6 +172,18 @@ def test_a_broken_answer_resumes_on_another_replica():
     assert [r.failovers for r in rs.replicas] == [1, 0] and [r.resumes for r in rs.replicas] == [1, 0]
 
 
+def test_no_resumption_from_a_server_without_token_ids():
+    """An older runtime server sends token counts only (placeholder ids): a broken answer is not
+    resumed from them but raised, for the tier's fallback chain to handle."""
+    a, b = FakeReplica("http://a:1"), FakeReplica("http://b:1")
+    a.sends_token_ids = False
+    a.script = [("The sky", [0, 0], False), BackendError("failed", "connection reset")]
+    rs = rset(a, b)
+    with pytest.raises(BackendError) as exc:
+        run(answer(rs))
+    assert exc.value.cause == "failed" and b.calls == []
+
+
 def test_set_level_interface():
     a = FakeReplica("http://a:1", running=1, max_model_len=512)
     b = FakeReplica("http://b:1", running=2, waiting=1, max_model_len=256)
