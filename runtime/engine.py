@@ -170,6 +170,7 @@ class LLMEngine:
         self._ids = itertools.count()
         self.num_steps = 0
         self.warmed_up = False
+        self.transfer_warmup = (False, False)  # (export, import) programs to compile at warm-up
 
     @staticmethod
     def _fingerprint(config: EngineConfig, kv_dtype: str) -> str:
@@ -185,6 +186,9 @@ class LLMEngine:
 
     def warmup(self, progress: Callable[[int, int], None] | None = None) -> int:
         n = self.runner.warmup(progress)
+        export, imports = self.transfer_warmup
+        if export or imports:  # a prefill or decode role (runtime/disagg.py): its KV transfer programs too
+            n += self.runner.warmup_transfer(export, imports)
         self.warmed_up = True
         return n
 

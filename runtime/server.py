@@ -3,6 +3,7 @@
     python -m runtime.server --model smollm2-135m [--gguf PATH] [--host 127.0.0.1] [--port 8101]
                              [--dtype float32] [--max-num-seqs N] [--max-num-batched-tokens N]
                              [--max-model-len N] [--kv-cache-mb MB] [--max-waiting N] [--no-warmup] [-v]
+                             [--role both|prefill|decode] [--prefill-url URL]
 
 Data flow (the event loop serves HTTP; the engine steps on its own thread through ``AsyncLLMEngine``,
 wrapped in ``gateway.backends.LocalBackend``, the same object an in-process gateway uses):
@@ -15,6 +16,8 @@ wrapped in ``gateway.backends.LocalBackend``, the same object an in-process gate
                         engine output: {"text", "n_tokens", "token_ids", "finished", "finish_reason",
                         "prompt_tokens", "completion_tokens"}
     GET  /v1/stats, /v1/models, /healthz, /readyz, /metrics (Prometheus, vLLM's metric names)
+    POST /v1/prefill    (--role prefill) the same body -> the prompt's KV, binary (runtime/kv_transfer.py);
+                        a --role decode server's /v1/generate fetches it first (runtime/disagg.py)
 
 ``gateway.remote.RemoteBackend`` is the client. Every error is an OpenAI-shaped JSON body; a bad
 request is a 400 *before* the stream starts (the handler waits for the engine's first output before
@@ -51,6 +54,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from gateway.backends import LocalBackend
 from gateway.errors import APIError, error_middleware, invalid, read_json
 from gateway.metrics import LATENCY_BUCKETS, _EngineCollector
+from runtime import disagg
 from runtime.engine import EngineConfig, LLMEngine, RequestError, RequestOutput
 from runtime.platform import configure_xla
 from runtime.presets import resolve_gguf
@@ -72,6 +76,8 @@ class ServerState:
     warmup_task: asyncio.Task | None = None
     pending: int = 0  # admitted /v1/generate requests still waiting for their first output
     started: int = 0
+    role: str = "both"  # prefill/decode disaggregation (runtime/disagg.py): both | prefill | decode
+    generate: Callable | None = None  # the decode role's generate (prefill fetched first); else the backend's
 
     @property
     def ready(self) -> bool:
@@ -191,6 +197,8 @@ async def list_models(request: web.Request) -> web.Response:
 async def stats(request: web.Request) -> web.Response:
     st = request.app[STATE]
     body = {"model": st.name, "ready": st.ready}
+    if st.role != "both":
+        body["role"] = st.role
     if st.backend is not None:
         body["max_model_len"] = st.backend.max_model_len
         body.update(dataclasses.asdict(st.backend.stats()))
@@ -245,7 +253,8 @@ class GenerateHandler:
         engine_id = f"{request_id}.{next(self._seq)}"
         # Leaving this block any way but the final output (a client gone: the handler is cancelled)
         # closes the iterator, which aborts the request in the engine.
-        async with contextlib.aclosing(st.backend.generate(prompt_ids, params, engine_id)) as outputs:
+        generate = st.generate or st.backend.generate
+        async with contextlib.aclosing(generate(prompt_ids, params, engine_id)) as outputs:
             first = await self._first(outputs)
             self.metrics.observe(first, first=True)
             resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson", "Cache-Control": "no-cache"})
@@ -279,7 +288,8 @@ class GenerateHandler:
 
 
 def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting: int = 256,
-               engine: LLMEngine | None = None) -> web.Application:
+               engine: LLMEngine | None = None, role: str = "both", prefill_url: str | None = None,
+               transport: "disagg.KVTransport | None" = None) -> web.Application:
     """The server for ``engine_config``, served as ``engine_config.model``.
 
     The weights load in ``cleanup_ctx`` before the socket listens (a broken file stops start-up);
@@ -288,8 +298,13 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
     """
     if max_waiting < 0:
         raise ValueError(f"max_waiting must be >= 0; got {max_waiting}")
+    if role not in disagg.ROLES:
+        raise ValueError(f"role must be one of {', '.join(disagg.ROLES)}; got {role!r}")
+    if (role == "decode") != bool(prefill_url or transport):
+        raise ValueError("a decode server needs --prefill-url (and only a decode server takes one)")
     app = web.Application(middlewares=[error_middleware], client_max_size=16 * 2**20)
-    st = app[STATE] = ServerState(name=engine_config.model, max_waiting=max_waiting, started=int(time.time()))
+    st = app[STATE] = ServerState(name=engine_config.model, max_waiting=max_waiting, started=int(time.time()),
+                                  role=role)
     m = app[METRICS] = ServerMetrics(st.name, lambda: {st.name: st.backend} if st.backend is not None else {})
 
     async def engine_ctx(app: web.Application):
@@ -297,9 +312,15 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
             st.backend = LocalBackend(st.name, engine)
         else:  # loading weights takes seconds: off the event loop
             st.backend = await asyncio.to_thread(LocalBackend.from_config, st.name, engine_config)
+        disagg.prepare_engine(st.backend.engine, role)
+        kv_transport = transport or (disagg.HTTPKVTransport(prefill_url) if role == "decode" else None)
+        if kv_transport is not None:
+            st.generate = disagg.DecodeGenerate(st.backend.front, kv_transport)
         st.warmup_task = asyncio.create_task(start_backend(st.backend, warmup))
         yield
         st.warmup_task.cancel()
+        if kv_transport is not None:
+            await kv_transport.close()
         await st.backend.close()
 
     app.cleanup_ctx.append(engine_ctx)
@@ -310,6 +331,8 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
     app.router.add_get("/metrics", metrics)
     app.router.add_post("/v1/encode", encode)
     app.router.add_post("/v1/generate", GenerateHandler(st, m))
+    if role == "prefill":
+        app.router.add_post("/v1/prefill", disagg.PrefillHandler(st, parse_generate, not_ready))
     return app
 
 
@@ -352,6 +375,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-waiting", type=int, default=256,
                    help="answer 503 + Retry-After once this many requests wait for the engine")
     p.add_argument("--no-warmup", action="store_true", help="compile buckets on first use instead of at start")
+    p.add_argument("--role", default="both", choices=disagg.ROLES,
+                   help="prefill/decode disaggregation: prefill (serves POST /v1/prefill: a prompt's KV), decode "
+                        "(its /v1/generate pulls the prefill from --prefill-url), both (colocated)")
+    p.add_argument("--prefill-url", help="the prefill server of a --role decode server, e.g. http://127.0.0.1:8102")
     p.add_argument("-v", "--verbose", action="store_true")
     return p
 
@@ -383,7 +410,8 @@ def main(argv=None) -> int:
     configure_xla()  # before the engine's first computation
     try:
         config = config_from_args(args)
-        app = create_app(config, warmup=not args.no_warmup, max_waiting=args.max_waiting)
+        app = create_app(config, warmup=not args.no_warmup, max_waiting=args.max_waiting, role=args.role,
+                         prefill_url=args.prefill_url)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -220,3 +220,143 @@ def _with_header(data: bytes, edit) -> bytes:
 def test_wire_format_rejects_malformed_payloads(mutate, message):
     with pytest.raises(KVTransferError, match=message):
         decode_prefilled(mutate(encode_prefilled(_payload(False))))
+
+
+# ---------------------------------------------------------------- real SmolLM2 in two server processes
+
+SMOL_LIMITS = ["--max-num-seqs", "4", "--max-num-batched-tokens", "64", "--max-model-len", "512",
+               "--kv-cache-mb", "16", "--no-warmup"]  # the shapes test_runtime_server compiles: cache hits
+
+
+@pytest.fixture(scope="module")
+def smol_pair():
+    """A ``--role prefill`` and a ``--role decode`` SmolLM2 server, started side by side."""
+    from gateway_server import free_port
+    from processes import ServerProcess
+
+    port = free_port()
+    prefill = ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", "--role", "prefill", *SMOL_LIMITS],
+                            name="prefill", port=port, wait_ready=False, ready_timeout=300)
+    decode = ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", "--role", "decode",
+                            "--prefill-url", f"http://127.0.0.1:{port}", *SMOL_LIMITS], name="decode",
+                           wait_ready=False, ready_timeout=300)
+    with prefill, decode:
+        prefill.wait()
+        decode.wait()
+        yield prefill, decode
+
+
+def _post(url: str, path: str, body=None, raw: bytes | None = None):
+    from gateway_server import http
+
+    status, headers, data = http(url, body, raw=raw, path=path, timeout=120)
+    return status, headers, data
+
+
+def _lines(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode().splitlines()]
+
+
+@pytest.mark.slow
+def test_smollm2_prefill_and_decode_processes_give_the_colocated_greedy_tokens(smol_pair):
+    """The prefill server is also a whole engine: its own /v1/generate is the colocated reference (same
+    weights, config and programs). Every streamed line (text delta and token count) must be identical
+    through the decode server, which got the prompt's KV from the prefill server over HTTP."""
+    prefill, decode = smol_pair
+    questions = ["What is the capital of France?", "Name three primary colours.",
+                 # ~170 prompt tokens: 11 blocks of 16, prefilled in 3 chunks of the 64-token budget
+                 "Summarise this in one sentence: " + " ".join(
+                     f"Step {i}: the engine schedules tokens, allocates KV blocks and samples." for i in range(12))]
+    params = {"max_tokens": 20, "ignore_eos": True}
+    prompts = []
+    for q in questions:
+        status, _, data = _post(decode.url, "/v1/encode", {"messages": [{"role": "user", "content": q}]})
+        assert status == 200
+        prompts.append(json.loads(data)["prompt_ids"])
+    assert len(prompts[2]) > 160
+
+    def generate(server, ids):
+        status, _, data = _post(server.url, "/v1/generate", {"prompt_ids": ids, "params": params})
+        assert status == 200, data
+        return [(line["text"], line["n_tokens"], line["finish_reason"]) for line in _lines(data)]
+
+    want = [generate(prefill, ids) for ids in prompts]
+    # Concurrently through the decode server (its imports batch with each other's decode steps); the
+    # third prompt twice: the second time the decode side finds its blocks in its own prefix cache.
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda ids: generate(decode, ids), [*prompts, prompts[2]]))
+    assert got == [*want, want[2]]
+    assert sum(n for _, n, _ in got[2]) == 20 and "".join(t for t, _, _ in got[2]).strip()
+    stats = json.loads(_get(decode.url, "/v1/stats"))
+    assert stats["role"] == "decode" and stats["num_running"] == 0 and stats["kv_cache_usage"] == 0.0
+
+    # The gateway's client, unchanged, against the decode server.
+    from gateway.remote import RemoteBackend
+
+    async def through_remote():
+        backend = RemoteBackend("smol", decode.url)
+        await backend.start()
+        try:
+            return [o async for o in backend.generate(prompts[0], SamplingParams(**params), "r1")]
+        finally:
+            await backend.close()
+
+    outs = asyncio.run(through_remote())
+    assert [(o.text, len(o.token_ids), o.finish_reason) for o in outs] == want[0]
+
+
+def _get(url: str, path: str) -> bytes:
+    import urllib.request
+
+    with urllib.request.urlopen(url + path, timeout=10) as r:
+        return r.read()
+
+
+@pytest.mark.slow
+def test_smollm2_bad_input_to_the_disaggregated_endpoints_is_a_4xx_json_error(smol_pair):
+    prefill, decode = smol_pair
+    cases = [
+        (prefill, "/v1/prefill", None, b"{not json", 400),
+        (prefill, "/v1/prefill", {"prompt_ids": "hello"}, None, 400),
+        (prefill, "/v1/prefill", {"prompt_ids": [1, 2], "params": {"bogus": 1}}, None, 400),
+        (prefill, "/v1/prefill", {"prompt_ids": [1] * 600}, None, 400),  # longer than the context
+        (prefill, "/v1/prefill", {"prompt_ids": [10**9]}, None, 400),  # not a token id
+        (decode, "/v1/generate", {"prompt_ids": [1] * 600}, None, 400),  # the prefill server's 400, passed on
+        (decode, "/v1/generate", {"prompt_ids": [1, 2, 3], "params": {"max_tokens": 510}}, None, 400),
+        (decode, "/v1/generate", {"prompt_ids": [1, 2], "params": {"temperature": -1}}, None, 400),
+        (decode, "/v1/prefill", {"prompt_ids": [1, 2]}, None, 404),  # only a prefill server has it
+    ]
+    for server, path, body, raw, want in cases:
+        status, headers, data = _post(server.url, path, body, raw)
+        assert status == want, (path, body, data)
+        assert headers["Content-Type"].startswith("application/json")
+        assert json.loads(data)["error"]["message"], data
+    # A good prefill: the binary payload, with the KV of every prompt token.
+    status, headers, data = _post(prefill.url, "/v1/prefill", {"prompt_ids": [1, 2, 3, 4, 5]})
+    assert status == 200 and headers["Content-Type"] == "application/x-jaxserve-kv"
+    p = decode_prefilled(data)
+    assert p.prompt_token_ids == [1, 2, 3, 4, 5] and p.k.shape == (30, 5, 3, 64) and p.k.dtype == np.float32
+    assert np.isfinite(p.k).all() and np.abs(p.v).max() > 0
+
+
+def test_a_decode_server_without_its_prefill_server_answers_503(tiny_path):
+    """In-process decode role (tiny model, no warm-up: nothing runs on the engine) whose prefill URL has
+    nobody listening: 503 + Retry-After with code prefill_unavailable, so a gateway falls back."""
+    from gateway_server import ServerThread, free_port
+    from runtime.server import create_app
+
+    app = create_app(EngineConfig(model="tiny", gguf_path=tiny_path, max_model_len=128, num_blocks=16),
+                     warmup=False, role="decode", prefill_url=f"http://127.0.0.1:{free_port()}")
+    server = ServerThread(app).start()
+    try:
+        status, headers, data = _post(server.url, "/v1/generate", {"prompt_ids": [1, 2, 3]})
+        assert status == 503 and headers.get("Retry-After") and json.loads(data)["error"]["code"] == "prefill_unavailable"
+        assert json.loads(_get(server.url, "/v1/stats"))["role"] == "decode"
+    finally:
+        server.stop()
+    with pytest.raises(ValueError, match="prefill-url"):
+        create_app(EngineConfig(model="tiny", gguf_path=tiny_path), role="decode")
+    with pytest.raises(ValueError, match="role"):
+        create_app(EngineConfig(model="tiny", gguf_path=tiny_path), role="middle")
