@@ -130,6 +130,9 @@ class ChatHandler:
         except APIError as exc:
             status = exc.status
             raise
+        except asyncio.CancelledError:  # the client closed the connection first (nginx's 499), not a 500
+            status = 499
+            raise
         finally:
             self.metrics.requests.labels(label, str(status)).inc()
 
