@@ -36,6 +36,7 @@ from gateway.lifecycle import drain_middleware
 from gateway.metrics import GatewayMetrics
 from gateway.router import AUTO, Decision, Router
 from gateway.schemas import ChatRequest, Completion, new_completion_id, parse_chat_request
+from gateway.security import log_content, setup_security
 from gateway.usage import Caller, UsageLedger
 from runtime.engine import RequestError
 from runtime.request import SamplingParams
@@ -141,6 +142,7 @@ class ChatHandler:
         tier = spec.tier(decision.tier)
         completion = Completion(new_completion_id(), chat.model if chat.model != AUTO else decision.tier)
         headers = {"x-route-tier": decision.tier, "x-route-reason": decision.reason, "x-cache": "miss"}
+        log_content(self.config.log_content, "messages", completion.id, chat.messages)  # off by default
         cache = self.state.cache
         no_cache, no_store = cache_control(request)
         scope = question = None
@@ -329,6 +331,7 @@ class ChatHandler:
         cost = self._settle(caller, decision, answer, t0)
         headers.update(self._answer_headers(answer, cost))
         body = "".join(text)
+        log_content(self.config.log_content, "answer", completion.id, body)
         if store is not None:
             await store(body, answer)
         return web.json_response(completion.response(body, answer.finish_reason, answer.prompt_tokens,
@@ -368,8 +371,9 @@ class ChatHandler:
             await resp.write(sse(completion.usage_chunk(answer.prompt_tokens, answer.completion_tokens)))
         await resp.write(b"data: [DONE]\n\n")
         await resp.write_eof()
-        if store is not None:
-            await store("".join(text), answer)
+        log_content(self.config.log_content, "answer", completion.id, "".join(text))
+        if store is not None:  # shielded: a client that closes right after [DONE] cancels this handler
+            await _shielded(store("".join(text), answer))
         return resp
 
     # -- hit: replay the stored answer in the same shape
@@ -377,6 +381,7 @@ class ChatHandler:
     async def _respond_hit(self, request, chat, completion, entry, prompt_tokens, headers, t0):
         n_out = int(entry.usage.get("completion_tokens", 0))
         tier = headers["x-route-tier"]
+        log_content(self.config.log_content, "answer (cache hit)", completion.id, entry.answer)
         if not chat.stream:
             self._observe_hit(tier, t0)
             return web.json_response(completion.response(entry.answer, entry.finish_reason, prompt_tokens, n_out),
@@ -388,9 +393,9 @@ class ChatHandler:
         await resp.write(sse(completion.chunk({}, entry.finish_reason)))
         if chat.include_usage:
             await resp.write(sse(completion.usage_chunk(prompt_tokens, n_out)))
+        self._observe_hit(tier, t0)  # before [DONE]: the client may close (cancelling this handler) once it has it
         await resp.write(b"data: [DONE]\n\n")
         await resp.write_eof()
-        self._observe_hit(tier, t0)
         return resp
 
     def _observe_hit(self, tier: str, t0: float) -> None:
@@ -403,6 +408,19 @@ class ChatHandler:
                                            **headers})
         await resp.prepare(request)
         return resp
+
+
+_BACKGROUND: set[asyncio.Task] = set()  # shielded tasks, referenced until they finish
+
+
+async def _shielded(coro) -> None:
+    """Await ``coro`` in its own task that finishes even if the awaiting handler is cancelled (aiohttp
+    cancels a handler whose client went away, and a streaming client goes away as soon as it has read
+    ``[DONE]``: without this, streamed answers were never stored in the cache)."""
+    task = asyncio.ensure_future(coro)
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
+    await asyncio.shield(task)
 
 
 def cache_scope(tenant: str, chat: ChatRequest, tier: str):
@@ -518,4 +536,5 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/v1/usage", usage)
     setup_dashboard(app)
+    setup_security(app, config.admin)  # the admin key for /metrics and the dashboard; GET /openapi.json
     return app

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from gateway.security import AdminConfig, parse_admin
 from gateway.tiers import TiersSpec, parse_tiers
 from gateway.typed import ConfigError, check, build
 from runtime.engine import EngineConfig
@@ -41,6 +42,8 @@ class GatewayConfig:
     cache: Mapping[str, Any] = field(default_factory=dict)  # -> gateway.cache CacheConfig
     warmup: bool = True
     tiers: TiersSpec | None = None  # None: one free tier per model
+    admin: AdminConfig | None = None  # None: /metrics and the dashboard are open (gateway/security.py)
+    log_content: bool = False  # log prompts and answers (INFO); off by default, -v does not turn it on
 
     @property
     def model_names(self) -> list[str]:
@@ -94,11 +97,15 @@ def load_config(path: str | Path | None = None, overrides: Mapping[str, Any] | N
             data[section] = {**(data[section] or {}), sub: value}
         else:
             data[key] = value
-    unknown = sorted(set(data) - {"host", "port", "models", "limits", "cache", "warmup", "tiers"})
+    unknown = sorted(set(data) - {"host", "port", "models", "limits", "cache", "warmup", "tiers", "admin",
+                                  "log_content"})
     if unknown:
         raise ConfigError(f"unknown top-level key(s): {', '.join(unknown)}")
     kwargs: dict[str, Any] = {k: check(data[k], kind, k) for k, kind in
-                              (("host", "str"), ("port", "int"), ("warmup", "bool")) if k in data}
+                              (("host", "str"), ("port", "int"), ("warmup", "bool"), ("log_content", "bool"))
+                              if k in data}
+    if data.get("admin") is not None:
+        kwargs["admin"] = parse_admin(data["admin"])
     if not 0 <= kwargs.get("port", 0) < 65536:
         raise ConfigError(f"port: must be an integer in 0..65535, got {kwargs['port']!r}")
     if "models" in data:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from typing import Any
 
 from aiohttp import web
@@ -88,6 +89,40 @@ async def read_json(request: web.Request) -> Any:
     if not raw:
         raise invalid("the request body is empty; expected a JSON object")
     try:
-        return json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        body = json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:  # the C scanner recurses per nesting level
+        raise invalid("the request body is nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, NaN/Infinity, ints over 4300 digits
         raise invalid(f"the request body is not valid JSON: {exc}") from None
+    where = _lone_surrogate(body)
+    if where is not None:
+        raise invalid(f"the request body has a lone UTF-16 surrogate escape (\\ud800-\\udfff) in {where or 'a string'}: "
+                      "that is not text", where or None)
+    return body
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """Where (``messages[0].content``) a string has a lone surrogate, which json.loads lets through
+    from a ``\\udXXX`` escape and which cannot be encoded to UTF-8 later (tokenizer, cache, SSE); None if
+    there is none. Iterative: the body's depth is whatever the parser allowed."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        v, path = stack.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return path
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                if _SURROGATE.search(k):
+                    return path
+                stack.append((item, f"{path}.{k}" if path else k))
+        elif isinstance(v, list):
+            stack.extend((item, f"{path}[{i}]") for i, item in enumerate(v))
+    return None

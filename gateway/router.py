@@ -22,19 +22,36 @@ from gateway.tiers import KeyPolicy, TiersSpec
 
 AUTO = "auto"
 
-# Each marker is (label shown in the reason, pattern). Cheap regexes, not a classifier: the point is
+MARKER_SCAN_CHARS = 16384  # markers are looked for in the first this many characters (longer: "long prompt")
+
+
+class _Then:
+    """``first`` then ``then`` somewhere after it: what ``first.+then`` means, in linear time (that regex
+    rescans the rest of the text from every occurrence of ``first``: O(n^2) on "SELECT " * 10000)."""
+
+    def __init__(self, first: re.Pattern, then: re.Pattern):
+        self.first, self.then = first, then
+
+    def search(self, text: str):
+        m = self.first.search(text)
+        return m and self.then.search(text, m.end())
+
+
+# Each marker is (label shown in the reason, pattern). Every pattern must run in linear time on any
+# text (the router runs on the event loop before the request is known to fit a context): a number's
+# match may only start where the number starts, hence the lookbehind. Cheap regexes, not a classifier: the point is
 # that an operator can read why a request went where it went, and tune it.
 CODE_MARKERS = (
     ("```", re.compile(r"```")),
     ("def/class", re.compile(r"\b(def|class)\s+\w+\s*[(:]")),
     ("function", re.compile(r"\bfunction\s*\w*\s*\(|=>\s*[{(]")),
     ("import", re.compile(r"^\s*(import|from)\s+\w+|#include\s*<", re.M)),
-    ("sql", re.compile(r"\bSELECT\b.+\bFROM\b", re.I | re.S)),
+    ("sql", _Then(re.compile(r"\bSELECT\b", re.I), re.compile(r"\bFROM\b", re.I))),
     ("code words", re.compile(r"\b(python|javascript|typescript|rust|golang|java|c\+\+|regex|compile[rd]?|"
                               r"stack ?trace|segfault|traceback|refactor|debug)\b", re.I)),
 )
 MATH_MARKERS = (
-    ("arithmetic", re.compile(r"\d+(\.\d+)?\s*[-+*/^×÷=]\s*\d+")),
+    ("arithmetic", re.compile(r"(?<!\d)\d+(\.\d+)?\s*[-+*/^×÷=]\s*\d")),
     ("latex", re.compile(r"\\(frac|sum|int|sqrt|cdot)|\$[^$\n]+\$")),
     ("math symbols", re.compile(r"[∑∫√≤≥≠∞π]")),
     ("math words", re.compile(r"\b(solve|equation|integral|derivative|theorem|prove|proof|probability|"
@@ -53,9 +70,10 @@ class Features:
     def of(cls, chat: ChatRequest) -> "Features":
         text = "\n".join(m["content"] for m in chat.messages)
         last_user = next((m["content"] for m in reversed(chat.messages) if m["role"] == "user"), "")
+        head, last_head = text[:MARKER_SCAN_CHARS], last_user[:MARKER_SCAN_CHARS]
         return cls(chars=len(text), user_turns=sum(m["role"] == "user" for m in chat.messages),
-                   code=tuple(label for label, rx in CODE_MARKERS if rx.search(text)),
-                   math=tuple(label for label, rx in MATH_MARKERS if rx.search(last_user)))
+                   code=tuple(label for label, rx in CODE_MARKERS if rx.search(head)),
+                   math=tuple(label for label, rx in MATH_MARKERS if rx.search(last_head)))
 
 
 @dataclass(frozen=True)

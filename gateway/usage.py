@@ -61,7 +61,7 @@ class UsageLedger:
         auth = request.headers.get("Authorization", "")
         key = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
         if key:
-            digest = hashlib.sha256(key.encode()).hexdigest()
+            digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()  # any header bytes
             policy = self.keys.lookup(digest)
             if policy is None and self.keys.require:
                 raise APIError(401, "invalid API key", type="authentication_error", code="invalid_api_key")

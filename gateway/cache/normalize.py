@@ -24,7 +24,9 @@ _TRANSLATE = str.maketrans(
 )
 _WS = re.compile(r"\s+")
 # Trailing punctuation that ends a sentence; NFKC already maps full-width ？！ to ?!.
-_TRAILING = re.compile(r"[\s?!.\u2026\u3002,;:]+$")
+# The lookbehind lets a match start only where a run of such characters starts: without it, a long
+# run followed by a letter ("?" * 40000 + "a") is rescanned from each of its positions, O(n^2).
+_TRAILING = re.compile(r"(?<![\s?!.\u2026\u3002,;:])[\s?!.\u2026\u3002,;:]+$")
 _LEADING = re.compile(r"^[\s\u00bf\u00a1]+")  # Spanish ¿ ¡ and stray spaces
 _ACRONYM = re.compile(r"\b(?:[^\W\d_]\.){2,}")  # "e.t.f." -> "etf", "u.s." -> "us"
 
