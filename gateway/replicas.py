@@ -99,6 +99,8 @@ def replica_label(url: str) -> str:
 
 
 class ReplicaSet:
+    """One tier's replicas behind the backend interface; ``labels`` default to the backends' urls."""
+
     def __init__(self, name: str, backends: Sequence[object], labels: Sequence[str] | None = None):
         if not backends:
             raise ValueError(f"{name}: a replica set needs at least one replica")

@@ -251,8 +251,8 @@ def pool():
         finally:
             gateway.stop()
     finally:
-        for s in servers:
-            s.stop()
+        with concurrent.futures.ThreadPoolExecutor(len(servers)) as ex:
+            list(ex.map(lambda s: s.stop(), servers))
 
 
 def label(server) -> str:

@@ -17,6 +17,7 @@ directions. The official ``openai`` client makes the cross-replica requests.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import re
 import shutil
@@ -81,8 +82,8 @@ def cluster(redis_url, tmp_path_factory):
             p.wait()
         yield model, gateways[0], gateways[1]
     finally:
-        for p in procs:
-            p.stop()
+        with concurrent.futures.ThreadPoolExecutor(len(procs)) as ex:  # SIGTERM all, wait for all at once
+            list(ex.map(lambda p: p.stop(), procs))
 
 
 def metric(url: str, name: str) -> float:
