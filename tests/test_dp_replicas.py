@@ -364,3 +364,18 @@ def test_killing_a_replica_loses_no_request(pool):
     for i in resumed[:2]:
         again = ask(gateway.url, prompts[i], max_tokens=32)
         assert again[2] == results[i][2], (results[i][2], again[2])
+
+
+def test_a_gateway_without_in_process_models(tmp_path):
+    from gateway.config import load_config
+
+    cfg = tmp_path / "g.yaml"
+    cfg.write_text(json.dumps({"models": [], "tiers": tiers_with(urls=["http://127.0.0.1:8102", "http://127.0.0.1:8103"])}))
+    config = load_config(cfg)
+    assert config.models == () and config.tier_spec.tier("small").remote
+    cfg.write_text(json.dumps({"models": []}))
+    with pytest.raises(ConfigError, match="models: must be a non-empty list"):
+        load_config(cfg)
+    cfg.write_text(json.dumps({"models": [], "tiers": tiers_with()}))
+    with pytest.raises(ConfigError, match=r"tiers\[0\].model: 'smollm2-135m' is not one of the gateway's in-process"):
+        load_config(cfg)
