@@ -81,7 +81,8 @@ def own_redis() -> tuple[str, callable]:
     subprocess.run(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                     "--daemonize", "yes"], check=True, capture_output=True)
     for _ in range(200):
-        if subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True).stdout.strip() == "PONG":
+        ping = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True)
+        if ping.stdout.strip() == "PONG":
             break
         time.sleep(0.05)
     return f"redis://127.0.0.1:{port}/0", lambda: subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"],

@@ -342,7 +342,8 @@ def test_killing_a_replica_loses_no_request(pool):
         b.kill()
         results = [f.result(timeout=300) for f in futures]
         after = list(ex.map(lambda i: ask(gateway.url, f"Say hello to person {i}."), range(4)))
-    bad = [(i, r[0], r[2][:200]) for i, r in enumerate(results + after) if r[0] != 200 or r[3] not in ("stop", "length")]
+    bad = [(i, r[0], r[2][:200]) for i, r in enumerate(results + after)
+           if r[0] != 200 or r[3] not in ("stop", "length")]
     assert not bad, bad
     assert all(h["x-served-by-replica"] == label(a) for _, h, _, _ in after)
     _, _, raw = http(gateway.url, path="/metrics", method="GET")
@@ -370,7 +371,8 @@ def test_a_gateway_without_in_process_models(tmp_path):
     from gateway.config import load_config
 
     cfg = tmp_path / "g.yaml"
-    cfg.write_text(json.dumps({"models": [], "tiers": tiers_with(urls=["http://127.0.0.1:8102", "http://127.0.0.1:8103"])}))
+    urls = ["http://127.0.0.1:8102", "http://127.0.0.1:8103"]
+    cfg.write_text(json.dumps({"models": [], "tiers": tiers_with(urls=urls)}))
     config = load_config(cfg)
     assert config.models == () and config.tier_spec.tier("small").remote
     cfg.write_text(json.dumps({"models": []}))

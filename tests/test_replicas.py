@@ -103,7 +103,8 @@ def ask_http(gateway, question: str):
     status, headers, raw = http(gateway.url, body, headers={"Authorization": f"Bearer {KEY}"}, timeout=180)
     assert status == 200, raw
     d = json.loads(raw)
-    return {k.lower(): v for k, v in headers.items()}, d["choices"][0]["message"]["content"], d["choices"][0]["finish_reason"]
+    choice = d["choices"][0]
+    return {k.lower(): v for k, v in headers.items()}, choice["message"]["content"], choice["finish_reason"]
 
 
 _clients: dict[str, "openai.OpenAI"] = {}
@@ -138,7 +139,8 @@ def test_two_replicas_share_the_cache(cluster):
     _, a, b = cluster
     q = "What is the capital of France?"
     b_before = index_counters(b.url)
-    ask_openai(b, "Hello?", extra_headers={"Cache-Control": "no-cache, no-store"})  # the client's first use (connection, lazy imports) is not part of the delay
+    # the client's first use (connection, lazy imports) is not part of the measured delay
+    ask_openai(b, "Hello?", extra_headers={"Cache-Control": "no-cache, no-store"})
     answer = store_through(a, q)
     t0 = time.perf_counter()  # A's answer is in hand (A stored it before answering)
     delay = wait_for_add(b.url, b_before["remote_adds_total"], t0)
