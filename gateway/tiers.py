@@ -237,6 +237,8 @@ def parse_tiers(data: Mapping, local_models: Sequence[str], where: str = "",
         for req in ("name", "model"):
             if req not in t:
                 raise ConfigError(f"{p}{w}.{req}: required")
+        if "urls" in t and not t["urls"]:
+            raise ConfigError(f"{p}{w}.urls: must list at least one runtime server (leave it out for in-process)")
         tiers.append(build(TierConfig, _price(t, w), p + w))
     names = [t.name for t in tiers]
     dupes = sorted({n for n in names if names.count(n) > 1})

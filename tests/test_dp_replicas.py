@@ -214,6 +214,7 @@ def test_urls_config():
     ({"urls": ["http://a:1"], "url": "http://b:1"}, "tiers[0]: url, urls: give one runtime server"),
     ({"urls": "http://a:1 http://b:1"}, "tiers[0]: urls[0]: must be http(s)://host:port"),
     ({"urls": [1, 2]}, "tiers[0].urls: must be a list of strings"),
+    ({"urls": []}, "tiers[0].urls: must list at least one runtime server"),
     ({}, "tiers[0].model: 'smollm2-135m' is not one of the gateway's in-process models"),
 ])
 def test_urls_config_errors(small, message):
