@@ -130,9 +130,9 @@ def _shape_error(config: ModelConfig, n: int) -> str | None:
 class TensorParallel:
     """How one model is split over a mesh: the served config, the mesh, the parameter rules.
 
-    Built by ``plan`` (which validates); the engine applies ``replicate_kv_heads`` to the host
-    parameters, ``shard_params`` to the device parameters, and hands this object to the model runner,
-    which calls ``shard_kv_cache``, ``shard_attention`` and ``keep_kv_sharding``.
+    Built by ``plan`` (which validates); the engine applies ``replicate_kv_heads`` then
+    ``shard_params`` to the host parameters and hands this object to the model runner, which calls
+    ``allocate_kv_cache``, ``shard_attention`` and ``keep_kv_sharding``.
     """
 
     mesh: Mesh

@@ -105,13 +105,15 @@ def test_tiny_llama_tp2_tp4_equal_single_device(tiny_llama):
            for tp in (2, 4)})
 
 
-def test_tiny_gemma3_tp4_int8_kv_equals_single_device(tmp_path):
+def test_tiny_gemma3_tp4_int8_kv_pallas_equals_single_device(tmp_path):
     # Gemma 3: sliding-window and global layers (two attention functions), q/k norms, GeGLU; 2 kv
-    # heads repeated to 4; an int8 KV cache (codes and scales both split by kv head).
+    # heads repeated to 4; an int8 KV cache (codes and scales both split by kv head); and the Pallas
+    # kernel (interpret mode) inside shard_map, the path a GPU or TPU runs compiled.
     from test_gemma3_tiny import write_tiny_gemma3
 
     tiny = write_tiny_gemma3(tmp_path)
-    result = compare("--gguf", str(tiny.path), "--tp", "4", "--kv-dtype", "int8", "--compilation-cache")
+    result = compare("--gguf", str(tiny.path), "--tp", "4", "--kv-dtype", "int8", "--backend", "pallas_interpret",
+                     "--compilation-cache")
     assert_same_outputs(result, 4)
     layout = result["tp4"]["layout"]
     assert_sharded_layout(layout, 4, vocab_sharded=False)
