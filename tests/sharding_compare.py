@@ -83,18 +83,46 @@ def run(args, tp: int, loaded) -> dict:
     if tp > 1:
         result["layout"] = layout(engine)
         result["plan"] = engine.tensor_parallel.describe()
+        result["attention_shapes"] = attention_shapes(engine)
         if args.collectives:
             result["collectives"] = collectives(engine)
     return result
 
 
-def collectives(engine) -> dict[str, int]:
-    """Cross-device ops in the compiled step program (one bucket), by kind."""
+def attention_shapes(engine) -> list[dict]:
+    """The shapes an attention function wrapped by ``shard_attention`` is traced with (per device)."""
+    import jax
+    import jax.numpy as jnp
+
+    tp, seen = engine.tensor_parallel, []
+
+    def spy_factory(*, sm_scale, sliding_window=None, soft_cap=None):
+        def attend(q, k_pages, v_pages, md):
+            seen.append({"q": list(q.shape), "k_pages": list(jax.tree.leaves(k_pages)[0].shape)})
+            return q
+        return attend
+
+    c, pages = tp.config, engine.runner.kv_caches[0][0]
+    q = jnp.arange(16 * c.num_heads * c.head_dim, dtype=jnp.float32).reshape(16, c.num_heads, c.head_dim)
+    out = jax.jit(tp.shard_attention(spy_factory)(sm_scale=1.0))(q, pages, pages,
+                                                                  engine.runner._dummy_inputs(16, 2).metadata)
+    assert (out == q).all(), "the heads did not come back in order"
+    return seen
+
+
+COLLECTIVES = ("all-reduce", "all-gather", "all-to-all", "collective-permute", "reduce-scatter")
+
+
+def collectives(engine) -> dict:
+    """Cross-device ops in the compiled step program of one bucket: a count per kind, and the result
+    shape of every op that moves data between devices other than an all-reduce (what was gathered)."""
     runner = engine.runner
-    inputs = runner._dummy_inputs(runner.token_buckets[0], runner.seq_buckets[-1])
-    hlo = runner._step.lower(runner.params, runner.kv_caches, inputs).compile().as_text()
-    kinds = ("all-reduce", "all-gather", "all-to-all", "collective-permute", "reduce-scatter")
-    return {k: len(re.findall(rf"\b{k}(?:-start)?\(", hlo)) for k in kinds}
+    T, S = runner.token_buckets[0], runner.seq_buckets[-1]
+    hlo = runner._step.lower(runner.params, runner.kv_caches, runner._dummy_inputs(T, S)).compile().as_text()
+    counts = {k: len(re.findall(rf"\b{k}(?:-start)?\(", hlo)) for k in COLLECTIVES}
+    moved = [[int(d) for d in dims.split(",") if d]
+             for dims in re.findall(r"= \w+\[([\d,]*)\]\S* (?:all-gather|all-to-all|collective-permute)(?:-start)?\(", hlo)]
+    return {"counts": counts, "moved_shapes": moved, "bucket": [T, S]}
 
 
 def main() -> int:

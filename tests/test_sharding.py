@@ -97,8 +97,13 @@ def test_tiny_llama_tp2_tp4_equal_single_device(tiny_llama):
         assert_sharded_layout(result[f"tp{tp}"]["layout"], tp, vocab_sharded=False)  # 265 % tp != 0
         # Megatron's two all-reduces per layer (after o, after down) and nothing else: no gather of
         # the KV cache or of any weight, and the sampled tokens need no exchange either.
-        assert result[f"tp{tp}"]["collectives"] == {"all-reduce": 2 * tiny_llama.num_layers, "all-gather": 0,
-                                                    "all-to-all": 0, "collective-permute": 0, "reduce-scatter": 0}
+        assert result[f"tp{tp}"]["collectives"]["counts"] == {
+            "all-reduce": 2 * tiny_llama.num_layers, "all-gather": 0, "all-to-all": 0, "collective-permute": 0,
+            "reduce-scatter": 0}
+        # Attention is traced per device: its heads of q, its kv heads of the pages.
+        kvh = result[f"tp{tp}"]["plan"]["num_kv_heads"]
+        assert result[f"tp{tp}"]["attention_shapes"] == [
+            {"q": [16, tiny_llama.num_heads // tp, tiny_llama.head_dim], "k_pages": [48, 8, kvh // tp, 16]}]
     assert result["tp2"]["plan"]["num_kv_heads"] == 2  # split as it is
     assert result["tp4"]["plan"]["num_kv_heads"] == 4 and result["tp4"]["plan"]["source_num_kv_heads"] == 2
     print({f"tp{tp}": float(np.abs(np.array(result[f"tp{tp}"]["logits"]) - np.array(result["single"]["logits"])).max())
@@ -124,10 +129,18 @@ def test_tiny_gemma3_tp4_int8_kv_pallas_equals_single_device(tmp_path):
 def test_smollm2_tp3_equals_single_device():
     # The real SmolLM2-135M: 9 heads, 3 kv heads, MLP 1536, vocabulary 49,152: TP=3 divides all of
     # them, so every kv head lives on one device and the tied embedding / LM head is vocab-sharded.
-    result = compare("--model", "smollm2-135m", "--tp", "3", "--prompts", "3", "--compilation-cache")
+    result = compare("--model", "smollm2-135m", "--tp", "3", "--prompts", "3", "--collectives",
+                     "--compilation-cache")
     assert_same_outputs(result, 3)
     assert_sharded_layout(result["tp3"]["layout"], 3, vocab_sharded=True)
     assert result["tp3"]["plan"]["num_kv_heads"] == 3
+    # At least the two all-reduces per layer (30 layers); the vocabulary-sharded embedding and head
+    # add a few more, and sampling gathers the step's logits: only per-sequence [S, ...] data may
+    # move between devices, never a weight or the KV cache.
+    coll = result["tp3"]["collectives"]
+    S = coll["bucket"][1]
+    assert coll["counts"]["all-reduce"] >= 2 * 30
+    assert coll["moved_shapes"] and all(len(shape) == 2 and shape[0] == S for shape in coll["moved_shapes"])
 
 
 # ---------------------------------------------------------------- rules and transforms, in-process
