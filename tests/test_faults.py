@@ -18,7 +18,8 @@ asked with a stop string taken from the same question's earlier greedy answer: t
 
 from __future__ import annotations
 
-from http.client import HTTPConnection
+import asyncio
+import concurrent.futures
 import json
 import os
 import shutil
@@ -26,13 +27,14 @@ import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
+from http.client import HTTPConnection
 
 import pytest
 import yaml
 
 from gateway import keys
 from gateway.app import create_app
+from gateway.cache.store import FileStore
 from gateway.config import GatewayConfig, Limits, ModelEntry
 from gateway_server import ServerThread, free_port, http
 from processes import ServerProcess
@@ -88,15 +90,17 @@ def stop_after(text: str, frac: float) -> str:
 
 
 def learn_stops(url, questions, *, max_tokens, frac) -> dict[str, tuple[str, str]]:
-    """question -> (stop string, the answer it yields), from greedy answers that are not cached."""
-    out = {}
-    for q in questions:
+    """question -> (stop string, the answer it yields), from greedy answers that are not cached
+    (asked together: the engine batches them)."""
+    def one(q):
         status, _, raw = ask(url, q, max_tokens=max_tokens, headers=NO_CACHE)
         assert status == 200, raw
         text = json.loads(raw)["choices"][0]["message"]["content"]
         stop = stop_after(text, frac)
-        out[q] = (stop, text[:text.find(stop)])
-    return out
+        return q, (stop, text[:text.find(stop)])
+
+    with concurrent.futures.ThreadPoolExecutor(len(questions)) as pool:
+        return dict(pool.map(one, questions))
 
 
 # ---------------------------------------------------------------- an in-process gateway on its own Redis
@@ -327,9 +331,6 @@ def test_sigterm_drains_then_exits_with_the_cache_file_intact(tmp_path):
     header, entries = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
     assert header["entries"] == len(entries)
     assert not [p for p in cache_path.parent.iterdir() if p.name != cache_path.name]
-    from gateway.cache.store import FileStore
-    import asyncio
-
     store = FileStore(cache_path, ttl_seconds=3600, max_entries=1000)
     asyncio.run(store.open())
     reloaded = {e.question: e for e in asyncio.run(_entries(store))}

@@ -76,7 +76,7 @@ def test_bounded_arguments():
 @pytest.mark.slow
 def test_64_streaming_clients_for_15_seconds(tmp_path):
     cfg = load_test.LoadConfig(clients=64, duration_s=15, keys=4, seed=1, max_tokens="lognormal:20,0.5,6,40",
-                               prompt_len="lognormal:16,0.5,4,64", warmup_burst=8, progress=False,
+                               prompt_len="lognormal:16,0.5,4,64", warmup_burst=4, progress=False,
                                request_timeout_s=120, settle_timeout_s=30)
     report = load_test.run(cfg, config=str(gateway_config(tmp_path)), drain_timeout_s=30, ready_timeout_s=600)
     print(json.dumps({k: report[k] for k in ("requests", "latency_ms", "memory", "properties", "shutdown")}, indent=1))
