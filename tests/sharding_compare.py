@@ -68,6 +68,7 @@ def run(args, tp: int, loaded) -> dict:
     from runtime.request import SamplingParams
 
     cfg = EngineConfig(model=args.model, gguf_path=args.gguf, tensor_parallel=tp, attention_backend=args.backend,
+                       dtype=args.dtype,
                        kv_dtype=args.kv_dtype, num_blocks=48, block_size=8, max_num_seqs=args.max_num_seqs,
                        max_num_batched_tokens=16, max_model_len=128, compilation_cache=args.compilation_cache,
                        enable_prefix_caching=False)
@@ -130,6 +131,7 @@ def main() -> int:
     p.add_argument("--model", default="smollm2-135m")
     p.add_argument("--gguf")
     p.add_argument("--tp", type=int, nargs="+", required=True)
+    p.add_argument("--dtype", default="float32")
     p.add_argument("--kv-dtype")
     p.add_argument("--backend", default="xla")
     p.add_argument("--compilation-cache", action="store_true")
