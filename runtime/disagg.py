@@ -178,6 +178,7 @@ class PrefillHandler:
             raise APIError(503, f"{waiting} prefills are already waiting; retry shortly", type="service_unavailable",
                            code="overloaded", headers={"Retry-After": "1"})
         st.pending += 1
+        started = time.perf_counter()
         try:
             # Leaving early (the decode side hung up) closes the iterator, which aborts the prefill.
             async with contextlib.aclosing(st.backend.front.prefill(prompt_ids, params,
@@ -193,9 +194,13 @@ class PrefillHandler:
             st.pending -= 1
         if final is None or final.prefilled is None:
             raise APIError(500, "the engine ended the prefill without its KV", type="server_error")
+        computed = time.perf_counter()
         data = await asyncio.to_thread(encode_prefilled, final.prefilled)  # tens of MB: off the event loop
         self.num_served += 1
-        return web.Response(body=data, content_type=KV_CONTENT_TYPE)
+        # Where the time went (queue + compute + gather, then encoding), so a client can tell transfer from work.
+        timing = {"X-Prefill-Ms": f"{(computed - started) * 1e3:.1f}",
+                  "X-Encode-Ms": f"{(time.perf_counter() - computed) * 1e3:.1f}"}
+        return web.Response(body=data, content_type=KV_CONTENT_TYPE, headers=timing)
 
 
 async def _read_object(request: web.Request) -> dict:

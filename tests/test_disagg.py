@@ -336,6 +336,7 @@ def test_smollm2_bad_input_to_the_disaggregated_endpoints_is_a_4xx_json_error(sm
     # A good prefill: the binary payload, with the KV of every prompt token.
     status, headers, data = _post(prefill.url, "/v1/prefill", {"prompt_ids": [1, 2, 3, 4, 5]})
     assert status == 200 and headers["Content-Type"] == "application/x-jaxserve-kv"
+    assert float(headers["X-Prefill-Ms"]) > 0 and float(headers["X-Encode-Ms"]) >= 0
     p = decode_prefilled(data)
     assert p.prompt_token_ids == [1, 2, 3, 4, 5] and p.k.shape == (30, 5, 3, 64) and p.k.dtype == np.float32
     assert np.isfinite(p.k).all() and np.abs(p.v).max() > 0
@@ -360,3 +361,33 @@ def test_a_decode_server_without_its_prefill_server_answers_503(tiny_path):
         create_app(EngineConfig(model="tiny", gguf_path=tiny_path), role="decode")
     with pytest.raises(ValueError, match="role"):
         create_app(EngineConfig(model="tiny", gguf_path=tiny_path), role="middle")
+
+
+def test_bench_disagg_report_arithmetic():
+    """The benchmark's percentiles, ratios and table from hand-made request timings."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "bench_disagg.py"
+    spec = importlib.util.spec_from_file_location("bench_disagg", path)
+    bench = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.modules["bench_disagg"] = bench  # dataclasses look their module up by name
+    spec.loader.exec_module(bench)
+    R = bench.Result
+
+    def run(scale):
+        return [R("stream", 0, ttft=0.1 * scale, tpot=0.05 * scale, gaps=[0.05 * scale] * 3, tokens=4),
+                R("stream", 0, ttft=0.3 * scale, tpot=0.07 * scale, gaps=[0.07 * scale] * 3, tokens=4),
+                R("long", 0, ttft=2.0 * scale, tpot=0.1 * scale, gaps=[0.1 * scale], tokens=2),
+                R("long", 0, error="503: busy")]
+
+    colo, dis = bench.summarize(run(1.0), wall=2.0), bench.summarize(run(0.5), wall=2.0)
+    assert colo["stream"]["ttft_ms"] == {"p50": 200.0, "p99": 298.0}  # linear interpolation of 100, 300
+    assert colo["long"]["requests"] == 1 and colo["errors"] == ["503: busy"]
+    assert colo["decode_tokens_per_s"] == 5.0  # 10 tokens in 2 s
+    assert colo["stream"]["itl_ms"]["max"] == 70.0
+    rat = bench.ratios(colo, dis)
+    assert rat["stream_ttft_p50"] == 0.5 and rat["long_tpot_p99"] == 0.5
+    assert "| long prompts | TTFT p50 (ms) | 2000.0 | 1000.0 | 0.5 |" in bench.table(colo, dis, rat)
