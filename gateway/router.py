@@ -45,7 +45,7 @@ CODE_MARKERS = (
     ("```", re.compile(r"```")),
     ("def/class", re.compile(r"\b(def|class)\s+\w+\s*[(:]")),
     ("function", re.compile(r"\bfunction\s*\w*\s*\(|=>\s*[{(]")),
-    ("import", re.compile(r"^\s*(import|from)\s+\w+|#include\s*<", re.M)),
+    ("import", re.compile(r"^[ \t]*(import|from)\s+\w+|#include\s*<", re.M)),  # not ^\s*: across lines, O(n^2)
     ("sql", _Then(re.compile(r"\bSELECT\b", re.I), re.compile(r"\bFROM\b", re.I))),
     ("code words", re.compile(r"\b(python|javascript|typescript|rust|golang|java|c\+\+|regex|compile[rd]?|"
                               r"stack ?trace|segfault|traceback|refactor|debug)\b", re.I)),
