@@ -56,6 +56,7 @@ import json
 import math
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -601,6 +602,9 @@ def run(args_cfg: LoadConfig, *, url: str | None = None, pid: int | None = None,
         report["properties"]["clean_shutdown"] = code == 0
         if code != 0:
             report["shutdown"]["log_tail"] = gateway.log_tail()
+            report["shutdown"]["log"] = str(gateway.log_path)  # kept for a look
+        else:
+            shutil.rmtree(gateway.tmp, ignore_errors=True)
     else:
         report["target"]["spawned"] = False
     report["passed"] = all(report["properties"].values())
