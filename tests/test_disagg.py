@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import json
 import struct
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -391,3 +392,42 @@ def test_bench_disagg_report_arithmetic():
     rat = bench.ratios(colo, dis)
     assert rat["stream_ttft_p50"] == 0.5 and rat["long_tpot_p99"] == 0.5
     assert "| long prompts | TTFT p50 (ms) | 2000.0 | 1000.0 | 0.5 |" in bench.table(colo, dis, rat)
+
+
+TP_IMPORT = r"""
+import sys
+from runtime.engine import EngineConfig, LLMEngine
+from runtime.request import SamplingParams
+cfg = dict(gguf_path=sys.argv[1], max_num_seqs=4, max_num_batched_tokens=32, max_model_len=128, num_blocks=40)
+prompts = ["hello there", "the cat sat on the mat and then the dog came in and sat down on it too"]
+sp = SamplingParams(max_tokens=12, ignore_eos=True)
+prefill = LLMEngine(EngineConfig(**cfg))
+want = [o.token_ids for o in prefill.generate(prompts, sp)]
+ids = [prefill.add_prefill_request(p, sp) for p in prompts]
+kv = {}
+while prefill.has_unfinished_requests():
+    kv.update({o.request_id: o.prefilled for o in prefill.step()})
+decode = LLMEngine(EngineConfig(**cfg, tensor_parallel=2))
+firsts = [decode.add_prefilled_request(kv[i], sp) for i in ids]
+got = {o.request_id: list(o.token_ids) for o in firsts}
+while decode.has_unfinished_requests():
+    for o in decode.step():
+        got[o.request_id].extend(o.token_ids)
+assert decode.runner.kv_caches[0][0].sharding.spec[2] == "model", decode.runner.kv_caches[0][0].sharding
+assert [got[o.request_id] for o in firsts] == want, (got, want)
+print("ok")
+"""
+
+
+def test_a_tensor_parallel_decode_engine_imports_a_single_device_prefill(tiny_path):
+    """The decode engine's cache is split by kv head over 2 (emulated CPU) devices; the imported KV is
+    scattered into the sharded pages and decoding gives the colocated tokens. Own process: the device
+    count is fixed when JAX starts."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "XLA_FLAGS": os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"}
+    proc = subprocess.run([sys.executable, "-c", TP_IMPORT, tiny_path], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=str(Path(__file__).resolve().parent.parent))
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
