@@ -131,8 +131,8 @@ class ChatHandler:
         except APIError as exc:
             status = exc.status
             raise
-        except asyncio.CancelledError:  # the client closed the connection first (nginx's 499), not a 500
-            status = 499
+        except asyncio.CancelledError:  # the client closed the connection first (nginx's 499), not a 500,
+            status = request.get(keys.ANSWERED, 499)  # unless its whole answer had been sent
             raise
         finally:
             self.metrics.requests.labels(label, str(status)).inc()
@@ -371,6 +371,7 @@ class ChatHandler:
             await resp.write(sse(completion.usage_chunk(answer.prompt_tokens, answer.completion_tokens)))
         await resp.write(b"data: [DONE]\n\n")
         await resp.write_eof()
+        request[keys.ANSWERED] = resp.status  # a hang-up from here on is no failure
         log_content(self.config.log_content, "answer", completion.id, "".join(text))
         if store is not None:  # shielded: a client that closes right after [DONE] cancels this handler
             await _shielded(store("".join(text), answer))

@@ -29,3 +29,4 @@ class GatewayState:
 CONFIG = web.AppKey("config", GatewayConfig)
 STATE = web.AppKey("state", GatewayState)
 METRICS = web.AppKey("metrics", GatewayMetrics)
+ANSWERED = web.RequestKey("answered", int)  # the status of a response already sent in full

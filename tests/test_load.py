@@ -89,6 +89,8 @@ def test_64_streaming_clients_for_15_seconds(tmp_path):
     assert req["rejected_503"] > 0, "64 clients on a capacity of 16: the admission bound must have been hit"
     assert req["rejected_without_retry_after_or_body"] == 0
     assert report["concurrency"]["clients_active"] == 64
+    # the gateway's own count agrees: a stream whose client hung up after [DONE] is still a 200
+    assert report["server"]["gateway_requests_by_status"] == {"200": req["completed"], "503": req["rejected_503"]}
     assert report["latency_ms"]["ttft"]["p99"] > 0
     assert all(e["kv_usage"] == 0 and e["running"] == 0 and e["waiting"] == 0
                for e in report["server"]["engines_after"].values())
