@@ -46,7 +46,7 @@ from aiohttp import web
 
 from gateway.errors import APIError, invalid
 from runtime.engine import AsyncLLMEngine, RequestError, RequestOutput
-from runtime.kv_transfer import KVTransferError, PrefilledKV, decode_prefilled, encode_prefilled
+from runtime.kv_transfer import KVTransferError, PrefilledKV, decode_prefilled, encode_prefilled, stage
 from runtime.request import SamplingParams
 
 if TYPE_CHECKING:
@@ -231,6 +231,8 @@ class DecodeGenerate:
             prefilled = await self.transport.fetch(prompt_ids, params, request_id)
             if prefilled.prompt_token_ids != list(prompt_ids):
                 raise KVTransferError("the prefill came back for another prompt")
+            # Padding and the host-to-device copy here, on a worker thread, not on the step thread.
+            prefilled.staged = await asyncio.to_thread(stage, prefilled)
         except PrefillUnavailable as exc:
             retry = str(max(1, round(exc.retry_after or 1)))
             raise APIError(503, str(exc), type="service_unavailable", code="prefill_unavailable",

@@ -30,6 +30,7 @@ from runtime.gguf_loader import LoadedGGUF, load_gguf
 from runtime.kv_calc import KVShape, blocks_for_budget, kv_bytes_per_block
 from runtime.kv_quant import kv_dtype_support_error
 from runtime.kv_transfer import KVTransferError, PrefilledKV
+from runtime.kv_transfer import stage as stage_kv
 from runtime.model_runner import DTYPES, KV_DTYPES, ModelRunner, enable_compilation_cache, params_to_device
 from runtime.platform import configure_xla
 from runtime.presets import resolve_gguf
@@ -318,7 +319,7 @@ class LLMEngine:
         for rid, start in out.imported_kv_starts.items():  # prefilled elsewhere: their KV goes in first
             p = self._imports.pop(rid)
             if start < p.num_tokens:
-                self.runner.import_kv(out.block_tables[rid], start, p.k, p.v, p.k_scales, p.v_scales)
+                self.runner.import_kv(out.block_tables[rid], start, p.num_tokens, p.staged or stage_kv(p))
         for rid in out.scheduled_new_reqs:
             if rid in self._exports:
                 self._exports[rid] = out.num_computed_tokens[rid]  # its prefix-cache hits

@@ -77,6 +77,9 @@ class PrefilledKV:
     k_scales: np.ndarray | None = None
     v_scales: np.ndarray | None = None
     num_cached_tokens: int = 0  # prompt tokens the prefill side found in its own prefix cache (info)
+    # (k, v, k_scales, v_scales) padded to the transfer bucket and on the device (``stage``): what the
+    # import scatters. Not part of the wire format.
+    staged: tuple | None = None
 
     @property
     def num_tokens(self) -> int:
@@ -239,3 +242,21 @@ def _scatter(kv_caches, slots, k, v, k_scales, v_scales):
 
 # The cache is donated, as in the step: the imported tokens are written in place.
 scatter_kv = jax.jit(_scatter, donate_argnums=(0,))
+
+
+def stage(p: PrefilledKV) -> tuple:
+    """The payload's arrays padded to ``transfer_bucket(num_tokens)`` tokens and put on the device.
+
+    Tens of MB of copies for a long prompt: a decode server does this on a worker thread as soon as
+    the payload arrives, so the engine's step thread, which decodes everyone else, only runs the
+    scatter (``ModelRunner.import_kv``)."""
+    n, t = p.num_tokens, transfer_bucket(p.num_tokens)
+
+    def pad(a):
+        if a is None:
+            return None
+        out = np.zeros((a.shape[0], t, *a.shape[2:]), a.dtype)
+        out[:, :n] = a
+        return jax.device_put(out)
+
+    return tuple(pad(a) for a in (p.k, p.v, p.k_scales, p.v_scales))

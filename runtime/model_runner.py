@@ -294,22 +294,17 @@ class ModelRunner:
         ``[L, num_tokens, KVH, D]`` (scales ``[L, num_tokens, KVH]``). Call before the next step reuses
         the blocks: the copy to the host completes here."""
         arrays = gather_kv(self.kv_caches, self._slots(block_table, 0, num_tokens))
-        return tuple(None if a is None else np.asarray(a[:, :num_tokens]) for a in arrays)
+        # Sliced on the host: a device slice would compile once per prompt length.
+        return tuple(None if a is None else np.asarray(a)[:, :num_tokens] for a in arrays)
 
-    def import_kv(self, block_table, start: int, k, v, k_scales=None, v_scales=None) -> None:
-        """Write positions start..n-1 of ``[L, n, KVH, D]`` K and V (codes and scales for an 8-bit
-        cache) into the request's blocks, in place (the cache is donated)."""
-        n = k.shape[1]
-        slots = self._slots(block_table, start, n)
-
-        def pad(a):  # the rows already held (prefix-cache hits) are skipped, the tail padded to the bucket
-            if a is None:
-                return None
-            out = np.zeros((a.shape[0], len(slots), *a.shape[2:]), a.dtype)
-            out[:, :n - start] = a[:, start:n]
-            return out
-
-        self.kv_caches = scatter_kv(self.kv_caches, slots, pad(k), pad(v), pad(k_scales), pad(v_scales))
+    def import_kv(self, block_table, start: int, num_tokens: int, staged: tuple) -> None:
+        """Write positions start..num_tokens-1 of the staged (``runtime.kv_transfer.stage``: padded to
+        the transfer bucket) K and V, and scales for an 8-bit cache, into the request's blocks, in place
+        (the cache is donated). Rows before ``start`` (this engine's prefix-cache hits, in shared blocks)
+        and the padding go to the null block."""
+        slots = self._slots(block_table, 0, num_tokens)
+        slots[:start] = 0
+        self.kv_caches = scatter_kv(self.kv_caches, slots, *staged)
 
     def warmup_transfer(self, export: bool, imports: bool) -> int:
         """Compile gather_kv (export) and/or scatter_kv (import) for every transfer bucket up to

@@ -12,12 +12,15 @@ The same seeded load goes to each (to the decode server when disaggregated): ``-
 keep short chats decoding back to back (``--stream-tokens`` each), and ``--long`` long prompts
 (``--long-tokens``, each unique so no prefix cache helps) arriving every ``--interval`` seconds, each
 answered with ``--long-out`` tokens. Times are the client's: TTFT = request sent -> first NDJSON line,
-TPOT = (last line - first line) / (tokens - 1). The JSON report (stdout and ``--out``) has p50/p99 of
+TPOT = (last line - first line) / (tokens - 1), inter-token latency = the gaps between lines. All
+three servers run from the start (an idle one costs nothing) and the set-ups take ``--repeats`` turns
+each, in alternating order, each turn with its own long prompts; the figures pool every turn (and
+``runs`` keeps each turn's own). The JSON report (stdout and ``--out``) has p50/p99 of
 both, per request class, side by side with their ratios (disaggregated / colocated: < 1 is better),
 plus the KV payload per prompt and what moving it costs (a prefill the prefill server finds in its
 prefix cache is nearly all transfer: gather, encode, HTTP, decode).
 
-    python scripts/bench_disagg.py [--streams 4] [--long 6] [--long-tokens 600] [--interval 3]
+    python scripts/bench_disagg.py [--streams 4] [--long 6] [--long-tokens 600] [--interval 3] [--repeats 3]
         [--pin] [--prefill-env CUDA_VISIBLE_DEVICES=0 --decode-env CUDA_VISIBLE_DEVICES=1] [--out PATH]
 
 On one host the two processes share its cores (``--pin`` gives the prefill process the first half of
@@ -164,7 +167,7 @@ async def build_load(url: str, args, rng: random.Random) -> tuple[Load, list[int
     """The load, and one more long prompt for warming up (never part of the measured run)."""
     async with aiohttp.ClientSession() as s:
         short = [await encode(s, url, q) for q in SHORT_QUESTIONS]
-        long = [await long_prompt(s, url, i, args.long_tokens, rng) for i in range(args.long + 1)]
+        long = [await long_prompt(s, url, i, args.long_tokens, rng) for i in range(args.long * args.repeats + 1)]
     return Load(short, long[:-1], args.stream_tokens, args.long_out, args.streams, args.interval, args.lead), long[-1]
 
 
@@ -231,7 +234,7 @@ class Progress:
 
     def _draw(self):
         bar = "#" * self.n + "." * (self.total - self.n)
-        print(f"\r{self.label:>14} [{bar}] {self.n}/{self.total} long prompts answered", end="", file=sys.stderr,
+        print(f"\r{self.label:>18} [{bar}] {self.n}/{self.total} long prompts answered", end="", file=sys.stderr,
               flush=True)
 
     def step(self):
@@ -347,6 +350,7 @@ def main(argv=None) -> int:
     p.add_argument("--decode-env", action="append", default=[], help="KEY=VALUE for the decode process")
     p.add_argument("--ready-timeout", type=float, default=900)
     p.add_argument("--phase-timeout", type=float, default=600, help="bound on each set-up's load, seconds")
+    p.add_argument("--repeats", type=int, default=3, help="turns of each set-up (alternating order), pooled")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="docs/results/bench_disagg.json")
     args = p.parse_args(argv)
@@ -361,40 +365,49 @@ def main(argv=None) -> int:
                                                         "python": platform.python_version()},
                     "config": {k: v for k, v in vars(args).items() if k != "out"}}
 
-    # Colocated first, then disaggregated; the load is built once (same token ids for both).
-    colo = Server("colocated", [*common, "--role", "both"]).start()
+    # All three servers up at once (an idle server costs no CPU); the set-ups then take turns, the
+    # order alternating per repeat, so a change in the machine's background load hits both alike.
+    servers = {"colocated": Server("colocated", [*common, "--role", "both"])}
+    servers["prefill"] = Server("prefill", [*common, "--role", "prefill"], cpus=cpus[0], env=env_pairs(args.prefill_env))
+    servers["decode"] = Server("decode", [*common, "--role", "decode", "--prefill-url", servers["prefill"].url],
+                               cpus=cpus[1], env=env_pairs(args.decode_env))
+    urls = {"colocated": servers["colocated"].url, "disaggregated": servers["decode"].url}
+    results: dict[str, list[Result]] = {"colocated": [], "disaggregated": []}
+    walls = {"colocated": 0.0, "disaggregated": 0.0}
+    runs = []
     try:
-        colo.wait_ready(args.ready_timeout)
-        load, warm = asyncio.run(build_load(colo.url, args, random.Random(args.seed)))
-        asyncio.run(run_load(colo.url, Load(load.short_prompts, [warm], 4, 4, 1, 0, 0), "warm-up", 300))
-        t = time.perf_counter()
-        results = asyncio.run(run_load(colo.url, load, "colocated", args.phase_timeout))
-        colocated = summarize(results, time.perf_counter() - t)
+        for srv in servers.values():
+            srv.start()
+        for srv in servers.values():
+            srv.wait_ready(args.ready_timeout)
+        # The same token ids for both set-ups; every repeat gets its own long prompts (a repeated one
+        # would be found in the prefix cache).
+        load, warm = asyncio.run(build_load(urls["colocated"], args, random.Random(args.seed)))
+        for mode, url in urls.items():
+            asyncio.run(run_load(url, Load(load.short_prompts, [warm], 4, 4, 1, 0, 0), f"warm-up {mode[:6]}", 300))
+        for r in range(args.repeats):
+            part = Load(load.short_prompts, load.long_prompts[r * args.long:(r + 1) * args.long], load.stream_tokens,
+                        load.long_out, load.streams, load.interval, load.lead)
+            for mode in (list(urls) if r % 2 == 0 else list(urls)[::-1]):
+                t = time.perf_counter()
+                res = asyncio.run(run_load(urls[mode], part, f"{mode} {r + 1}/{args.repeats}", args.phase_timeout))
+                wall = time.perf_counter() - t
+                results[mode] += res
+                walls[mode] += wall
+                runs.append({"repeat": r + 1, "mode": mode, **summarize(res, wall)})
+        transfer = asyncio.run(measure_transfer(servers["prefill"].url, load.long_prompts[-1]))
     finally:
-        colo.stop()
+        for srv in servers.values():
+            srv.stop()
 
-    prefill = Server("prefill", [*common, "--role", "prefill"], cpus=cpus[0], env=env_pairs(args.prefill_env)).start()
-    decode = None
-    try:
-        decode = Server("decode", [*common, "--role", "decode", "--prefill-url", prefill.url], cpus=cpus[1],
-                        env=env_pairs(args.decode_env)).start()
-        prefill.wait_ready(args.ready_timeout)
-        decode.wait_ready(args.ready_timeout)
-        asyncio.run(run_load(decode.url, Load(load.short_prompts, [warm], 4, 4, 1, 0, 0), "warm-up", 300))
-        t = time.perf_counter()
-        results = asyncio.run(run_load(decode.url, load, "disaggregated", args.phase_timeout))
-        disaggregated = summarize(results, time.perf_counter() - t)
-        transfer = asyncio.run(measure_transfer(prefill.url, load.long_prompts[-1]))
-    finally:
-        if decode is not None:
-            decode.stop()
-        prefill.stop()
-
+    colocated, disaggregated = (summarize(results[m], walls[m]) for m in ("colocated", "disaggregated"))
     rat = ratios(colocated, disaggregated)
     report.update(workload={"long_prompt_tokens": [len(x) for x in load.long_prompts],
                             "short_prompt_tokens": [len(x) for x in load.short_prompts]},
                   colocated=colocated, disaggregated=disaggregated, ratios=rat, kv_transfer=transfer,
-                  table=table(colocated, disaggregated, rat))
+                  table=table(colocated, disaggregated, rat), runs=runs,
+                  ratios_per_repeat=[ratios(a, b) for a, b in zip(
+                      [x for x in runs if x["mode"] == "colocated"], [x for x in runs if x["mode"] == "disaggregated"])])
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:
