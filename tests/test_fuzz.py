@@ -370,7 +370,7 @@ def _post(server, body: bytes, headers=None, method="POST", path="/v1/chat/compl
 def test_fuzz_valid_chat_requests_are_answered(server, spec):
     models = spec["components"]["schemas"]["ChatCompletionRequest"]["properties"]["model"]["enum"]
 
-    @fuzz(100)
+    @fuzz(90)
     @given(body=valid_chat(models), headers=header_sets())
     def run(body, headers):
         status, h, raw = _post(server, dumps(body), headers)
@@ -480,7 +480,7 @@ def test_pathological_text_sweep(server, unit):
 
 
 def test_fuzz_pathological_text_is_answered_quickly(server):
-    @fuzz(40)
+    @fuzz(30)
     @given(unit=st.sampled_from(UNITS) | st.text(min_size=1, max_size=3), tail=st.sampled_from(["", "a", "x?", "1"]),
            size=st.integers(1000, 60000), model=st.sampled_from([MODEL, "auto"]), where=st.sampled_from(["user", "system"]))
     def run(unit, tail, size, model, where):
@@ -497,7 +497,7 @@ def test_fuzz_chat_transport(server):
     """Content types, methods, query strings and headers around a good body."""
 
     @fuzz(130)
-    @given(ctype=st.none() | CONTENT_TYPES, method=METHODS, query=QUERY, headers=header_sets())
+    @given(ctype=st.none() | CONTENT_TYPES, method=st.just("POST") | METHODS, query=QUERY, headers=header_sets())
     def run(ctype, method, query, headers):
         h = dict(headers)
         if ctype is not None:
@@ -521,8 +521,9 @@ def test_fuzz_other_endpoints(server, spec):
     assert len(paths) >= 7
 
     @fuzz(320)
-    @given(path=st.sampled_from(paths), method=METHODS, query=QUERY,
-           headers=header_sets(extra_auth=(f"Bearer {ADMIN}",)), body=st.none() | st.binary(max_size=100) | JUNK.map(dumps))
+    @given(path=st.sampled_from(paths), method=st.just("GET") | METHODS, query=QUERY,
+           headers=st.just({"Authorization": f"Bearer {ADMIN}"}) | header_sets(extra_auth=(f"Bearer {ADMIN}",)),
+           body=st.none() | st.binary(max_size=100) | JUNK.map(dumps))
     def run(path, method, query, headers, body):
         status, h, raw = send(server, method, path + query, body or b"", headers)
         record(f"{path} (fuzzed)", method, status, h, raw)
