@@ -218,14 +218,30 @@ class DecodeGenerate:
     Has ``LocalBackend.generate``'s signature, so the server's generate handler (admission, NDJSON,
     aborts) is the same for every role. Errors before the first output become HTTP statuses there:
     ``RequestError`` 400, ``PrefillUnavailable`` 503 (code "prefill_unavailable"),
-    ``KVTransferError`` 502 (code "prefill_incompatible")."""
+    ``KVTransferError`` 502 (code "prefill_incompatible").
 
-    def __init__(self, front: AsyncLLMEngine, transport: KVTransport):
+    ``local_prefill_tokens``: a prompt of at most this many tokens is prefilled here, colocated
+    (conditional disaggregation): a short prompt costs a decode step little, while sending it away
+    costs two hops, a KV copy and a place in the prefill server's queue behind long prompts. 0 (the
+    default): every prompt goes to the prefill server."""
+
+    def __init__(self, front: AsyncLLMEngine, transport: KVTransport, *, local_prefill_tokens: int = 0):
+        if local_prefill_tokens < 0:
+            raise ValueError(f"local_prefill_tokens must be >= 0; got {local_prefill_tokens}")
         self.front = front
         self.transport = transport
+        self.local_prefill_tokens = local_prefill_tokens
+        self.num_local = self.num_remote = 0
 
-    async def __call__(self, prompt_ids: list[int], params: SamplingParams,
-                       request_id: str) -> AsyncIterator[RequestOutput]:
+    def __call__(self, prompt_ids: list[int], params: SamplingParams, request_id: str) -> AsyncIterator[RequestOutput]:
+        if len(prompt_ids) <= self.local_prefill_tokens:
+            self.num_local += 1
+            return self.front.generate(prompt_ids, params, request_id=request_id)
+        self.num_remote += 1
+        return self._remote(prompt_ids, params, request_id)
+
+    async def _remote(self, prompt_ids: list[int], params: SamplingParams,
+                      request_id: str) -> AsyncIterator[RequestOutput]:
         arrival = time.monotonic()  # TTFT counts the prefill and the transfer
         try:
             prefilled = await self.transport.fetch(prompt_ids, params, request_id)

@@ -3,7 +3,7 @@
     python -m runtime.server --model smollm2-135m [--gguf PATH] [--host 127.0.0.1] [--port 8101]
                              [--dtype float32] [--max-num-seqs N] [--max-num-batched-tokens N]
                              [--max-model-len N] [--kv-cache-mb MB] [--max-waiting N] [--no-warmup] [-v]
-                             [--role both|prefill|decode] [--prefill-url URL]
+                             [--role both|prefill|decode] [--prefill-url URL] [--local-prefill-tokens N]
 
 Data flow (the event loop serves HTTP; the engine steps on its own thread through ``AsyncLLMEngine``,
 wrapped in ``gateway.backends.LocalBackend``, the same object an in-process gateway uses):
@@ -289,7 +289,7 @@ class GenerateHandler:
 
 def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting: int = 256,
                engine: LLMEngine | None = None, role: str = "both", prefill_url: str | None = None,
-               transport: "disagg.KVTransport | None" = None) -> web.Application:
+               transport: "disagg.KVTransport | None" = None, local_prefill_tokens: int = 0) -> web.Application:
     """The server for ``engine_config``, served as ``engine_config.model``.
 
     The weights load in ``cleanup_ctx`` before the socket listens (a broken file stops start-up);
@@ -302,6 +302,9 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
         raise ValueError(f"role must be one of {', '.join(disagg.ROLES)}; got {role!r}")
     if (role == "decode") != bool(prefill_url or transport):
         raise ValueError("a decode server needs --prefill-url (and only a decode server takes one)")
+    if local_prefill_tokens < 0 or (local_prefill_tokens and role != "decode"):
+        raise ValueError(f"--local-prefill-tokens must be >= 0, and only a decode server takes it; got "
+                         f"{local_prefill_tokens}")
     app = web.Application(middlewares=[error_middleware], client_max_size=16 * 2**20)
     st = app[STATE] = ServerState(name=engine_config.model, max_waiting=max_waiting, started=int(time.time()),
                                   role=role)
@@ -315,7 +318,8 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
         disagg.prepare_engine(st.backend.engine, role)
         kv_transport = transport or (disagg.HTTPKVTransport(prefill_url) if role == "decode" else None)
         if kv_transport is not None:
-            st.generate = disagg.DecodeGenerate(st.backend.front, kv_transport)
+            st.generate = disagg.DecodeGenerate(st.backend.front, kv_transport,
+                                                local_prefill_tokens=local_prefill_tokens)
         st.warmup_task = asyncio.create_task(start_backend(st.backend, warmup))
         yield
         st.warmup_task.cancel()
@@ -379,6 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="prefill/decode disaggregation: prefill (serves POST /v1/prefill: a prompt's KV), decode "
                         "(its /v1/generate pulls the prefill from --prefill-url), both (colocated)")
     p.add_argument("--prefill-url", help="the prefill server of a --role decode server, e.g. http://127.0.0.1:8102")
+    p.add_argument("--local-prefill-tokens", type=int, default=0,
+                   help="--role decode: prefill prompts of at most this many tokens here instead (0: none)")
     p.add_argument("-v", "--verbose", action="store_true")
     return p
 
@@ -411,7 +417,7 @@ def main(argv=None) -> int:
     try:
         config = config_from_args(args)
         app = create_app(config, warmup=not args.no_warmup, max_waiting=args.max_waiting, role=args.role,
-                         prefill_url=args.prefill_url)
+                         prefill_url=args.prefill_url, local_prefill_tokens=args.local_prefill_tokens)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -21,7 +21,8 @@ plus the KV payload per prompt and what moving it costs (a prefill the prefill s
 prefix cache is nearly all transfer: gather, encode, HTTP, decode).
 
     python scripts/bench_disagg.py [--streams 4] [--long 6] [--long-tokens 600] [--interval 3] [--repeats 3]
-        [--pin] [--prefill-env CUDA_VISIBLE_DEVICES=0 --decode-env CUDA_VISIBLE_DEVICES=1] [--out PATH]
+        [--pin] [--local-prefill-tokens N] [--prefill-env CUDA_VISIBLE_DEVICES=0 --decode-env CUDA_VISIBLE_DEVICES=1]
+        [--out PATH]
 
 On one host the two processes share its cores (``--pin`` gives the prefill process the first half of
 the CPUs and the decode process the second half; colocated gets all of them). On a machine with
@@ -345,6 +346,8 @@ def main(argv=None) -> int:
     p.add_argument("--max-num-batched-tokens", type=int, default=128)
     p.add_argument("--max-model-len", type=int, default=1024)
     p.add_argument("--kv-cache-mb", type=int, default=128)
+    p.add_argument("--local-prefill-tokens", type=int, default=0,
+                   help="the decode server prefills prompts of at most this many tokens itself (0: none)")
     p.add_argument("--pin", action="store_true", help="prefill on the first half of the CPUs, decode on the rest")
     p.add_argument("--prefill-env", action="append", default=[], help="KEY=VALUE for the prefill process")
     p.add_argument("--decode-env", action="append", default=[], help="KEY=VALUE for the decode process")
@@ -362,14 +365,17 @@ def main(argv=None) -> int:
     cpus = (f"0-{half - 1}", f"{half}-{ncpu - 1}") if args.pin and ncpu > 1 else (None, None)
     common = server_args(args)
     report: dict = {"benchmark": "bench_disagg", "host": {"cpus": ncpu, "machine": platform.machine(),
-                                                        "python": platform.python_version()},
+                                                        "python": platform.python_version(),
+                                                        # other work on the host moves every figure here
+                                                        "loadavg_1m_at_start": os.getloadavg()[0]},
                     "config": {k: v for k, v in vars(args).items() if k != "out"}}
 
     # All three servers up at once (an idle server costs no CPU); the set-ups then take turns, the
     # order alternating per repeat, so a change in the machine's background load hits both alike.
     servers = {"colocated": Server("colocated", [*common, "--role", "both"])}
     servers["prefill"] = Server("prefill", [*common, "--role", "prefill"], cpus=cpus[0], env=env_pairs(args.prefill_env))
-    servers["decode"] = Server("decode", [*common, "--role", "decode", "--prefill-url", servers["prefill"].url],
+    servers["decode"] = Server("decode", [*common, "--role", "decode", "--prefill-url", servers["prefill"].url,
+                                          "--local-prefill-tokens", str(args.local_prefill_tokens)],
                                cpus=cpus[1], env=env_pairs(args.decode_env))
     urls = {"colocated": servers["colocated"].url, "disaggregated": servers["decode"].url}
     results: dict[str, list[Result]] = {"colocated": [], "disaggregated": []}
@@ -400,6 +406,7 @@ def main(argv=None) -> int:
         for srv in servers.values():
             srv.stop()
 
+    report["host"]["loadavg_1m_at_end"] = os.getloadavg()[0]
     colocated, disaggregated = (summarize(results[m], walls[m]) for m in ("colocated", "disaggregated"))
     rat = ratios(colocated, disaggregated)
     report.update(workload={"long_prompt_tokens": [len(x) for x in load.long_prompts],

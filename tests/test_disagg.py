@@ -344,20 +344,26 @@ def test_smollm2_bad_input_to_the_disaggregated_endpoints_is_a_4xx_json_error(sm
 
 
 def test_a_decode_server_without_its_prefill_server_answers_503(tiny_path):
-    """In-process decode role (tiny model, no warm-up: nothing runs on the engine) whose prefill URL has
-    nobody listening: 503 + Retry-After with code prefill_unavailable, so a gateway falls back."""
+    """In-process decode role (tiny model, no warm-up) whose prefill URL has nobody listening: a prompt
+    for the prefill server gets 503 + Retry-After with code prefill_unavailable, so a gateway falls
+    back; a prompt within --local-prefill-tokens is prefilled on the decode server and still answered."""
     from gateway_server import ServerThread, free_port
     from runtime.server import create_app
 
-    app = create_app(EngineConfig(model="tiny", gguf_path=tiny_path, max_model_len=128, num_blocks=16),
-                     warmup=False, role="decode", prefill_url=f"http://127.0.0.1:{free_port()}")
+    app = create_app(EngineConfig(model="tiny", gguf_path=tiny_path, max_model_len=128, num_blocks=16,
+                                  max_num_seqs=2, max_num_batched_tokens=16),
+                     warmup=False, role="decode", prefill_url=f"http://127.0.0.1:{free_port()}", local_prefill_tokens=4)
     server = ServerThread(app).start()
     try:
-        status, headers, data = _post(server.url, "/v1/generate", {"prompt_ids": [1, 2, 3]})
+        status, headers, data = _post(server.url, "/v1/generate", {"prompt_ids": [1, 2, 3, 4, 5]})
         assert status == 503 and headers.get("Retry-After") and json.loads(data)["error"]["code"] == "prefill_unavailable"
+        status, _, data = _post(server.url, "/v1/generate", {"prompt_ids": [1, 2, 3, 4], "params": {"max_tokens": 3, "ignore_eos": True}})
+        assert status == 200 and _lines(data)[-1]["completion_tokens"] == 3, data
         assert json.loads(_get(server.url, "/v1/stats"))["role"] == "decode"
     finally:
         server.stop()
+    with pytest.raises(ValueError, match="local-prefill-tokens"):
+        create_app(EngineConfig(model="tiny", gguf_path=tiny_path), local_prefill_tokens=8)
     with pytest.raises(ValueError, match="prefill-url"):
         create_app(EngineConfig(model="tiny", gguf_path=tiny_path), role="decode")
     with pytest.raises(ValueError, match="role"):
