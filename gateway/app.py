@@ -374,7 +374,7 @@ class ChatHandler:
         request[keys.ANSWERED] = resp.status  # a hang-up from here on is no failure
         log_content(self.config.log_content, "answer", completion.id, "".join(text))
         if store is not None:  # shielded: a client that closes right after [DONE] cancels this handler
-            await _shielded(store("".join(text), answer))
+            await self.state.shielded(store("".join(text), answer))
         return resp
 
     # -- hit: replay the stored answer in the same shape
@@ -409,19 +409,6 @@ class ChatHandler:
                                            **headers})
         await resp.prepare(request)
         return resp
-
-
-_BACKGROUND: set[asyncio.Task] = set()  # shielded tasks, referenced until they finish
-
-
-async def _shielded(coro) -> None:
-    """Await ``coro`` in its own task that finishes even if the awaiting handler is cancelled (aiohttp
-    cancels a handler whose client went away, and a streaming client goes away as soon as it has read
-    ``[DONE]``: without this, streamed answers were never stored in the cache)."""
-    task = asyncio.ensure_future(coro)
-    _BACKGROUND.add(task)
-    task.add_done_callback(_BACKGROUND.discard)
-    await asyncio.shield(task)
 
 
 def cache_scope(tenant: str, chat: ChatRequest, tier: str):

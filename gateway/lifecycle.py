@@ -51,21 +51,13 @@ async def drain(app: web.Application, timeout_s: float, *, abandon: asyncio.Even
     state = app[keys.STATE]
     state.draining = True
     deadline = time.monotonic() + timeout_s
-    while state.active_requests > 0 or _background_pending():
+    while state.active_requests > 0 or state.background_pending:
         if time.monotonic() >= deadline or (abandon is not None and abandon.is_set()):
             log.warning("drain: %d request(s) still in flight, %d answer(s) still being stored; closing anyway",
-                        state.active_requests, _background_pending())
+                        state.active_requests, state.background_pending)
             return False
         await asyncio.sleep(0.05)
     return True
-
-
-def _background_pending() -> int:
-    """Shielded work that outlives its request (``gateway.app._shielded``: storing an answer after a
-    streaming client hung up on [DONE]); the cache must not close under it."""
-    from gateway import app as app_module  # imported late: gateway.app imports this module
-
-    return sum(not t.done() for t in getattr(app_module, "_BACKGROUND", ()))
 
 
 async def serve(app: web.Application, host: str, port: int, *, drain_timeout_s: float = 60.0,
