@@ -334,9 +334,9 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
     app.router.add_get("/v1/stats", stats)
     app.router.add_get("/metrics", metrics)
     app.router.add_post("/v1/encode", encode)
-    app.router.add_post("/v1/generate", GenerateHandler(st, m))
+    app.router.add_post("/v1/generate", GenerateHandler(st, m).__call__)  # a coroutine function, as aiohttp wants
     if role == "prefill":
-        app.router.add_post("/v1/prefill", disagg.PrefillHandler(st, parse_generate, not_ready))
+        app.router.add_post("/v1/prefill", disagg.PrefillHandler(st, parse_generate, not_ready).__call__)
     return app
 
 
