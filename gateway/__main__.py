@@ -53,7 +53,8 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    logging.getLogger("gateway").info("serving %s on http://%s:%d", ", ".join(config.model_names), config.host, config.port)
+    tiers = ", ".join(f"{t.name} ({t.model}, {'remote' if t.remote else 'in-process'})" for t in config.tier_spec.tiers)
+    logging.getLogger("gateway").info("serving tiers %s on http://%s:%d", tiers, config.host, config.port)
     asyncio.run(serve(app, config.host, config.port, drain_timeout_s=args.drain_timeout))
     return 0
 
