@@ -30,17 +30,15 @@ import string
 from urllib.parse import quote
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from gateway import keys  # noqa: E402
-from gateway.app import create_app  # noqa: E402
-from gateway.config import GatewayConfig, Limits, ModelEntry  # noqa: E402
-from gateway.security import AdminConfig, hash_secret  # noqa: E402
-from gateway_server import ServerThread  # noqa: E402
-from runtime.engine import EngineConfig  # noqa: E402
+from gateway import keys
+from gateway.app import create_app
+from gateway.config import GatewayConfig, Limits, ModelEntry
+from gateway.security import AdminConfig, hash_secret
+from gateway_server import ServerThread
+from runtime.engine import EngineConfig
 
 pytestmark = pytest.mark.slow
 

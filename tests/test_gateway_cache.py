@@ -22,7 +22,7 @@ from gateway_server import ServerThread, free_port
 from runtime.engine import EngineConfig
 from tiny_gguf import write_tiny_llama
 
-openai = pytest.importorskip("openai")
+import openai  # a dev dependency: missing, fail rather than skip
 
 
 def start(tmp_path_factory, cache: dict, warmup: bool = True) -> ServerThread:

@@ -9,7 +9,7 @@ from gateway.config import GatewayConfig, Limits, ModelEntry
 from gateway_server import ServerThread
 from runtime.engine import EngineConfig
 
-openai = pytest.importorskip("openai")
+import openai  # a dev dependency: missing, fail rather than skip
 pytestmark = pytest.mark.slow
 
 

@@ -54,7 +54,7 @@ def gemma3():
 
 @pytest.fixture(scope="module")
 def hf():
-    torch = pytest.importorskip("torch")
+    import torch  # a dev dependency: missing, fail rather than skip
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from runtime.presets import resolve_gguf

@@ -20,7 +20,7 @@ TOLERANCES = {"float32": (1e-4, 5e-4)}
 
 @pytest.fixture(scope="module")
 def hf():
-    torch = pytest.importorskip("torch")
+    import torch  # a dev dependency: missing, fail rather than skip
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from runtime.presets import resolve_gguf
