@@ -515,7 +515,18 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
         if c is not None:
             await c.close()
 
+    async def ledger_ctx(app: web.Application):
+        """``keys.shared``: the ledger syncs with the other replicas through Redis in the background."""
+        from gateway.usage_sync import LedgerSync
+
+        sync = LedgerSync(state.ledger, spec.keys.shared)
+        await sync.start()
+        yield
+        await sync.close()
+
     app.cleanup_ctx.append(cache_ctx)
+    if spec.keys.shared is not None:
+        app.cleanup_ctx.append(ledger_ctx)
     app.cleanup_ctx.append(models_ctx)
     app.router.add_post("/v1/chat/completions", ChatHandler(app).handle)
     app.router.add_get("/v1/models", list_models)

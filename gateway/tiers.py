@@ -17,6 +17,7 @@ model, each request dispatched to the least-loaded live one (``gateway.replicas.
       default: {budget_usd: 5.0, period_seconds: 86400, requests_per_minute: 600}
       entries:
         - {name: team-a, key_env: TEAM_A_KEY, budget_usd: 0.5, tiers: [small]}
+      shared: {redis_url: "redis://127.0.0.1:6379/0", sync_interval_s: 0.5}   # optional: replicas
 
 Keys are never stored in clear: an entry gives ``key_sha256`` (hex) or ``key_env`` (the name of an
 environment variable holding the key, hashed when the config loads).
@@ -135,10 +136,33 @@ class KeyPolicy:
 
 
 @dataclass(frozen=True)
+class SharedLedgerConfig:
+    """``keys.shared``: gateway replicas enforce budgets and rate limits together through one Redis
+    (``gateway.usage_sync``). Each replica pushes its deltas and pulls the global totals every
+    ``sync_interval_s``; its checks read the last totals it pulled plus its own requests since."""
+
+    redis_url: str
+    prefix: str = "jaxserve:usage:"
+    sync_interval_s: float = 0.5  # how stale another replica's spend and requests may be here
+    timeout_s: float = 0.5  # per Redis round trip; a failed sync leaves this replica enforcing locally
+
+    def __post_init__(self):
+        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"redis_url: must start with redis://, rediss:// or unix://, got {self.redis_url!r}")
+        if not self.prefix:
+            raise ValueError("prefix: must be a non-empty string")
+        if not 0 < self.sync_interval_s <= 60:
+            raise ValueError(f"sync_interval_s: must be in (0, 60], got {self.sync_interval_s}")
+        if not self.timeout_s > 0:
+            raise ValueError(f"timeout_s: must be > 0, got {self.timeout_s}")
+
+
+@dataclass(frozen=True)
 class KeysConfig:
     require: bool = False  # True: requests without a configured key get 401
     default: KeyPolicy = KeyPolicy()
     entries: tuple[KeyPolicy, ...] = ()
+    shared: SharedLedgerConfig | None = None  # None: each gateway process keeps its own ledger
 
     def lookup(self, key_sha256: str | None) -> KeyPolicy | None:
         for e in self.entries:
@@ -261,9 +285,9 @@ def parse_tiers(data: Mapping, local_models: Sequence[str], where: str = "",
     keys_data = data.get("keys") or {}
     if not isinstance(keys_data, Mapping):
         raise ConfigError(f"{p}keys: must be a mapping")
-    unknown = sorted(set(keys_data) - {"require", "default", "entries"})
+    unknown = sorted(set(keys_data) - {"require", "default", "entries", "shared"})
     if unknown:
-        raise ConfigError(f"{p}keys: unknown key(s) {', '.join(unknown)} (known: default, entries, require)")
+        raise ConfigError(f"{p}keys: unknown key(s) {', '.join(unknown)} (known: default, entries, require, shared)")
     default = build(KeyPolicy, keys_data.get("default"), p + "keys.default", name="default")
     if default.key_sha256 is not None:
         raise ConfigError(f"{p}keys.default: the default policy has no key")
@@ -281,4 +305,9 @@ def parse_tiers(data: Mapping, local_models: Sequence[str], where: str = "",
     require = keys_data.get("require", False)
     if not isinstance(require, bool):
         raise ConfigError(f"{p}keys.require: must be true or false")
-    return TiersSpec(tuple(tiers), router, KeysConfig(require, default, entries))
+    shared = None
+    if keys_data.get("shared") is not None:
+        if not isinstance(keys_data["shared"], Mapping) or "redis_url" not in keys_data["shared"]:
+            raise ConfigError(f"{p}keys.shared.redis_url: required (the Redis the gateway replicas share)")
+        shared = build(SharedLedgerConfig, keys_data["shared"], p + "keys.shared")
+    return TiersSpec(tuple(tiers), router, KeysConfig(require, default, entries, shared))
