@@ -14,7 +14,11 @@ the raw JSON:
     (peer) engine vs HF generate()    bench_engine.py        HF tok/s -> ours (not in --quick)
 
     KV-cache quantization             bench_kv_quant.py      concurrent requests in one KV byte budget
-    weight quantization               bench_generate.py      batch-1 decode tok/s, int8 / int4 vs float32 ``--quick`` shrinks every workload to CI size (a few minutes; the figures are then noisy).
+    weight quantization               bench_generate.py      batch-1 decode tok/s, int8 / int4 vs float32
+    prefill/decode disaggregation     bench_disagg.py        colocated -> split: streams' inter-token p99, long-prompt TTFT
+    cache shared by gateway replicas  bench_replicas.py      miss on replica B -> hit on B of an answer cached through A
+
+``--quick`` shrinks every workload to CI size (a few minutes; the figures are then noisy).
 ``--from DIR`` rebuilds the report from an earlier run's raw JSON without measuring again.
 
     python scripts/bench_report.py [--quick] [--out docs] [--from out/report]
@@ -28,6 +32,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -66,6 +71,10 @@ def run_all(raw: Path, quick: bool) -> None:
     runs["bench_generate"] = [py, "scripts/bench_generate.py"] + (["--no-hf", "--prompts", "2"] if quick else [])
     runs["eval_quality"] = [py, "scripts/eval_quality.py", "--out", str(raw / "eval_quality.json")] \
         + (["--weights", "none,int8", "--kv", "float32,int8"] if quick else [])
+    runs["bench_disagg"] = [py, "scripts/bench_disagg.py", "--pin", "--out", str(raw / "bench_disagg.json")] \
+        + (["--long", "2", "--repeats", "1"] if quick else [])
+    runs["bench_replicas"] = [py, "scripts/bench_replicas.py", "--out", str(raw / "bench_replicas.json")] \
+        + (["--entries", "8"] if quick else ["--entries", "30"])
     for name, cmd in runs.items():
         print(f"== {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
         t = time.perf_counter()
@@ -143,6 +152,20 @@ def collect(raw: Path) -> list[dict]:
         pre = json.loads(prefix_file.read_text())
         add("prefix caching", f"TTFT p50, {pre['system_prompt_tokens']}-token shared system prompt",
             pre["off"]["ttft_ms_p50"], pre["on"]["ttft_ms_p50"], "ms", False, "bench_prefix.py")
+    disagg_file = raw / "bench_disagg.json"
+    if disagg_file.exists():  # on one 2-core host the split buys the decode tail and costs TTFT: both shown
+        d = json.loads(disagg_file.read_text())
+        col, dis = d["colocated"], d["disaggregated"]
+        add("prefill/decode disaggregation", "decode streams' inter-token latency p99 under long-prompt arrivals",
+            col["stream"]["itl_ms"]["p99"], dis["stream"]["itl_ms"]["p99"], "ms", False, "bench_disagg.py")
+        add("prefill/decode disaggregation", "long-prompt TTFT p50 (one host: each role on half the cores)",
+            col["long"]["ttft_ms"]["p50"], dis["long"]["ttft_ms"]["p50"], "ms", False, "bench_disagg.py")
+    replicas_file = raw / "bench_replicas.json"
+    if replicas_file.exists():
+        r = json.loads(replicas_file.read_text())
+        add("cache shared by gateway replicas", f"answer on replica B, p50 ({r['gateways']} gateways, one Redis; "
+            f"{r['cross_replica_hits']}/{r['entries_stored']} hits)", r["miss_answer_ms_p50"],
+            r["hit_answer_ms_p50"], "ms", False, "bench_replicas.py")
     return rows
 
 
@@ -163,17 +186,19 @@ def plot(rows: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     shown = [r for r in rows if r["gain"]]
-    fig, ax = plt.subplots(figsize=(9, 0.45 * len(shown) + 1.2))
-    labels = [f"{r['pair']}: {r['metric']}" for r in shown]
-    ax.barh(labels, [r["gain"] for r in shown], color=["#3a7" if r["gain"] >= 1 else "#c44" for r in shown])
+    fig, ax = plt.subplots(figsize=(14, 0.45 * len(shown) + 1.2))
+    labels = [textwrap.shorten(f"{r['pair']}: {r['metric']}", 80, placeholder="...") for r in shown]
+    # bars grow from 1x (no change): right for a gain, left for a loss
+    ax.barh(labels, [r["gain"] - 1 for r in shown], left=1, color=["#3a7" if r["gain"] >= 1 else "#c44" for r in shown])
     ax.axvline(1, color="k", lw=0.8)
     ax.set_xscale("log")
+    ax.set_xlim(min(0.3, min(r["gain"] for r in shown) / 2), max(r["gain"] for r in shown) * 8)  # room for the labels
     ax.set_xlabel("after vs before (x better, log scale)")
     for y, r in enumerate(shown):
         ax.text(r["gain"], y, f" {r['gain']:.2f}x", va="center", fontsize=8)
     ax.invert_yaxis()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
 
 
 def write(rows: list[dict], raw: Path, out: Path, quick: bool, note: str | None = None) -> Path:
