@@ -14,6 +14,7 @@ import concurrent.futures
 import json
 import re
 import threading
+import time
 
 import pytest
 
@@ -336,10 +337,19 @@ def test_killing_a_replica_loses_no_request(pool):
 
     n = 12
     prompts = [f"Write one sentence about the number {i}." for i in range(n)]
-    with concurrent.futures.ThreadPoolExecutor(n) as ex:
-        futures = [ex.submit(ask, gateway.url, p, stream=(i % 2 == 0), max_tokens=32, on_first_chunk=first_chunk)
-                   for i, p in enumerate(prompts)]
-        assert started_on_b.wait(120), "no streamed answer started on replica b"
+    with concurrent.futures.ThreadPoolExecutor(n + 24) as ex:
+        def submit(i):
+            return ex.submit(ask, gateway.url, prompts[i], stream=(i % 2 == 0), max_tokens=32,
+                             on_first_chunk=first_chunk)
+
+        futures = [submit(i) for i in range(n)]
+        # On busy cores a replica's stats poll can time out, and the gateway then sends everything to
+        # the other one for a while: keep adding streamed requests until one is streaming on b.
+        deadline = time.monotonic() + 180
+        while not started_on_b.wait(10):
+            assert time.monotonic() < deadline and len(prompts) < n + 24, "no streamed answer started on replica b"
+            prompts += [f"Write one sentence about the number {len(prompts) + k}." for k in (0, 1)]
+            futures += [submit(len(prompts) - 2), submit(len(prompts) - 1)]
         b.kill()
         results = [f.result(timeout=300) for f in futures]
         after = list(ex.map(lambda i: ask(gateway.url, f"Say hello to person {i}."), range(4)))
