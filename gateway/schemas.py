@@ -43,12 +43,19 @@ def _number(body: dict, key: str, default, lo: float, hi: float, *, lo_open: boo
     if key not in body or body[key] is None:
         return default
     v = body[key]
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    # ints are compared as ints: math.isfinite() / float() raise OverflowError past ~1e308
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
         raise invalid(f"'{key}' must be a number", key)
     if v < lo or v > hi or (lo_open and v == lo):
         bracket = "(" if lo_open else "["
-        raise invalid(f"'{key}' must be in {bracket}{lo}, {hi}]; got {v}", key)
+        raise invalid(f"'{key}' must be in {bracket}{lo}, {hi}]; got {_short(v)}", key)
     return float(v)
+
+
+def _short(v) -> str:
+    """A number for an error message: a 4,000-digit integer is not echoed whole."""
+    text = str(v)
+    return text if len(text) <= 32 else f"{text[:12]}...({len(text)} digits)"
 
 
 def _int(body: dict, key: str, lo: int | None = None) -> int | None:
@@ -58,7 +65,7 @@ def _int(body: dict, key: str, lo: int | None = None) -> int | None:
     if isinstance(v, bool) or not isinstance(v, int):
         raise invalid(f"'{key}' must be an integer", key)
     if lo is not None and v < lo:
-        raise invalid(f"'{key}' must be >= {lo}; got {v}", key)
+        raise invalid(f"'{key}' must be >= {lo}; got {_short(v)}", key)
     return v
 
 

@@ -109,6 +109,11 @@ BAD = [
     ("last not user", {"model": "tiny", "messages": [{"role": "assistant", "content": "x"}]}, None, {}, 400, None),
     ("temperature range", {"model": "tiny", "messages": MSG, "temperature": 5}, None, {}, 400, "temperature"),
     ("top_p zero", {"model": "tiny", "messages": MSG, "top_p": 0}, None, {}, 400, "top_p"),
+    # past 1e308 an int has no float: math.isfinite() raised OverflowError (a 500, found by the fuzzer)
+    ("temperature huge int", {"model": "tiny", "messages": MSG, "temperature": 7 * 10**400}, None, {}, 400,
+     "temperature"),
+    ("top_p huge negative int", {"model": "tiny", "messages": MSG, "top_p": -(10**400)}, None, {}, 400, "top_p"),
+    ("max_tokens huge int", {"model": "tiny", "messages": MSG, "max_tokens": 10**400}, None, {}, 400, "max_tokens"),
     ("max_tokens zero", {"model": "tiny", "messages": MSG, "max_tokens": 0}, None, {}, 400, "max_tokens"),
     ("max_tokens type", {"model": "tiny", "messages": MSG, "max_tokens": "9"}, None, {}, 400, "max_tokens"),
     ("max_tokens too big", {"model": "tiny", "messages": MSG, "max_tokens": 100000}, None, {}, 400, "max_tokens"),
