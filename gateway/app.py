@@ -469,7 +469,7 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
     state = app[keys.STATE] = keys.GatewayState(
         backends=dict(backends or {}), started=int(time.time()), router=Router(spec),
         ledger=UsageLedger(spec.keys, clock=clock), inflight={t.name: 0 for t in spec.tiers})
-    app[keys.METRICS] = GatewayMetrics(lambda: state.backends, lambda: state.cache)
+    app[keys.METRICS] = GatewayMetrics(lambda: state.backends, lambda: state.cache, lambda: state.ledger_sync)
 
     async def models_ctx(app: web.Application):
         if not state.backends:
@@ -519,7 +519,7 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
         """``keys.shared``: the ledger syncs with the other replicas through Redis in the background."""
         from gateway.usage_sync import LedgerSync
 
-        sync = LedgerSync(state.ledger, spec.keys.shared)
+        sync = state.ledger_sync = LedgerSync(state.ledger, spec.keys.shared)
         await sync.start()
         yield
         await sync.close()

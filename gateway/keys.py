@@ -25,6 +25,7 @@ class GatewayState:
     inflight: dict[str, int] = field(default_factory=dict)  # tier -> requests in flight through this gateway
     draining: bool = False  # shutting down: new requests get 503 (gateway.lifecycle)
     active_requests: int = 0  # HTTP requests being handled now, streams until their last event
+    ledger_sync: Any = None  # gateway.usage_sync.LedgerSync while keys.shared is set
     background: set = field(default_factory=set)  # asyncio tasks outliving their request (shielded stores)
 
     async def shielded(self, coro) -> None:

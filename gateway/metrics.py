@@ -93,8 +93,26 @@ class _CacheCollector:
         yield prop
 
 
+class _LedgerSyncCollector:
+    """``keys.shared``: the background sync of budgets and rate limits through Redis (``LedgerSync``)."""
+
+    def __init__(self, sync: Callable[[], object]):
+        self._sync = sync
+
+    def collect(self):
+        sync = self._sync()
+        if sync is None:
+            return
+        yield CounterMetricFamily("gateway_usage_syncs", "Budget and rate-limit syncs with the other replicas "
+                                  "through Redis that succeeded", value=sync.syncs)
+        yield CounterMetricFamily("gateway_usage_sync_failures", "Syncs that failed (Redis unreachable or slow); "
+                                  "the replica enforces locally meanwhile", value=sync.failures)
+        yield GaugeMetricFamily("gateway_usage_sync_up", "1 while the last sync succeeded", value=0.0 if sync.down else 1.0)
+
+
 class GatewayMetrics:
-    def __init__(self, backends: Callable[[], Mapping], cache: Callable[[], object] | None = None):
+    def __init__(self, backends: Callable[[], Mapping], cache: Callable[[], object] | None = None,
+                 ledger_sync: Callable[[], object] | None = None):
         self.registry = CollectorRegistry()
         r = self.registry
         self.requests = Counter("gateway_requests", "Chat completion requests by model and HTTP status",
@@ -134,6 +152,8 @@ class GatewayMetrics:
         r.register(_ReplicaCollector(backends))
         if cache is not None:
             r.register(_CacheCollector(cache))
+        if ledger_sync is not None:
+            r.register(_LedgerSyncCollector(ledger_sync))
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -331,3 +332,9 @@ def test_two_gateways_enforce_one_rate_limit(gateways):
         u = json.loads(raw)
         assert status == 200 and u["requests"] == 4 and u["by_tier"]["small"]["requests"] == 4, u
         assert u["cost_usd"] > 0
+        _, _, raw = http(g.url, path="/metrics", method="GET")  # the sync is observable
+        metrics = raw.decode()
+        syncs = re.search(r"^gateway_usage_syncs_total (\S+)$", metrics, re.M)
+        assert syncs and float(syncs.group(1)) > 0, metrics[-2000:]
+        assert re.search(r"^gateway_usage_sync_up 1\.0$", metrics, re.M)
+        assert re.search(r"^gateway_usage_sync_failures_total 0\.0$", metrics, re.M)
