@@ -23,9 +23,7 @@ import concurrent.futures
 import json
 import math
 import os
-import shutil
 import signal
-import subprocess
 import threading
 import time
 from http.client import HTTPConnection
@@ -37,7 +35,8 @@ from gateway import keys
 from gateway.app import create_app
 from gateway.cache.store import FileStore
 from gateway.config import GatewayConfig, Limits, ModelEntry
-from gateway_server import ServerThread, free_port, http
+from gateway_server import ServerThread, http
+from redis_server import RedisServer
 from processes import ServerProcess
 from runtime.engine import EngineConfig
 from runtime.request import RequestStatus
@@ -106,47 +105,15 @@ def learn_stops(url, questions, *, max_tokens, frac) -> dict[str, tuple[str, str
 
 # ---------------------------------------------------------------- an in-process gateway on its own Redis
 
-class Redis:
-    """A redis-server of our own on a free loopback port (the shared one on 6379 is never touched)."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> "Redis":
-        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self._wait(True)
-        return self
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)  # a crash: no shutdown, connections reset
-        self.proc.wait(10)
-        self._wait(False)
-
-    def _wait(self, up: bool) -> None:
-        for _ in range(100):
-            pong = subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True)
-            if (pong.stdout.strip() == "PONG") == up:
-                return
-            time.sleep(0.1)
-        raise TimeoutError(f"redis on {self.port} did not come {'up' if up else 'down'}")
-
-
 @pytest.fixture(scope="module")
 def redis():
-    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
-        pytest.skip("redis-server is not installed (make test installs it)")
-    r = Redis().start()
-    yield r
-    if r.proc.poll() is None:
-        r.proc.terminate()
-        r.proc.wait(10)
+    with RedisServer.running() as r:
+        yield r
 
 
 @pytest.fixture(scope="module")
 def gateway(redis):
-    cache = {"store": "redis", "redis_url": f"redis://127.0.0.1:{redis.port}/0", "redis_retry_s": 0.2,
+    cache = {"store": "redis", "redis_url": redis.url, "redis_retry_s": 0.2,
              "redis_prefix": f"faults{time.time_ns()}:"}
     config = GatewayConfig(port=0, models=(ModelEntry(MODEL, ENGINE),), cache=cache, limits=Limits(default_max_tokens=16))
     srv = ServerThread(create_app(config)).start(ready_timeout=600)

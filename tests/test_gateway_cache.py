@@ -7,8 +7,6 @@ stop string taken from it: the answer then finishes with "stop" and is eligible 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -18,7 +16,8 @@ import pytest
 from gateway import keys
 from gateway.app import create_app
 from gateway.config import GatewayConfig, Limits, ModelEntry
-from gateway_server import ServerThread, free_port
+from gateway_server import ServerThread
+from redis_server import RedisServer
 from runtime.engine import EngineConfig
 from tiny_gguf import write_tiny_llama
 
@@ -140,44 +139,26 @@ def test_openai_client_streaming_hit(server):
 # ---------------------------------------------------------------- Redis outage
 
 @pytest.fixture(scope="module")
-def redis_port():
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed (make test installs it)")
-    port = free_port()
-    subprocess.run(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--daemonize", "yes"], check=True, capture_output=True)
-    _wait_redis(port, True)
-    yield port
-    subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True)
+def redis():
+    with RedisServer.running() as r:
+        yield r
 
 
-def _wait_redis(port, up: bool):
-    for _ in range(100):
-        ok = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True).stdout.strip() == "PONG"
-        if ok == up:
-            return
-        time.sleep(0.1)
-    raise TimeoutError(f"redis on {port} did not come {'up' if up else 'down'}")
-
-
-def test_redis_outage_degrades_then_recovers(tmp_path_factory, redis_port):
-    srv = start(tmp_path_factory, {"store": "redis", "redis_url": f"redis://127.0.0.1:{redis_port}/0",
+def test_redis_outage_degrades_then_recovers(tmp_path_factory, redis):
+    srv = start(tmp_path_factory, {"store": "redis", "redis_url": redis.url,
                                    "redis_retry_s": 0.2, "redis_prefix": f"t{time.time_ns()}:"})
     try:
         q = [{"role": "user", "content": "the cat sat on the mat"}]
         stop = stop_for(srv, q[0]["content"])
         chat(srv, q, stop=[stop])
         assert chat(srv, q, stop=[stop])[0]["x-cache"] == "hit"
-        subprocess.run(["redis-cli", "-p", str(redis_port), "shutdown", "nosave"], capture_output=True)
-        _wait_redis(redis_port, False)
+        redis.shutdown()
         for _ in range(3):  # still answered, by the model
             h, body = chat(srv, q, stop=[stop])
             assert json.loads(body)["choices"][0]["message"]["content"]
         metrics = urllib.request.urlopen(srv.url + "/metrics").read().decode()
         assert 'result="error"' in metrics
-        subprocess.run(["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "",
-                        "--appendonly", "no", "--daemonize", "yes"], check=True, capture_output=True)
-        _wait_redis(redis_port, True)
+        redis.start()  # empty, on the same port
         deadline = time.monotonic() + 10
         hit = False
         while time.monotonic() < deadline and not hit:

@@ -20,15 +20,14 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import re
-import shutil
-import subprocess
 import time
 import urllib.request
 
 import pytest
 
-from gateway_server import free_port, http
+from gateway_server import http
 from processes import ServerProcess
+from redis_server import RedisServer
 
 import openai  # a dev dependency: missing, fail rather than skip
 
@@ -38,24 +37,10 @@ KEY = "sk-replicas-test"  # the same caller (tenant) through both gateways
 PARAMS = {"temperature": 0, "max_tokens": 48, "stop": ["."]}  # answers end at the first sentence: "stop"
 
 
-def _redis_up(port: int) -> bool:
-    out = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True)
-    return out.stdout.strip() == "PONG"
-
-
 @pytest.fixture(scope="module")
 def redis_url():
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed (make test installs it)")
-    port = free_port()
-    subprocess.run(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--daemonize", "yes"], check=True, capture_output=True)
-    deadline = time.monotonic() + 10
-    while not _redis_up(port):
-        assert time.monotonic() < deadline, "redis-server did not start"
-        time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0"
-    subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True)
+    with RedisServer.running() as r:
+        yield r.url
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,6 @@ import base64
 import http.client
 import json
 import logging
-import shutil
 import subprocess
 import time
 import uuid
@@ -27,8 +26,9 @@ from gateway.app import create_app
 from gateway.config import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
 from gateway.security import AdminConfig, hash_secret, parse_admin
 from gateway.tiers import parse_tiers
-from gateway_server import ServerThread, free_port
+from gateway_server import ServerThread
 from gateway_server import http as call
+from redis_server import RedisServer
 from runtime.engine import EngineConfig
 
 import openai  # a dev dependency: missing, fail rather than skip
@@ -93,17 +93,8 @@ def logs():
 
 @pytest.fixture(scope="module")
 def redis_url():
-    if not shutil.which("redis-server"):
-        pytest.skip("redis-server is not installed (make test installs it)")
-    port = free_port()
-    subprocess.run(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--daemonize", "yes"], check=True, capture_output=True)
-    for _ in range(100):
-        if subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True).stdout.strip() == "PONG":
-            break
-        time.sleep(0.1)
-    yield f"redis://127.0.0.1:{port}/0"
-    subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True)
+    with RedisServer.running() as r:
+        yield r.url
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,6 @@ import asyncio
 import concurrent.futures
 import json
 import re
-import shutil
-import signal
 import subprocess
 import time
 
@@ -27,7 +25,8 @@ from gateway.errors import APIError
 from gateway.tiers import KeyPolicy, KeysConfig, SharedLedgerConfig, hash_key, parse_tiers
 from gateway.usage import Caller, UsageLedger
 from gateway.usage_sync import LedgerSync, tenant_id
-from gateway_server import free_port, http
+from gateway_server import http
+from redis_server import RedisServer
 from processes import ServerProcess
 
 KEY = "sk-shared-ledger-test"
@@ -35,53 +34,10 @@ DIGEST = hash_key(KEY)
 T0 = 1_700_000_040.0  # a fake clock's start: 20 s into a 60 s window (1_700_000_040 % 60 == 0 -> +20 below)
 
 
-class Redis:
-    """A redis-server of our own on a free loopback port, killed and restarted (empty) on the same port."""
-
-    def __init__(self):
-        self.port = free_port()
-        self.proc: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> "Redis":
-        self.proc = subprocess.Popen(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                                      "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self._wait(True)
-        return self
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-        self._wait(False)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(10)
-
-    def keys(self) -> list[str]:
-        out = subprocess.run(["redis-cli", "-p", str(self.port), "--scan"], capture_output=True, text=True)
-        return out.stdout.split()
-
-    def _wait(self, up: bool) -> None:
-        for _ in range(100):
-            pong = subprocess.run(["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True)
-            if (pong.stdout.strip() == "PONG") == up:
-                return
-            time.sleep(0.05)
-        raise TimeoutError(f"redis on {self.port} did not come {'up' if up else 'down'}")
-
-
 @pytest.fixture(scope="module")
 def redis():
-    if not shutil.which("redis-server") or not shutil.which("redis-cli"):
-        pytest.skip("redis-server is not installed (make test installs it)")
-    r = Redis().start()
-    yield r
-    r.stop()
+    with RedisServer.running() as r:
+        yield r
 
 
 class Clock:
