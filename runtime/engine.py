@@ -28,7 +28,7 @@ import numpy as np
 from runtime.attention import resolve_backend
 from runtime.gguf_loader import LoadedGGUF, load_gguf
 from runtime.kv_calc import KVShape, blocks_for_budget, kv_bytes_per_block
-from runtime.kv_quant import kv_dtype_support_error
+from runtime.kv_quant import QUANTIZED_KV_DTYPES, kv_dtype_support_error
 from runtime.kv_transfer import KVTransferError, PrefilledKV
 from runtime.kv_transfer import stage as stage_kv
 from runtime.model_runner import DTYPES, KV_DTYPES, ModelRunner, enable_compilation_cache, params_to_device
@@ -293,7 +293,7 @@ class LLMEngine:
         if p.kv_dtype != self.kv_dtype or p.k.shape != want or p.k.dtype != codes.dtype:
             raise KVTransferError(f"KV of {p.kv_dtype} {p.k.dtype} {list(p.k.shape)} does not fit this engine's "
                                   f"{self.kv_dtype} {codes.dtype} {list(want)} cache")
-        if (p.k_scales is not None) != (self.kv_dtype in ("int8", "fp8")):
+        if (p.k_scales is not None) != (self.kv_dtype in QUANTIZED_KV_DTYPES):
             raise KVTransferError("an 8-bit KV cache needs its scales, a float one has none")
 
     def _export(self, request_id: str, block_table: list[int]) -> PrefilledKV:
