@@ -1,0 +1,478 @@
+"""Ragged paged attention for TPUs (Pallas Mosaic): KV pages stay in HBM, double-buffered into VMEM.
+
+Same contract as ``kernel.ragged_paged_attention`` (the GPU kernel): the same arguments, the same
+``validate_inputs`` and the same jnp reference (``ragged_paged_attention_reference``) in the tests.
+Data flow of one call::
+
+    HBM                                   SMEM (scalar prefetch)          VMEM
+    q      [T, Hq*D]  --BlockSpec-->                                      q block  [block_q, Hq*D]
+    k/v    [P, page, KVH*D] (memory_space ANY; one DMA a page)  -------->  k/v buf  [2, ppb, page, KVH*D]
+    scales [P, page, KVH]   (8-bit cache only, DMA'd beside the codes) ->  s buf    [2, ppb, page, KVH]
+                                          kv_lens, page_indices (flat),
+                                          cu_q_lens, num_seqs,
+                                          seq_lo / seq_hi per q block
+    out    [T, Hq*D]  <--BlockSpec--                                      acc [Hq, block_q, D], m, l [Hq, block_q, 1]
+
+Grid: one program per block of ``block_q`` consecutive rows of the flattened token axis. Rows of one
+q block can belong to several sequences (a block of decode rows holds ``block_q`` of them); the
+wrapper finds, per q block, the range of sequences that own one of its rows (``seq_lo``/``seq_hi``,
+a searchsorted over ``cu_q_lens``), and the program walks that range::
+
+    q block b:   rows [b*block_q, (b+1)*block_q)
+                  | s3 (tail) | s4 | s5 | s6 (head of a prefill chunk) |
+    work items:  (s3, key blocks of s3 that rows of s3 in this block can see), (s4, ...), ...
+
+Each work item is one sequence and one key block (``pages_per_block`` pages). Its pages are copied
+from HBM by one async DMA per page into one of two VMEM slots while the previous item computes on
+the other (double buffering across items, sequences included); then, for every kv head, the key
+block is sliced out of the page rows by lanes (``[:, h*D:(h+1)*D]``), dequantized if 8-bit, and
+every q head of that kv head's group runs one online-softmax step on all ``block_q`` rows. Rows that
+are not the item's sequence are masked to ``MASK_VALUE``, which leaves their running max, sum and
+accumulator unchanged (alpha = 1, p = 0): one set of accumulators serves every sequence of the
+block, and each row ends with exactly its own sequence's softmax. Rows of no sequence (padding)
+keep acc = 0 and come out as zeros.
+
+Why this layout: the engine's cache is ``[P, page, KVH, D]`` (shared with the XLA path, the GPU
+kernel, KV transfer and sharding); viewed as ``[P, page, KVH*D]`` (a free reshape) one page of all
+kv heads is one contiguous DMA, read once for all heads, and a head is a lane slice, tile-aligned
+when ``head_dim`` is a multiple of 128. The page table is passed flattened: SMEM pads the last dim
+of a 2-D array.
+
+Block sizes come from ``tpu_block_sizes`` (a table keyed by device kind and shape, with a fallback
+rule). The entries are reasoned, not tuned: no TPU has run this kernel yet (see the README's
+"what is proven where" table).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import tpu as pltpu
+
+from pallas_kernels.ragged_paged_attention.kernel import MASK_VALUE, Dims, validate_inputs
+
+
+@dataclasses.dataclass(frozen=True)
+class TpuBlockSizes:
+    """Tuning knobs of the TPU kernel (static; they never change the result).
+
+    block_q:          rows of the flattened token axis per program (a multiple of 8; 16 for bfloat16
+                      and 32 for 8-bit inputs keep sublane tiles whole when compiled).
+    pages_per_block:  pages per key block (``block_k = pages_per_block * page_size`` keys per
+                      online-softmax step and per DMA batch).
+    vmem_limit_bytes: the scoped VMEM limit given to Mosaic, or None for the compiler's default.
+    """
+
+    block_q: int = 32
+    pages_per_block: int = 8
+    vmem_limit_bytes: int | None = None
+
+    def __post_init__(self):
+        for name in ("block_q", "pages_per_block"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"TpuBlockSizes.{name} must be an int >= 1, got {value!r}")
+        if self.vmem_limit_bytes is not None and (not isinstance(self.vmem_limit_bytes, int)
+                                                  or self.vmem_limit_bytes < 1):
+            raise ValueError(f"TpuBlockSizes.vmem_limit_bytes must be None or an int >= 1, got "
+                             f"{self.vmem_limit_bytes!r}")
+
+
+# ---- block sizes: a table keyed by device kind and shape, then a fallback rule ---------------
+
+# device kind (jax's Device.device_kind) -> chip, for VMEM/SMEM capacities (pltpu.get_tpu_info_for_chip).
+_CHIPS = (("TPU v5 lite", "v5e"), ("TPU v5e", "v5e"), ("TPU v6 lite", "v6e"), ("TPU v6e", "v6e"),
+          ("TPU v5p", "v5p"), ("TPU v5", "v5p"), ("TPU v4", "v4"), ("TPU7x", "7x"), ("TPU 7x", "7x"))
+
+# (chip, head_dim, page_size) -> (block_q, pages_per_block). Key blocks of 128 keys fill the lanes
+# of the [block_q, block_k] scores on every chip; v6e's 256-wide MXU takes 256 when head_dim >= 128.
+# Reasoned from the chips' shapes, not measured: replace entries with timed ones on a device.
+TUNED = {
+    ("v5e", 64, 16): (32, 8), ("v5e", 64, 32): (32, 4), ("v5e", 64, 64): (32, 2),
+    ("v5e", 128, 16): (32, 8), ("v5e", 128, 32): (32, 4), ("v5e", 128, 64): (32, 2),
+    ("v5e", 256, 16): (16, 8), ("v5e", 256, 32): (16, 4), ("v5e", 256, 64): (16, 2),
+    ("v6e", 64, 16): (32, 8), ("v6e", 64, 32): (32, 4), ("v6e", 64, 64): (32, 2),
+    ("v6e", 128, 16): (32, 16), ("v6e", 128, 32): (32, 8), ("v6e", 128, 64): (32, 4),
+    ("v6e", 256, 16): (16, 16), ("v6e", 256, 32): (16, 8), ("v6e", 256, 64): (16, 4),
+}
+_DEFAULT_VMEM = 16 * 2**20  # the smallest chip's VMEM (v4), for unknown device kinds
+
+
+def chip_of(device_kind: str | None) -> str | None:
+    """'TPU v6 lite' -> 'v6e'; None for a kind that is not a known TPU."""
+    for prefix, chip in _CHIPS:
+        if device_kind and device_kind.startswith(prefix):
+            return chip
+    return None
+
+
+def vmem_capacity(device_kind: str | None) -> int:
+    chip = chip_of(device_kind)
+    if chip is None:
+        return _DEFAULT_VMEM
+    return pltpu.get_tpu_info_for_chip(pltpu.ChipVersion(chip), 1).vmem_capacity_bytes
+
+
+def vmem_bytes(dims: Dims, q_dtype, kv_dtype, scale_dtype, block_q: int, pages_per_block: int) -> int:
+    """VMEM the kernel uses: q and out blocks (double-buffered by Pallas), two KV slots, accumulators."""
+    hq, d, kvh, ps = dims.num_q_heads, dims.head_dim, dims.num_kv_heads, dims.page_size
+    rows = lambda n, dtype: -(-n // (8 * (4 // jnp.dtype(dtype).itemsize))) * 8 * (4 // jnp.dtype(dtype).itemsize)
+    lanes = lambda n: -(-n // 128) * 128
+    qb = jnp.dtype(q_dtype).itemsize
+    q_and_out = 2 * 2 * rows(block_q, q_dtype) * lanes(hq * d) * qb
+    kv = 2 * 2 * pages_per_block * rows(ps, kv_dtype) * lanes(kvh * d) * jnp.dtype(kv_dtype).itemsize
+    scales = 0 if scale_dtype is None else (2 * 2 * pages_per_block * rows(ps, scale_dtype) * lanes(kvh)
+                                            * jnp.dtype(scale_dtype).itemsize)
+    acc = hq * rows(block_q, jnp.float32) * (lanes(d) + 2 * 128) * 4
+    # The compute of one (head, key block) step: scores, probabilities and a dequantized key block.
+    temps = 4 * rows(block_q, jnp.float32) * lanes(pages_per_block * ps) * 4 + 2 * pages_per_block * ps * lanes(d) * 4
+    return q_and_out + kv + scales + acc + temps
+
+
+def tpu_block_sizes(device_kind: str | None, dims: Dims, q_dtype, kv_dtype, scale_dtype=None) -> TpuBlockSizes:
+    """Block sizes for ``device_kind`` and this shape: the table, else the fallback rule.
+
+    Fallback: ``block_q`` 32 (16 for head_dim > 128), key blocks of ~128 keys
+    (``pages_per_block = max(1, 128 // page_size)``). Either way, while the VMEM estimate exceeds
+    half the chip's VMEM, ``block_q`` and then ``pages_per_block`` are halved (to 8 and 1). The
+    scoped VMEM limit is set to twice the estimate, within the chip's capacity.
+    """
+    chip = chip_of(device_kind)
+    hit = TUNED.get((chip, dims.head_dim, dims.page_size))
+    if hit is None:
+        block_q = 32 if dims.head_dim <= 128 else 16
+        pages_per_block = max(1, 128 // dims.page_size)
+    else:
+        block_q, pages_per_block = hit
+    capacity = vmem_capacity(device_kind)
+    while vmem_bytes(dims, q_dtype, kv_dtype, scale_dtype, block_q, pages_per_block) > capacity // 2:
+        if block_q > 8:
+            block_q //= 2
+        elif pages_per_block > 1:
+            pages_per_block //= 2
+        else:
+            break
+    need = vmem_bytes(dims, q_dtype, kv_dtype, scale_dtype, block_q, pages_per_block)
+    limit = min(capacity, max(32 * 2**20, 2 * need)) if capacity > 32 * 2**20 else capacity
+    return TpuBlockSizes(block_q=block_q, pages_per_block=pages_per_block, vmem_limit_bytes=limit)
+
+
+def _current_device_kind() -> str | None:
+    try:
+        device = jax.devices()[0]
+    except RuntimeError:
+        return None
+    return device.device_kind if device.platform == "tpu" else None
+
+
+# ---- the kernel ------------------------------------------------------------------------------
+
+
+def _kernel(
+    # scalar prefetch (SMEM)
+    kv_lens_ref,  # int32[max_num_seqs]
+    page_indices_ref,  # int32[max_num_seqs * pages_per_seq]  (row-major page table)
+    cu_q_lens_ref,  # int32[max_num_seqs + 1]  (entries past num_seqs replaced by the total)
+    num_seqs_ref,  # int32[1]  (clipped to [0, max_num_seqs])
+    seq_lo_ref,  # int32[num_q_blocks]  first sequence owning a row of q block b
+    seq_hi_ref,  # int32[num_q_blocks]  one past the last
+    # inputs
+    q_ref,  # [block_q, num_q_heads * head_dim]  (VMEM block)
+    k_hbm,  # [total_num_pages, page_size, num_kv_heads * head_dim]  (HBM) q's dtype or 8-bit codes
+    v_hbm,  # [total_num_pages, page_size, num_kv_heads * head_dim]  (HBM)
+    *rest,
+    # k_scales_hbm,  # [total_num_pages, page_size, num_kv_heads]  (HBM, 8-bit cache only)
+    # v_scales_hbm,  # [total_num_pages, page_size, num_kv_heads]  (HBM, 8-bit cache only)
+    # o_ref,  # [block_q, num_q_heads * head_dim]  (VMEM block)
+    # k_buf, v_buf,  # [2, pages_per_block, page_size, num_kv_heads * head_dim]  (VMEM scratch)
+    # ks_buf, vs_buf,  # [2, pages_per_block, page_size, num_kv_heads]  (VMEM scratch, 8-bit only)
+    # sems,  # DMA semaphores [4, 2]: (k, v, k scales, v scales) x slot
+    # m_ref, l_ref,  # [num_q_heads, block_q, 1] float32: running max and sum per row and q head
+    # acc_ref,  # [num_q_heads, block_q, head_dim] float32: running numerator
+    quantized: bool,
+    num_q_heads: int,
+    num_kv_heads: int,
+    head_dim: int,
+    pages_per_seq: int,
+    sm_scale: float,
+    sliding_window: int | None,
+    soft_cap: float | None,
+):
+    if quantized:
+        ks_hbm, vs_hbm, o_ref, k_buf, v_buf, ks_buf, vs_buf, sems, m_ref, l_ref, acc_ref = rest
+    else:
+        ks_hbm = vs_hbm = ks_buf = vs_buf = None
+        o_ref, k_buf, v_buf, sems, m_ref, l_ref, acc_ref = rest
+    block_q = q_ref.shape[0]
+    _, ppb, page_size, _ = k_buf.shape
+    block_k = ppb * page_size
+    total_num_pages = k_hbm.shape[0]
+    group = num_q_heads // num_kv_heads
+    D = head_dim
+    b = pl.program_id(0)
+    row0 = b * block_q
+    seq_lo, seq_hi = seq_lo_ref[b], seq_hi_ref[b]
+
+    m_ref[...] = jnp.full(m_ref.shape, MASK_VALUE, jnp.float32)
+    l_ref[...] = jnp.zeros(l_ref.shape, jnp.float32)
+    acc_ref[...] = jnp.zeros(acc_ref.shape, jnp.float32)
+
+    def key_blocks(seq):
+        """[blk_lo, blk_hi): the key blocks that rows of ``seq`` inside this q block can see."""
+        q_start, q_end = cu_q_lens_ref[seq], cu_q_lens_ref[seq + 1]
+        kv_len = kv_lens_ref[seq]
+        r0, r1 = jnp.maximum(q_start, row0), jnp.minimum(q_end, row0 + block_q)
+        first_pos = kv_len - (q_end - q_start) + (r0 - q_start)
+        last_pos = first_pos + (r1 - r0) - 1
+        lo = 0 if sliding_window is None else jnp.maximum(first_pos - sliding_window + 1, 0)
+        hi = jnp.maximum(jnp.minimum(last_pos + 1, kv_len), 0)
+        blk_lo, blk_hi = lo // block_k, (hi + block_k - 1) // block_k
+        empty = r1 <= r0
+        return jnp.where(empty, 0, blk_lo), jnp.where(empty, 0, blk_hi)
+
+    def first_item(seq):
+        """The first (seq', blk) with seq' >= seq that has work, or (seq_hi, 0)."""
+        def cond(c):
+            s, lo, hi = c
+            return (s < seq_hi) & (lo >= hi)
+
+        def body(c):
+            s = c[0] + 1
+            lo, hi = key_blocks(jnp.minimum(s, seq_hi - 1))
+            return s, lo, hi
+
+        lo, hi = key_blocks(jnp.minimum(seq, jnp.maximum(seq_hi - 1, 0)))
+        s, lo, _ = lax.while_loop(cond, body, (seq, lo, hi))
+        return s, lo
+
+    def next_item(seq, blk):
+        _, hi = key_blocks(seq)
+        return lax.cond(blk + 1 < hi, lambda: (seq, blk + 1), lambda: first_item(seq + 1))
+
+    def copies(seq, blk, slot):
+        """One DMA per (page of the key block, array), with whether it is needed (a page of the sequence)."""
+        n_pages = jnp.minimum((kv_lens_ref[seq] + page_size - 1) // page_size, pages_per_seq)
+        out = []
+        for j in range(ppb):
+            page_pos = blk * ppb + j
+            needed = page_pos < n_pages
+            page = page_indices_ref[seq * pages_per_seq + jnp.minimum(page_pos, pages_per_seq - 1)]
+            page = jnp.clip(page, 0, total_num_pages - 1)
+            arrays = [(k_hbm, k_buf), (v_hbm, v_buf)]
+            if quantized:
+                arrays += [(ks_hbm, ks_buf), (vs_hbm, vs_buf)]
+            for a, (src, dst) in enumerate(arrays):
+                out.append((needed, pltpu.make_async_copy(src.at[page], dst.at[slot, j], sems.at[a, slot])))
+        return out
+
+    def start(seq, blk, slot):
+        for needed, copy in copies(seq, blk, slot):
+            pl.when(needed)(copy.start)
+
+    def wait(seq, blk, slot):
+        for needed, copy in copies(seq, blk, slot):
+            pl.when(needed)(copy.wait)
+
+    def compute(seq, blk, slot):
+        q_start, q_end = cu_q_lens_ref[seq], cu_q_lens_ref[seq + 1]
+        kv_len = kv_lens_ref[seq]
+        row = row0 + lax.broadcasted_iota(jnp.int32, (block_q, 1), 0)  # (bq, 1) absolute row
+        q_pos = kv_len - (q_end - q_start) + (row - q_start)  # (bq, 1) absolute position
+        key = blk * block_k + lax.broadcasted_iota(jnp.int32, (1, block_k), 1)  # (1, bk)
+        mask = (row >= q_start) & (row < q_end) & (key <= q_pos) & (key < kv_len)  # (bq, bk)
+        if sliding_window is not None:
+            mask &= key > q_pos - sliding_window
+        key_ok = (blk * block_k + lax.broadcasted_iota(jnp.int32, (block_k, 1), 0)) < kv_len  # (bk, 1)
+        for h in range(num_kv_heads):
+            k = k_buf[slot, :, :, h * D:(h + 1) * D]  # (ppb, page, D)
+            v = v_buf[slot, :, :, h * D:(h + 1) * D]  # (ppb, page, D)
+            if quantized:
+                ks = ks_buf[slot, :, :, h:h + 1].astype(jnp.float32)  # (ppb, page, 1)
+                vs = vs_buf[slot, :, :, h:h + 1].astype(jnp.float32)  # (ppb, page, 1)
+                k = (k.astype(jnp.float32) * ks).reshape(block_k, D).astype(q_ref.dtype)
+                v = (v.astype(jnp.float32) * vs).reshape(block_k, D).astype(q_ref.dtype)
+            else:
+                k, v = k.reshape(block_k, D), v.reshape(block_k, D)
+            # Slots past kv_len may hold anything (stale VMEM, NaN pages); 0 * NaN would leak through p @ v.
+            v = jnp.where(key_ok, v, jnp.zeros_like(v))
+            f32 = q_ref.dtype == jnp.float32
+            precision = lax.Precision.HIGHEST if f32 else lax.Precision.DEFAULT
+            for g in range(group):
+                j = h * group + g
+                q = q_ref[:, j * D:(j + 1) * D]  # (bq, D)
+                s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), precision=precision,
+                                    preferred_element_type=jnp.float32) * sm_scale  # (bq, bk)
+                if soft_cap is not None:
+                    s = soft_cap * jnp.tanh(s / soft_cap)
+                s = jnp.where(mask, s, MASK_VALUE)
+                m_prev, l_prev = m_ref[j], l_ref[j]  # (bq, 1)
+                m_next = jnp.maximum(m_prev, s.max(axis=1, keepdims=True))
+                alpha = jnp.exp(m_prev - m_next)
+                p = jnp.where(mask, jnp.exp(s - m_next), 0.0)
+                l_ref[j] = alpha * l_prev + p.sum(axis=1, keepdims=True)
+                m_ref[j] = m_next
+                pv = lax.dot_general(p.astype(v.dtype), v, (((1,), (0,)), ((), ())), precision=precision,
+                                     preferred_element_type=jnp.float32)  # (bq, D)
+                acc_ref[j] = alpha * acc_ref[j] + pv
+
+    seq0, blk0 = first_item(seq_lo)
+
+    @pl.when(seq0 < seq_hi)
+    def _():
+        start(seq0, blk0, 0)
+
+    def loop_cond(carry):
+        return carry[0] < seq_hi
+
+    def loop_body(carry):
+        seq, blk, slot = carry
+        nseq, nblk = next_item(seq, blk)
+
+        @pl.when(nseq < seq_hi)
+        def _():
+            start(nseq, nblk, 1 - slot)  # the next item's pages load while this one computes
+
+        wait(seq, blk, slot)
+        compute(seq, blk, slot)
+        return nseq, nblk, 1 - slot
+
+    lax.while_loop(loop_cond, loop_body, (seq0, blk0, jnp.int32(0)))
+
+    for j in range(num_q_heads):
+        l = l_ref[j]
+        out = acc_ref[j] / jnp.where(l > 0, l, 1.0)
+        o_ref[:, j * D:(j + 1) * D] = out.astype(o_ref.dtype)
+
+
+def _q_block_seq_ranges(cu_q_lens, num_seqs, block_q: int, num_q_blocks: int):
+    """Per q block: [seq_lo, seq_hi), the sequences owning one of its rows; and cu_q_lens made sorted."""
+    max_num_seqs = cu_q_lens.shape[0] - 1
+    n = jnp.clip(num_seqs[0], 0, max_num_seqs)
+    # Entries past num_seqs may be anything: make those sequences empty, keeping cu sorted.
+    cu = jnp.where(jnp.arange(max_num_seqs + 1) <= n, cu_q_lens, cu_q_lens[n]).astype(jnp.int32)
+    starts = jnp.arange(num_q_blocks, dtype=jnp.int32) * block_q
+    # side="right" skips empty sequences: row r belongs to the last i with cu[i] <= r.
+    seq_lo = jnp.searchsorted(cu, starts, side="right").astype(jnp.int32) - 1
+    seq_hi = jnp.searchsorted(cu, starts + block_q - 1, side="right").astype(jnp.int32)
+    seq_lo = jnp.clip(seq_lo, 0, n)
+    seq_hi = jnp.where(starts < cu[n], jnp.clip(seq_hi, 0, n), seq_lo)  # blocks past the last row: nothing
+    return cu, n.reshape(1), seq_lo, seq_hi
+
+
+def _check_tpu_tiles(dims: Dims, q_dtype, kv_dtype, bs: TpuBlockSizes, device_kind: str | None = None) -> None:
+    """What compiling for a TPU needs beyond ``validate_inputs`` (interpret mode needs none of it)."""
+    chip = chip_of(device_kind)
+    if chip is not None:
+        need = smem_bytes(dims.max_num_seqs, dims.pages_per_seq, -(-dims.max_num_tokens // bs.block_q))
+        have = pltpu.get_tpu_info_for_chip(pltpu.ChipVersion(chip), 1).smem_capacity_bytes
+        if need > have // 2:
+            raise ValueError(f"the page table and sequence metadata need {need} bytes of SMEM, more than half of "
+                             f"{device_kind}'s {have}: fewer max_num_seqs or a shorter max_model_len (pages_per_seq "
+                             f"{dims.pages_per_seq}), or a larger page_size")
+    sublanes = 8 * (4 // jnp.dtype(q_dtype).itemsize)
+    if bs.block_q % sublanes:
+        raise ValueError(f"compiled TPU kernel needs block_q to be a multiple of {sublanes} for {jnp.dtype(q_dtype).name} "
+                         f"q, got {bs.block_q}")
+    # A page is reshaped into key rows: whole sublane tiles of the dtype the key block is computed in
+    # (8-bit codes are widened to float32 first).
+    rows = 8 if jnp.dtype(kv_dtype).itemsize == 1 else 8 * (4 // jnp.dtype(kv_dtype).itemsize)
+    if dims.page_size % rows:
+        raise ValueError(f"compiled TPU kernel needs page_size to be a multiple of {rows} for a "
+                         f"{jnp.dtype(kv_dtype).name} KV cache, got {dims.page_size}")
+
+
+@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes",
+                                             "device_kind", "interpret"))
+def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
+                               sm_scale: float, sliding_window: int | None = None,
+                               soft_cap: float | None = None, k_scales: jax.Array | None = None,
+                               v_scales: jax.Array | None = None, block_sizes: TpuBlockSizes | None = None,
+                               device_kind: str | None = None, interpret: bool = False) -> jax.Array:
+    """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas TPU kernel).
+
+    Args:
+      q:            [max_num_tokens, num_q_heads, head_dim]               float32 | bfloat16
+      k_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q, or int8 |
+                    float8_e4m3fn codes (with k_scales); stays in HBM, pages are DMA'd as needed
+      v_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  as k_pages
+      kv_lens:      int32[max_num_seqs]  context length of each sequence, this step's tokens included
+      page_indices: int32[max_num_seqs, pages_per_seq]  pages of each sequence in order; entries past
+                    a sequence's last page may hold any value (they are never read)
+      cu_q_lens:    int32[max_num_seqs + 1]  sequence i owns q rows cu_q_lens[i]:cu_q_lens[i+1]
+      num_seqs:     int32[1]  sequences past num_seqs[0] are padding and ignored
+      sm_scale:     logit scale (static)
+      sliding_window: keys per query including itself, or None (static)
+      soft_cap:     logits -> soft_cap * tanh(logits / soft_cap) before masking, or None (static)
+      k_scales, v_scales: [total_num_pages, page_size, num_kv_heads] float32 | bfloat16, or None:
+                    a quantized cache, key = codes.astype(float32) * scale (then cast to q's dtype)
+      block_sizes:  TpuBlockSizes, or None for ``tpu_block_sizes(device_kind, ...)`` (static)
+      device_kind:  the TPU to pick block sizes for (e.g. "TPU v6 lite"); None: this process's TPU,
+                    or the fallback rule where there is none (static)
+      interpret:    run through the Pallas TPU interpreter (``pltpu.InterpretParams()``: DMAs,
+                    semaphores and scalar prefetch simulated on CPU) instead of compiling (static)
+    Returns:
+      [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
+    """
+    dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
+                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
+    quantized = k_scales is not None
+    scale_dtype = k_scales.dtype if quantized else None
+    device_kind = device_kind or _current_device_kind()
+    if block_sizes is None:
+        block_sizes = tpu_block_sizes(device_kind, dims, q.dtype, k_pages.dtype, scale_dtype)
+    if not interpret:
+        _check_tpu_tiles(dims, q.dtype, k_pages.dtype, block_sizes, device_kind)
+    T, Hq, D, KVH, P, ps = (dims.max_num_tokens, dims.num_q_heads, dims.head_dim, dims.num_kv_heads,
+                            k_pages.shape[0], dims.page_size)
+    block_q, ppb = block_sizes.block_q, block_sizes.pages_per_block
+    num_q_blocks = pl.cdiv(T, block_q)
+    Tp = num_q_blocks * block_q
+    q2 = q.reshape(T, Hq * D)
+    if Tp != T:
+        q2 = jnp.pad(q2, ((0, Tp - T), (0, 0)))
+    cu, n, seq_lo, seq_hi = _q_block_seq_ranges(cu_q_lens, num_seqs, block_q, num_q_blocks)
+    scalars = (kv_lens, page_indices.reshape(-1), cu, n, seq_lo, seq_hi)
+
+    kv_inputs = [k_pages.reshape(P, ps, KVH * D), v_pages.reshape(P, ps, KVH * D)]
+    scratch = [pltpu.VMEM((2, ppb, ps, KVH * D), k_pages.dtype), pltpu.VMEM((2, ppb, ps, KVH * D), v_pages.dtype)]
+    if quantized:
+        kv_inputs += [k_scales, v_scales]
+        scratch += [pltpu.VMEM((2, ppb, ps, KVH), k_scales.dtype), pltpu.VMEM((2, ppb, ps, KVH), v_scales.dtype)]
+    scratch += [pltpu.SemaphoreType.DMA((4, 2)),
+                pltpu.VMEM((Hq, block_q, 1), jnp.float32), pltpu.VMEM((Hq, block_q, 1), jnp.float32),
+                pltpu.VMEM((Hq, block_q, D), jnp.float32)]
+    q_spec = pl.BlockSpec((block_q, Hq * D), lambda b, *_: (b, 0))
+    kernel = functools.partial(
+        _kernel, quantized=quantized, num_q_heads=Hq, num_kv_heads=KVH, head_dim=D,
+        pages_per_seq=dims.pages_per_seq, sm_scale=float(sm_scale), sliding_window=sliding_window,
+        soft_cap=None if soft_cap is None else float(soft_cap))
+    out = pl.pallas_call(
+        kernel,
+        grid_spec=pltpu.PrefetchScalarGridSpec(
+            num_scalar_prefetch=len(scalars),
+            grid=(num_q_blocks,),
+            in_specs=[q_spec] + [pl.BlockSpec(memory_space=pl.ANY)] * len(kv_inputs),
+            out_specs=q_spec,
+            scratch_shapes=scratch,
+        ),
+        out_shape=jax.ShapeDtypeStruct((Tp, Hq * D), q.dtype),
+        # Every program starts and drains its own DMAs: q blocks are independent (megacore may split them).
+        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",),
+                                             vmem_limit_bytes=block_sizes.vmem_limit_bytes),
+        interpret=pltpu.InterpretParams() if interpret else False,
+        name="ragged_paged_attention_tpu",
+    )(*scalars, q2, *kv_inputs)
+    return out[:T].reshape(T, Hq, D)
+
+
+def smem_bytes(max_num_seqs: int, pages_per_seq: int, num_q_blocks: int) -> int:
+    """Scalar-prefetch bytes in SMEM (1-D int32 arrays are padded to powers of two)."""
+    pow2 = lambda n: 1 << max(0, math.ceil(math.log2(max(n, 1))))
+    return 4 * (pow2(max_num_seqs) + pow2(max_num_seqs * pages_per_seq) + pow2(max_num_seqs + 1) + 1
+                + 2 * pow2(num_q_blocks))
