@@ -19,8 +19,17 @@ Symmetric round-to-nearest, so the error bound is elementwise:
 ``|W - dequantize(W)| <= scale / 2``, i.e. ``max|row| / 254`` (int8) and ``max|group| / 14`` (int4),
 and a dot product ``y = x . w`` is off by at most ``sum_k |x_k| * scale_k / 2``.
 
-Matmul dispatch by backend (``matvec``): CPU -> the C++ FFI kernel (``runtime.quant_cpu``, falls back
-to XLA); GPU -> the Pallas kernel; anything else -> the XLA reference (dequantize, then dot).
+Matmul dispatch by platform (``matvec`` -> ``matmul_for_platform``), one signature for all::
+
+    platform              implementation
+    cpu                   the C++ FFI kernel (``runtime.quant_cpu``; falls back to XLA if it cannot build)
+    gpu (cuda, rocm)      the Pallas GPU kernel (``pallas_kernels.quant_matmul.quant_matmul``, Triton)
+    tpu                   the Pallas TPU kernel (``pallas_kernels.quant_matmul.tpu.quant_matmul_tpu``)
+    anything else         the XLA reference (dequantize, then dot; DEFAULT precision)
+
+The platform is ``jax.default_backend()``, except inside an abstract TPU mesh
+(``pallas_kernels.lowering.lower_for_tpu``), where it is "tpu": a CPU process lowering for a TPU
+must not pick the CPU's FFI kernel.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from pallas_kernels.quant_matmul import (
     padded_in_features,
     quant_matmul,
     quant_matmul_reference,
+    quant_matmul_tpu,
 )
 
 WEIGHT_QUANT_MODES = ("none", "int8", "int4")
@@ -125,17 +135,34 @@ def _quantize_rows(w: np.ndarray, bits: int, group: int) -> tuple[np.ndarray, np
     return packed.reshape(rows, kp // 2), scale
 
 
-def _matmul(x, q, scale, *, bits, group, in_features):
-    backend = jax.default_backend()
-    if backend == "cpu":
-        from runtime import quant_cpu  # the build happens on first use, not at import
-
-        return quant_cpu.matmul(x, q, scale, bits=bits, group=group, in_features=in_features)
-    if backend == "gpu":
-        return quant_matmul(x, q, scale, bits=bits, group=group, in_features=in_features)
-    # TPU and others: XLA fuses the convert into the dot's operand there; no kernel of ours needed.
+def _xla_matmul(x, q, scale, *, bits, group, in_features):
     return quant_matmul_reference(x, q, scale, bits=bits, group=group, in_features=in_features,
                                   precision=jax.lax.Precision.DEFAULT)
+
+
+def matmul_for_platform(platform: str):
+    """The quantized matmul for a platform name (module docstring's table); all take
+    ``(x, q, scale, *, bits, group, in_features)``."""
+    if platform == "cpu":
+        from runtime import quant_cpu  # the build happens on first use, not at import
+
+        return quant_cpu.matmul
+    if platform in ("gpu", "cuda", "rocm"):
+        return quant_matmul
+    if platform == "tpu":
+        return quant_matmul_tpu
+    return _xla_matmul
+
+
+def _current_platform() -> str:
+    device = jax.sharding.get_abstract_mesh().abstract_device
+    if device is not None and device.platform == "tpu":
+        return "tpu"
+    return jax.default_backend()
+
+
+def _matmul(x, q, scale, *, bits, group, in_features):
+    return matmul_for_platform(_current_platform())(x, q, scale, bits=bits, group=group, in_features=in_features)
 
 
 def validate_mode(mode: str, group: int) -> None:

@@ -1,9 +1,13 @@
 """Weight-only quantization: hand-worked cases pin quantize/dequantize and the reference matmul; then
-the CPU FFI kernel and the Pallas kernel (interpret mode) are compared with the reference elementwise;
-then the parameter transform, the engine on the tiny model, config validation and the build fallback."""
+the CPU FFI kernel, the Pallas GPU kernel (interpret mode) and the Pallas TPU kernel (TPU interpret
+mode) are compared with the reference elementwise, and the TPU kernel lowers for TPU v5e and v6e
+(abstract mesh, no TPU needed); then the per-platform dispatch, the parameter transform, the engine on
+the tiny model, config validation and the build fallback. (The GPU kernel's cuda lowering is in
+tests/test_gpu_lowering.py.)"""
 
 from __future__ import annotations
 
+import functools
 import logging
 
 import jax
@@ -11,9 +15,19 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallas_kernels.quant_matmul import BlockSizes, quant_matmul, quant_matmul_reference
+from pallas_kernels.lowering import MOSAIC_TPU_CALL_TARGET, lower_for_tpu
+from pallas_kernels.quant_matmul import (
+    BlockSizes,
+    Dims,
+    TpuBlockSizes,
+    quant_matmul,
+    quant_matmul_reference,
+    quant_matmul_tpu,
+    tpu_block_sizes,
+)
+from pallas_kernels.quant_matmul.tpu import FALLBACK, TUNED, fit_blocks
 from runtime import quant_cpu
-from runtime.quant import QuantizedMatrix, quantize_params
+from runtime.quant import QuantizedMatrix, matmul_for_platform, quantize_params
 from tiny_gguf import write_tiny_llama
 
 # One table, keyed by activation dtype: (rtol, atol) for kernel vs reference. Float32 differs only by
@@ -179,6 +193,106 @@ def test_validation_names_the_bad_input():
         quant_matmul(x, qm.q, qm.scale, bits=4, group=32, in_features=40, block_sizes=BlockSizes(block_m=8))
     with pytest.raises(ValueError, match="int8 q must be int8"):
         quant_matmul_reference(x, qm.q, qm.scale[:, 0], bits=8, group=0, in_features=40)
+
+
+# ---------------------------------------------------------------- Pallas TPU kernel (TPU interpret mode)
+
+TPU_SMALL = TpuBlockSizes(block_m=16, block_n=128, block_k=256)  # several blocks of each axis at test sizes
+
+
+@pytest.mark.parametrize("mode,group", MODES)
+@pytest.mark.parametrize("M,K,N,block_sizes", [
+    (1, 77, 45, None),  # decode row; K < one int4 group of 128 (padded to Kp in storage)
+    (5, 200, 130, None),  # odd M; K not a multiple of 32 / 64 / 128
+    (32, 2048, 256, TPU_SMALL),  # 2 x 2 x (8, 8, 4, 2) blocks that divide the dims: no padding
+    (37, 1100, 600, TPU_SMALL),  # nothing divides: M 37 -> 48, N 600 -> 640, K 1100 -> 1280 / 1536 (G 128: 1152)
+], ids=["decode", "odd", "blocks", "padded-blocks"])
+def test_tpu_kernel_matches_reference(mode, group, M, K, N, block_sizes):
+    x, qm = random_case(mode, group, M, K, N, seed=M + K)
+    y = quant_matmul_tpu(x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=K,
+                         block_sizes=block_sizes, interpret=True)
+    assert_close(y, reference(x, qm))
+
+
+@pytest.mark.parametrize("mode,group", [("int8", 64), ("int4", 64)])
+def test_tpu_kernel_bfloat16(mode, group):
+    x, qm = random_case(mode, group, 19, 300, 136, dtype=jnp.bfloat16)
+    y = quant_matmul_tpu(x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=300,
+                         block_sizes=TPU_SMALL, interpret=True)
+    assert_close(y, reference(x, qm))
+
+
+def test_tpu_kernel_validates_like_the_reference():
+    x, qm = random_case("int4", 32, 1, 40, 8)
+    with pytest.raises(ValueError, match="x must be"):
+        quant_matmul_tpu(x[:, :39], qm.q, qm.scale, bits=4, group=32, in_features=40, interpret=True)
+    with pytest.raises(ValueError, match="power of two"):
+        quant_matmul_tpu(x, qm.q, qm.scale, bits=4, group=48, in_features=40, interpret=True)
+    with pytest.raises(ValueError, match="block_n must be an int >= 1"):
+        TpuBlockSizes(block_n=0)
+
+
+def test_tpu_block_table_by_device_kind():
+    assert tpu_block_sizes("TPU v6 lite") is TUNED["v6e"]
+    assert tpu_block_sizes("TPU v5 lite") is TUNED["v5e"]
+    assert tpu_block_sizes("TPU v5p") is TUNED["v5p"] and tpu_block_sizes("TPU v4") is TUNED["v4"]
+    assert tpu_block_sizes("cpu") is FALLBACK and tpu_block_sizes("") is FALLBACK
+
+
+def test_fit_blocks_by_hand():
+    """Bounds (256, 256, 1024), bfloat16 x (16-row tiles).
+
+    M 300: no multiple of 16 up to 256 divides it -> 2 blocks of ceil(150 / 16) * 16 = 160, 320 rows.
+    N 576 (SmolLM2's hidden): 128 and 256 do not divide it, 576 <= 4 * 256 -> one block of 576.
+    K 1536 int8: 1024 does not divide it, 768 is the largest multiple of 128 <= 1024 that does.
+    int4 G = 64, K 1536 -> 768 bytes of codes; blocks must be multiples of lcm(128, 4 * 64) = 256
+    bytes: 512 does not divide 768, 256 does -> 256 bytes = 512 columns.
+    """
+    bounds = TpuBlockSizes(block_m=256, block_n=256, block_k=1024)
+    int8 = fit_blocks(Dims(m=300, n=576, k=1536, k_padded=1536, num_groups=1), 8, 0, jnp.bfloat16, bounds)
+    assert int8 == ((160, 576, 768), (320, 576, 1536))
+    int4 = fit_blocks(Dims(m=1, n=4096, k=1536, k_padded=1536, num_groups=24), 4, 64, jnp.bfloat16, bounds)
+    assert int4 == ((1, 256, 512), (1, 4096, 1536))
+
+
+# (M, K, N): a 2,048-token prefill step of a Llama-3-8B-sized projection, and SmolLM2-135M's decode
+# (batch 1) and 7-row shapes, whose 576 and 192 are not multiples of 128.
+TPU_LOWERING_SHAPES = [(2048, 4096, 4096), (1, 576, 1536), (7, 1536, 576), (16, 576, 192)]
+
+
+@pytest.mark.parametrize("device_kind", ["TPU v5 lite", "TPU v6 lite"])
+@pytest.mark.parametrize("mode,group", MODES)
+@pytest.mark.parametrize("M,K,N", TPU_LOWERING_SHAPES, ids=[f"{m}x{k}x{n}" for m, k, n in TPU_LOWERING_SHAPES])
+def test_tpu_kernel_lowers_for_tpu(device_kind, mode, group, M, K, N):
+    """Pallas' Mosaic lowering and block checks, as on that chip; libtpu's compile is not run here."""
+    S = jax.ShapeDtypeStruct
+    kp = K if mode == "int8" else -(-K // group) * group
+    q = S((N, K), jnp.int8) if mode == "int8" else S((N, kp // 2), jnp.uint8)
+    scale = S((N,), jnp.float32) if mode == "int8" else S((N, kp // group), jnp.float32)
+    bits = 8 if mode == "int8" else 4
+    fn = functools.partial(quant_matmul_tpu, bits=bits, group=group if bits == 4 else 0, in_features=K)
+    text = lower_for_tpu(fn, S((M, K), jnp.bfloat16), q, scale, device_kind=device_kind)
+    assert MOSAIC_TPU_CALL_TARGET in text
+
+
+# ---------------------------------------------------------------- per-platform dispatch
+
+
+def test_matmul_dispatch_by_platform():
+    from runtime.quant import _xla_matmul
+
+    assert matmul_for_platform("cpu") is quant_cpu.matmul
+    assert matmul_for_platform("gpu") is quant_matmul and matmul_for_platform("cuda") is quant_matmul
+    assert matmul_for_platform("rocm") is quant_matmul
+    assert matmul_for_platform("tpu") is quant_matmul_tpu
+    assert matmul_for_platform("METAL") is _xla_matmul
+
+
+def test_matvec_picks_the_tpu_kernel_when_lowering_for_tpu():
+    """A CPU process lowering for a TPU (abstract TPU mesh) gets the TPU kernel, not the CPU FFI call."""
+    _, qm = random_case("int8", 64, 1, 64, 256)
+    text = lower_for_tpu(qm.matvec, jax.ShapeDtypeStruct((2, 3, 64), jnp.bfloat16), device_kind="TPU v6 lite")
+    assert MOSAIC_TPU_CALL_TARGET in text
 
 
 # ---------------------------------------------------------------- the parameter transform and the engine

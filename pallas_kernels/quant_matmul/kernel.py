@@ -47,14 +47,18 @@ class BlockSizes:
     block_m: rows of x per program.  block_n: rows of W (output columns) per program.
     block_k: columns of K per inner-loop step (int8 only; int4 steps one group at a time).
     Compiled on GPU (Triton) each must be a power of two >= 16 (matmul tile dims).
+    num_warps, num_stages: Triton's warps per program and software-pipelining depth of the K loop
+    (compiled only).
     """
 
     block_m: int = 16
     block_n: int = 64
     block_k: int = 128
+    num_warps: int = 4
+    num_stages: int = 2
 
     def __post_init__(self):
-        for name in ("block_m", "block_n", "block_k"):
+        for name in ("block_m", "block_n", "block_k", "num_warps", "num_stages"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"BlockSizes.{name} must be an int >= 1, got {value!r}")
@@ -219,7 +223,8 @@ def _is_pow2(n: int) -> bool:
 
 
 def _check_triton_tiles(bits: int, group: int, block_sizes: BlockSizes) -> None:
-    sizes = dataclasses.asdict(block_sizes) | ({"group // 2": group // 2} if bits == 4 else {})
+    sizes = {"block_m": block_sizes.block_m, "block_n": block_sizes.block_n, "block_k": block_sizes.block_k}
+    sizes |= {"group // 2": group // 2} if bits == 4 else {}
     for name, value in sizes.items():
         _require(_is_pow2(value) and value >= 16,
                  f"compiled kernel needs {name} to be a power of two >= 16, got {value}")
@@ -243,7 +248,9 @@ def quant_matmul(x, q, scale, *, bits: int, group: int = 0, in_features: int,
       [M, N] in x.dtype, accumulated in float32.
 
     Grid: (ceil(M / block_m), ceil(N / block_n)). Each program reads its weight tile once per
-    ``block_m`` rows of x, so at decode (M = 1) the weights are read exactly once.
+    ``block_m`` rows of x, so at decode (M = 1) the weights are read exactly once. Compiled, it
+    lowers through Triton, chosen explicitly with ``plgpu.CompilerParams`` (JAX's default GPU
+    backend, Mosaic GPU, would stage the whole-array refs in shared memory).
     """
     dims = validate_inputs(x, q, scale, bits=bits, group=group, in_features=in_features)
     if not interpret:
@@ -255,5 +262,7 @@ def quant_matmul(x, q, scale, *, bits: int, group: int = 0, in_features: int,
         grid=(pl.cdiv(dims.m, block_sizes.block_m), pl.cdiv(dims.n, block_sizes.block_n)),
         out_shape=jax.ShapeDtypeStruct((dims.m, dims.n), x.dtype),
         interpret=interpret,
+        compiler_params=None if interpret else plgpu.CompilerParams(num_warps=block_sizes.num_warps,
+                                                                    num_stages=block_sizes.num_stages),
         name=f"quant_matmul_int{bits}",
     )(x, q, scale)

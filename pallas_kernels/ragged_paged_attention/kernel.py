@@ -69,16 +69,22 @@ class BlockSizes:
     pages_per_block:  KV pages gathered per inner-loop iteration (``block_k = pages_per_block *
                       page_size`` keys per online-softmax step).
 
+    num_warps:        Triton warps per program (32 threads each); compiled only.
+    num_stages:       Triton software-pipelining depth of the key-block loop; compiled only.
+
     Compiled on GPU (Triton) every tile size must be a power of two and matmul dims >= 16:
     ``block_q`` a power of two with ``next_pow2(group) * block_q >= 16``, ``pages_per_block *
-    page_size`` a power of two >= 16, ``head_dim`` a power of two >= 16.
+    page_size`` a power of two >= 16, ``head_dim`` a power of two >= 16. ``gpu_block_sizes`` (the
+    table behind ``block_sizes=None``) always meets these where they can be met.
     """
 
     block_q: int = 16
     pages_per_block: int = 2
+    num_warps: int = 4
+    num_stages: int = 2
 
     def __post_init__(self):
-        for name in ("block_q", "pages_per_block"):
+        for name in ("block_q", "pages_per_block", "num_warps", "num_stages"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"BlockSizes.{name} must be an int >= 1, got {value!r}")
@@ -377,11 +383,23 @@ def _check_triton_tiles(dims: Dims, block_sizes: BlockSizes) -> None:
              f"compiled kernel needs a power-of-two head_dim >= 16, got {dims.head_dim}")
 
 
+def _table_block_sizes(dims: Dims, dtype, kv_dtype) -> BlockSizes:
+    """``block_sizes=None``: the GPU table for the device this process computes on (the fallback
+    rule when that is not a GPU, e.g. a CPU process lowering for cuda or running the interpreter)."""
+    # gpu_block_sizes imports BlockSizes from this module, so it is imported here, not at the top.
+    from pallas_kernels.ragged_paged_attention.gpu_block_sizes import gpu_block_sizes
+
+    device = jax.devices()[0]
+    return gpu_block_sizes(device.device_kind if device.platform == "gpu" else "", head_dim=dims.head_dim,
+                           num_q_heads=dims.num_q_heads, num_kv_heads=dims.num_kv_heads, page_size=dims.page_size,
+                           dtype=dtype, kv_dtype=None if kv_dtype == dtype else kv_dtype)
+
+
 @functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes", "interpret"))
 def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
                            sm_scale: float, sliding_window: int | None = None, soft_cap: float | None = None,
                            k_scales: jax.Array | None = None, v_scales: jax.Array | None = None,
-                           block_sizes: BlockSizes = BlockSizes(), interpret: bool = False) -> jax.Array:
+                           block_sizes: BlockSizes | None = None, interpret: bool = False) -> jax.Array:
     """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas kernel).
 
     Args:
@@ -399,10 +417,17 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
       soft_cap:     logits -> soft_cap * tanh(logits / soft_cap) before masking, or None (static)
       k_scales, v_scales: [total_num_pages, page_size, num_kv_heads] float32 | bfloat16, or None:
                     a quantized cache, key = codes.astype(float32) * scale (then cast to q's dtype)
-      block_sizes:  tuning knobs, see BlockSizes (static)
+      block_sizes:  tuning knobs, see BlockSizes (static); None: ``gpu_block_sizes`` for this
+                    process's first device (its table entry, else the fallback rule)
       interpret:    run through the Pallas interpreter (CPU tests) instead of compiling (static)
     Returns:
       [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
+
+    Compiled, it lowers through Triton (``__gpu$xla.gpu.triton``), chosen explicitly with
+    ``plgpu.CompilerParams``: JAX's default GPU backend is Mosaic GPU, which would stage every
+    whole-array ref (the entire KV cache) in shared memory. Triton keeps refs in global memory and
+    only the loaded tiles (a ``[rows, head_dim]`` q tile, ``[block_k, head_dim]`` K/V tiles) in
+    registers and shared memory.
 
     Grid: (max_num_seqs, num_kv_heads, ceil(max_num_tokens / block_q)); most (seq, q block)
     programs of a decode-heavy batch exit at once. Each active program reads only the key blocks
@@ -411,6 +436,8 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
     dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
                            sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
     quantized = k_scales is not None
+    if block_sizes is None:
+        block_sizes = _table_block_sizes(dims, q.dtype, k_pages.dtype)
     if not interpret:
         _check_triton_tiles(dims, block_sizes)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
@@ -431,6 +458,8 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
         out_shape=jax.ShapeDtypeStruct(q_t.shape, q.dtype),
         input_output_aliases={len(inputs) - 1: 0},  # zeros in, so rows no program owns come out as 0
         interpret=interpret,
+        compiler_params=None if interpret else plgpu.CompilerParams(num_warps=block_sizes.num_warps,
+                                                                    num_stages=block_sizes.num_stages),
         name="ragged_paged_attention",
     )(*inputs)
     return out[:, :G].transpose(2, 0, 1, 3).reshape(T, KVH * G, D)

@@ -1,0 +1,48 @@
+"""Lower a jitted function for an accelerator from any machine (this CPU one included); return the text.
+
+Two helpers, reused by the lowering tests and the lowering-check CLI:
+
+* ``lower_for_cuda(fn, *args)``                  -> StableHLO text for ``cuda``, default JAX flags.
+* ``lower_for_tpu(fn, *args, device_kind=...)``  -> StableHLO text for ``tpu`` as seen by a TPU of
+  that kind (``"TPU v5 lite"`` = v5e, ``"TPU v6 lite"`` = v6e), through an abstract mesh.
+
+``args`` are usually ``jax.ShapeDtypeStruct``s, so nothing is allocated: a 4 GiB KV cache costs
+nothing to lower. ``fn`` is wrapped in ``jax.jit`` (harmless if it already is one); bind static
+keywords with ``functools.partial`` first.
+
+What lowering proves, and what it does not: it runs every Pallas check and the whole Pallas ->
+Triton (GPU) or Pallas -> Mosaic (TPU) translation, i.e. block-shape rules, unsupported
+primitives, and the choice of backend (the text names the custom call: ``__gpu$xla.gpu.triton``
+for Triton, ``mosaic_gpu`` for Mosaic GPU, ``tpu_custom_call`` for Mosaic TPU). It does not run
+the device compilers (Triton -> PTX, ptxas; Mosaic's layout passes in libtpu), which only exist
+next to a device: register or VMEM/shared-memory overflows and unsupported vector layouts can
+still fail at compile time there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import jax
+from jax.sharding import AbstractDevice, AbstractMesh
+
+TRITON_CALL_TARGET = "__gpu$xla.gpu.triton"  # jaxlib <= 0.10.2; later jaxlibs: triton_kernel_call_ffi
+MOSAIC_GPU_CALL_TARGET = "mosaic_gpu"  # prefix of mosaic_gpu_v2
+MOSAIC_TPU_CALL_TARGET = "tpu_custom_call"
+
+
+def lower_for_cuda(fn: Callable[..., Any], *args: Any) -> str:
+    """StableHLO text of ``jax.jit(fn)`` lowered for ``cuda`` with the process's JAX flags."""
+    return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
+
+
+def lower_for_tpu(fn: Callable[..., Any], *args: Any, device_kind: str) -> str:
+    """StableHLO text of ``jax.jit(fn)`` lowered for ``tpu`` as on a one-core TPU of ``device_kind``.
+
+    Pallas TPU reads the chip generation (hence VMEM size and tiling rules) from the device kind of
+    the mesh in context; an ``AbstractMesh`` of one ``AbstractDevice`` supplies it without a TPU.
+    """
+    device = AbstractDevice(device_kind=device_kind, num_cores=1, platform="tpu")
+    mesh = AbstractMesh((1,), ("x",), abstract_device=device)
+    with jax.sharding.use_abstract_mesh(mesh):
+        return jax.jit(fn).trace(*args).lower(lowering_platforms=("tpu",)).as_text()
