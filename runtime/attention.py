@@ -13,9 +13,26 @@ step's ragged batch, all tokens on one flattened axis:
     page_indices[i]: the pages of seq i in order (unused tail: the null page 0)
     slot_mapping[t]: page * page_size + offset where token t's K/V is written (padding: slot 0, null page)
 
-Backends: ``xla`` (jnp gathers; the CPU default: interpreted Pallas is slow), ``pallas`` (compiled
-kernel, GPU/TPU), ``pallas_interpret`` (the kernel through the Pallas interpreter, for tests on CPU),
-``auto`` (pallas on an accelerator, xla on CPU).
+Backends (``EngineConfig.attention_backend``), resolved per platform by ``resolve_backend``::
+
+    name                   what runs                                         runs on
+    xla                    jnp gathers + online softmax (no Pallas)          any platform
+    pallas_gpu             the GPU kernel (pallas_kernels.ragged_paged_      gpu (cuda, rocm)
+                           attention), compiled
+    pallas_tpu             the TPU kernel (.ragged_paged_attention.tpu:      tpu
+                           HBM pages, scalar prefetch, DMAs), compiled
+    pallas_gpu_interpret   the GPU kernel in the Pallas interpreter          any (CPU tests)
+    pallas_tpu_interpret   the TPU kernel in the TPU interpreter             any (CPU tests)
+                           (interpret=True -> pltpu.InterpretParams())
+    pallas                 the compiled kernel of this platform              tpu -> pallas_tpu, gpu -> pallas_gpu
+    pallas_interpret       alias of pallas_gpu_interpret (older configs)     any
+    auto                   tpu -> pallas_tpu, gpu -> pallas_gpu, otherwise xla (CPU: interpreted
+                           Pallas is slow, so the XLA path serves there)
+
+A compiled kernel asked for on a platform it cannot run on (``pallas_tpu`` on a GPU, ``pallas_gpu``
+on a TPU, any compiled kernel on CPU) is a ``ValueError`` at engine start that names
+``attention_backend`` and the choices that would run here. Block sizes are the kernels' own business
+(each looks its tuned table up for the current device); the dispatcher passes none.
 """
 
 from __future__ import annotations
@@ -27,8 +44,13 @@ import jax
 import jax.numpy as jnp
 
 from runtime.kv_quant import QuantizedPages, quantize, split_pages
+from runtime.platform import platform_family
 
-BACKENDS = ("auto", "xla", "pallas", "pallas_interpret")
+BACKENDS = ("auto", "xla", "pallas", "pallas_gpu", "pallas_tpu", "pallas_gpu_interpret", "pallas_tpu_interpret",
+            "pallas_interpret")
+ALIASES = {"pallas_interpret": "pallas_gpu_interpret"}  # the name before there was a TPU kernel
+COMPILED = {"pallas_gpu": "gpu", "pallas_tpu": "tpu"}  # compiled kernel -> the platform family it needs
+AUTO = {"tpu": "pallas_tpu", "gpu": "pallas_gpu"}  # platform family -> auto's choice; others: xla
 
 
 class AttentionMetadata(NamedTuple):
@@ -43,25 +65,55 @@ AttendFn = Callable[..., jax.Array]
 
 
 def resolve_backend(backend: str, platform: str | None = None) -> str:
+    """The backend that runs for ``backend`` on ``platform`` (default: JAX's default backend; a string such
+    as "cpu", "gpu", "cuda", "rocm", "tpu" for tests and cross-lowering). Returns one of xla, pallas_gpu,
+    pallas_tpu, pallas_gpu_interpret, pallas_tpu_interpret; raises ValueError naming ``attention_backend``
+    for an unknown name or a compiled kernel this platform cannot run."""
     if backend not in BACKENDS:
         raise ValueError(f"attention_backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
-    if backend != "auto":
-        return backend
-    platform = platform or jax.default_backend()
-    return "xla" if platform == "cpu" else "pallas"
+    family = platform_family(platform)
+    if backend == "auto":
+        return AUTO.get(family, "xla")
+    if backend == "pallas":
+        if family not in AUTO:
+            raise ValueError(f"attention_backend 'pallas' (the compiled kernel of this platform) has no kernel for "
+                             f"{family}: {_what_runs(family)}")
+        return AUTO[family]
+    backend = ALIASES.get(backend, backend)
+    needs = COMPILED.get(backend)
+    if needs is not None and needs != family:
+        raise ValueError(f"attention_backend {backend!r} is the compiled {needs.upper()} kernel and cannot run on "
+                         f"{family}: {_what_runs(family)}")
+    return backend
+
+
+def _what_runs(family: str) -> str:
+    here = f"'auto' ({AUTO.get(family, 'xla')} here), " + (f"'pallas' ({AUTO[family]}), " if family in AUTO else "")
+    return (f"use {here}'xla', or 'pallas_gpu_interpret' / 'pallas_tpu_interpret' (a kernel in the Pallas "
+            f"interpreter: slow, for tests)")
 
 
 def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None = None,
-                   soft_cap: float | None = None) -> AttendFn:
-    """(q [T,H,D], k_pages [P,page,KVH,D] or QuantizedPages, v_pages, metadata) -> [T,H,D]."""
-    from pallas_kernels.ragged_paged_attention import ragged_paged_attention, ragged_paged_attention_xla
+                   soft_cap: float | None = None, platform: str | None = None) -> AttendFn:
+    """(q [T,H,D], k_pages [P,page,KVH,D] or QuantizedPages, v_pages, metadata) -> [T,H,D].
 
-    backend = resolve_backend(backend)
+    ``platform``: where the step will run (default: here); another one only to lower for it
+    (``jax.jit(...).trace(...).lower(lowering_platforms=...)``)."""
+    backend = resolve_backend(backend, platform)
     kw = dict(sm_scale=sm_scale, sliding_window=sliding_window, soft_cap=soft_cap)
     if backend == "xla":
+        from pallas_kernels.ragged_paged_attention import ragged_paged_attention_xla
+
         fn = functools.partial(ragged_paged_attention_xla, **kw)
+    elif backend.startswith("pallas_tpu"):
+        # Imported here: the TPU kernel (Mosaic TPU) is only needed when it is asked for.
+        from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu
+
+        fn = functools.partial(ragged_paged_attention_tpu, interpret=backend.endswith("_interpret"), **kw)
     else:
-        fn = functools.partial(ragged_paged_attention, interpret=(backend == "pallas_interpret"), **kw)
+        from pallas_kernels.ragged_paged_attention import ragged_paged_attention
+
+        fn = functools.partial(ragged_paged_attention, interpret=backend.endswith("_interpret"), **kw)
 
     def attend(q, k_pages, v_pages, md: AttentionMetadata):
         (k_pages, k_scales), (v_pages, v_scales) = split_pages(k_pages), split_pages(v_pages)

@@ -23,16 +23,33 @@ import time
 from dataclasses import dataclass, field
 from typing import AsyncIterator, Callable, Sequence
 
+import jax
 import numpy as np
 
-from runtime.attention import resolve_backend
+from runtime.attention import BACKENDS, resolve_backend
 from runtime.gguf_loader import LoadedGGUF, load_gguf
-from runtime.kv_calc import KVShape, blocks_for_budget, kv_bytes_per_block
+from runtime.kv_calc import (
+    DEFAULT_KV_CACHE_BYTES,
+    DEFAULT_MEMORY_FRACTION,
+    KVShape,
+    blocks_for_budget,
+    check_memory_fraction,
+    format_bytes,
+    kv_budget_from_memory,
+    kv_bytes_per_block,
+)
 from runtime.kv_quant import QUANTIZED_KV_DTYPES, kv_dtype_support_error
 from runtime.kv_transfer import KVTransferError, PrefilledKV
 from runtime.kv_transfer import stage as stage_kv
 from runtime.model_runner import DTYPES, KV_DTYPES, ModelRunner, enable_compilation_cache, params_to_device
-from runtime.platform import configure_xla
+from runtime.platform import (
+    configure_xla,
+    current_platform,
+    device_memory_stats,
+    is_accelerator,
+    platform_family,
+    resolve_dtype,
+)
 from runtime.presets import resolve_gguf
 from runtime.quant import quantize_params
 from runtime.quant import validate_mode as validate_weight_quant
@@ -49,18 +66,30 @@ class RequestError(ValueError):
     """This request cannot be served as asked; the message says why. Other requests are unaffected."""
 
 
+MemoryStats = Callable[[], "dict[str, int] | None"]  # -> {"bytes_limit", "bytes_in_use"}, or None (CPU)
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     model: str = "smollm2-135m"
     gguf_path: str | None = None
-    dtype: str = "float32"
+    # Weights and activations: float32 | bfloat16; None (or "auto"): bfloat16 on an accelerator (TPU, GPU),
+    # float32 on CPU (runtime/platform.py), decided at engine start.
+    dtype: str | None = None
     # KV cache storage, default dtype: float32 | bfloat16, or int8 | fp8 (float8_e4m3fn) codes with one bfloat16
     # scale per token and kv head (runtime/kv_quant.py); the block count follows from the budget either way.
     kv_dtype: str | None = None
+    # auto | xla | pallas | pallas_gpu | pallas_tpu | pallas_gpu_interpret | pallas_tpu_interpret (runtime/attention.py)
     attention_backend: str = "auto"
     block_size: int = 16
-    kv_cache_bytes: int | None = 256 * 2**20  # KV budget; the block count follows from it
-    num_blocks: int | None = None  # or give the block count directly (wins over the budget)
+    # The KV cache's size, first given wins: num_blocks; kv_cache_bytes (a budget, the block count follows);
+    # on an accelerator, kv_cache_memory_fraction x the device's memory minus what is in use once the weights
+    # loaded (as vLLM's gpu_memory_utilization); on CPU (no memory stats), 256 MiB. What is in use includes
+    # other engines on the same device (several tiers in one gateway process): there the fractions add up,
+    # the engine started last taking the largest.
+    kv_cache_bytes: int | None = None
+    num_blocks: int | None = None
+    kv_cache_memory_fraction: float = DEFAULT_MEMORY_FRACTION
     max_num_seqs: int = 32
     max_num_batched_tokens: int = 256
     max_model_len: int = 2048
@@ -75,16 +104,59 @@ class EngineConfig:
     tensor_parallel: int = 1
 
     def __post_init__(self) -> None:
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {', '.join(DTYPES)}; got {self.dtype!r}")
+        if self.dtype is not None and self.dtype != "auto" and self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be auto or one of {', '.join(DTYPES)}; got {self.dtype!r}")
         if self.kv_dtype is not None and self.kv_dtype not in KV_DTYPES:
             raise ValueError(f"kv_dtype must be one of {', '.join(KV_DTYPES)}; got {self.kv_dtype!r}")
+        if self.attention_backend not in BACKENDS:  # whether it runs on this platform: at engine start
+            raise ValueError(f"attention_backend must be one of {', '.join(BACKENDS)}; got {self.attention_backend!r}")
         for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "tensor_parallel"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
-        if self.num_blocks is None and not self.kv_cache_bytes:
-            raise ValueError("give kv_cache_bytes (a byte budget) or num_blocks")
+        if self.kv_cache_bytes is not None and self.kv_cache_bytes < 1:
+            raise ValueError(f"kv_cache_bytes must be > 0 (or left out: sized from the device); "
+                             f"got {self.kv_cache_bytes}")
+        if self.num_blocks is not None and self.num_blocks < 2:
+            raise ValueError(f"num_blocks must be >= 2 (block 0 is the null block); got {self.num_blocks}")
+        check_memory_fraction(self.kv_cache_memory_fraction)
         validate_weight_quant(self.weight_quant, self.weight_quant_group)
+
+
+@dataclass(frozen=True)
+class KVCachePlan:
+    """How big the KV cache is and why (logged at start; ``LLMEngine.kv_cache_plan``)."""
+
+    num_blocks: int
+    budget_bytes: int | None  # None: num_blocks was given
+    source: str
+
+
+def plan_kv_cache(config: EngineConfig, shape: KVShape, kv_dtype: str, *, platform: str,
+                  memory_stats: MemoryStats, num_devices: int = 1) -> KVCachePlan:
+    """The block count: ``num_blocks``, else ``kv_cache_bytes``, else on an accelerator
+    ``kv_cache_memory_fraction x bytes_limit - bytes_in_use`` (``memory_stats()``, read after the weights
+    loaded; per device, times ``num_devices`` for a cache split over them), else (CPU, or a device that
+    reports no memory) the fixed default. Raises ValueError when the budget holds fewer than 2 blocks."""
+    if config.num_blocks:
+        return KVCachePlan(config.num_blocks, None, "num_blocks")
+    if config.kv_cache_bytes:
+        budget, source = config.kv_cache_bytes, "kv_cache_bytes"
+    else:
+        stats = memory_stats() if is_accelerator(platform) else None
+        if stats is None:
+            if is_accelerator(platform):
+                log.warning("the %s device reports no memory stats: KV budget is the fixed default", platform)
+            budget, source = DEFAULT_KV_CACHE_BYTES, f"the fixed default on {platform}"
+        else:
+            limit, in_use, f = stats["bytes_limit"], stats["bytes_in_use"], config.kv_cache_memory_fraction
+            budget = kv_budget_from_memory(limit, in_use, f) * num_devices
+            source = (f"kv_cache_memory_fraction {f} x {format_bytes(limit)} - {format_bytes(in_use)} in use after "
+                      f"the weights loaded" + (f", per device x {num_devices} devices" if num_devices > 1 else ""))
+    num_blocks = blocks_for_budget(shape, kv_dtype, config.block_size, budget)
+    if num_blocks < 2:
+        raise ValueError(f"the KV budget of {budget} bytes ({source}) holds {num_blocks} blocks of "
+                         f"{kv_bytes_per_block(shape, kv_dtype, config.block_size)} bytes; need at least 2")
+    return KVCachePlan(num_blocks, budget, source)
 
 
 @dataclass
@@ -121,46 +193,61 @@ class _ReqState:
 
 
 class LLMEngine:
-    def __init__(self, config: EngineConfig = EngineConfig(), *, loaded: LoadedGGUF | None = None):
+    def __init__(self, config: EngineConfig = EngineConfig(), *, loaded: LoadedGGUF | None = None,
+                 platform: str | None = None, memory_stats: MemoryStats | None = None):
+        """``platform`` (a JAX platform name) and ``memory_stats`` stand in for the device's in tests:
+        defaults are ``jax.default_backend()`` and ``runtime.platform.device_memory_stats``."""
         configure_xla()
         self.config = config
+        self.platform = platform = platform or current_platform()
+        # Checked before anything loads: a backend this platform cannot run fails at once, naming the option.
+        self.attention_backend = resolve_backend(config.attention_backend, platform)
+        self.dtype = dtype = resolve_dtype(config.dtype, platform)
         if config.compilation_cache:
             enable_compilation_cache()
         loaded = loaded or load_gguf(config.gguf_path or resolve_gguf(config.model))
         self.model_config = loaded.config
         self.tokenizer = Tokenizer.from_gguf_metadata(loaded.metadata)
         self.max_model_len = min(config.max_model_len, loaded.config.max_position_embeddings)
-        kv_dtype = config.kv_dtype or config.dtype
+        kv_dtype = config.kv_dtype or dtype
         # Needs the device (is float8 there?), so checked here, after configure_xla, not in the config.
-        unsupported = kv_dtype_support_error(kv_dtype, resolve_backend(config.attention_backend))
+        unsupported = kv_dtype_support_error(kv_dtype, self.attention_backend, platform_family(platform))
         if unsupported:
             raise ValueError(unsupported)
         # Needs the model's head counts and the devices, so checked here too; None for 1 device.
         tp = TensorParallel.plan(loaded.config, config.tensor_parallel, weight_quant=config.weight_quant)
         served = tp.config if tp else loaded.config  # kv heads repeated when fewer than devices
         self.tensor_parallel = tp
-        shape = KVShape.of(served)
-        num_blocks = config.num_blocks or blocks_for_budget(shape, kv_dtype, config.block_size, config.kv_cache_bytes)
-        if num_blocks < 2:
-            raise ValueError(f"the KV budget of {config.kv_cache_bytes} bytes holds {num_blocks} blocks of "
-                             f"{kv_bytes_per_block(shape, kv_dtype, config.block_size)} bytes; need at least 2")
+        self.kv_dtype = kv_dtype
+        # The weights first: on an accelerator the KV cache gets what they leave of the device's memory.
+        if tp:
+            params = tp.shard_params(tp.replicate_kv_heads(loaded.params), DTYPES[dtype])
+        else:
+            params = params_to_device(quantize_params(loaded.params, config.weight_quant, config.weight_quant_group),
+                                      DTYPES[dtype])
+        devices = list(tp.mesh.devices.flat) if tp else None
+        if memory_stats is None:
+            def memory_stats():
+                jax.block_until_ready(params)  # bytes_in_use counts them once they are on the device
+                return device_memory_stats(devices)
+        plan = plan_kv_cache(config, KVShape.of(served), kv_dtype, platform=platform, memory_stats=memory_stats,
+                             num_devices=tp.size if tp else 1)
+        self.kv_cache_plan = plan
+        num_blocks = plan.num_blocks
+        kv_size = format_bytes(num_blocks * kv_bytes_per_block(KVShape.of(served), kv_dtype, config.block_size))
+        log.info("KV cache: %d blocks of %d tokens, %s of %s (budget: %s); %s on %s, attention %s", num_blocks,
+                 config.block_size, kv_size, kv_dtype, plan.source, dtype, platform, self.attention_backend)
         self.scheduler = Scheduler(SchedulerConfig(
             max_num_batched_tokens=config.max_num_batched_tokens, max_num_seqs=config.max_num_seqs,
             max_model_len=self.max_model_len, block_size=config.block_size, num_blocks=num_blocks,
             enable_chunked_prefill=config.enable_chunked_prefill, enable_prefix_caching=config.enable_prefix_caching,
-            prefix_cache_salt=self._fingerprint(config, kv_dtype)))
-        self.kv_dtype = kv_dtype
-        if tp:
-            params = tp.shard_params(tp.replicate_kv_heads(loaded.params), DTYPES[config.dtype])
-        else:
-            params = params_to_device(quantize_params(loaded.params, config.weight_quant, config.weight_quant_group),
-                                      DTYPES[config.dtype])
+            prefix_cache_salt=self._fingerprint(config, dtype, kv_dtype)))
         self.runner = ModelRunner(
             served, params, num_blocks=num_blocks,
             block_size=config.block_size, max_num_seqs=config.max_num_seqs,
             max_num_batched_tokens=config.max_num_batched_tokens, max_model_len=self.max_model_len,
-            dtype=DTYPES[config.dtype], kv_dtype=KV_DTYPES[kv_dtype], attention_backend=config.attention_backend,
-            tensor_parallel=tp)
+            dtype=DTYPES[dtype], kv_dtype=KV_DTYPES[kv_dtype], attention_backend=self.attention_backend,
+            tensor_parallel=tp, platform=platform)
         self.num_blocks = num_blocks
         self._states: dict[str, _ReqState] = {}
         # Prefill/decode disaggregation (runtime/disagg.py): prefill-only requests whose KV is exported
@@ -174,9 +261,9 @@ class LLMEngine:
         self.transfer_warmup = (False, False)  # (export, import) programs to compile at warm-up
 
     @staticmethod
-    def _fingerprint(config: EngineConfig, kv_dtype: str) -> str:
+    def _fingerprint(config: EngineConfig, dtype: str, kv_dtype: str) -> str:
         """Everything that changes the KV values: salts the prefix cache, and a KV import must match it."""
-        return (f"{config.model}|{config.gguf_path}|{config.dtype}|{kv_dtype}|"
+        return (f"{config.model}|{config.gguf_path}|{dtype}|{kv_dtype}|"
                 f"{config.weight_quant}{config.weight_quant_group}")
 
     @property

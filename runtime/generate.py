@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.attention import AttentionMetadata
+from runtime.attention import BACKENDS, AttentionMetadata
 from runtime.gguf_loader import GGUFError, load_gguf
 from runtime.model_runner import (
     DTYPES,
@@ -34,7 +34,7 @@ from runtime.model_runner import (
     next_power_of_two,
     params_to_device,
 )
-from runtime.platform import configure_xla
+from runtime.platform import configure_xla, resolve_dtype
 from runtime.presets import ModelNotFoundError, resolve_gguf
 from runtime.quant import WEIGHT_QUANT_MODES, quantize_params
 from runtime.quant import validate_mode as validate_weight_quant
@@ -67,14 +67,15 @@ class GenerationStats:
 class Generator:
     """Loads one model and generates for one prompt at a time."""
 
-    def __init__(self, model: str = "smollm2-135m", *, gguf_path: str | None = None, dtype: str = "float32",
+    def __init__(self, model: str = "smollm2-135m", *, gguf_path: str | None = None, dtype: str | None = None,
                  attention_backend: str = "auto", page_size: int = 16, max_model_len: int | None = None,
                  weight_quant: str = "none", weight_quant_group: int = 64):
         configure_xla()
         if max_model_len is not None and max_model_len < 1:
             raise GenerationError(f"max_model_len must be a positive number of tokens; got {max_model_len}")
+        dtype = resolve_dtype(dtype)  # None / "auto": bfloat16 on an accelerator, float32 on CPU
         if dtype not in DTYPES:
-            raise GenerationError(f"dtype must be one of {', '.join(DTYPES)}; got {dtype!r}")
+            raise GenerationError(f"dtype must be auto or one of {', '.join(DTYPES)}; got {dtype!r}")
         try:
             validate_weight_quant(weight_quant, weight_quant_group)
         except ValueError as exc:
@@ -228,11 +229,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=int, default=0)
     p.add_argument("--seed", type=int)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
-    p.add_argument("--dtype", default="float32", choices=sorted(DTYPES))
+    p.add_argument("--dtype", default="auto", choices=["auto", *sorted(DTYPES)],
+                   help="weights and activations (auto: bfloat16 on an accelerator, float32 on CPU)")
     p.add_argument("--weight-quant", default="none", choices=WEIGHT_QUANT_MODES,
                    help="weight-only quantization: int8 (per output channel) or int4 (groups; default none)")
     p.add_argument("--weight-quant-group", type=int, default=64, choices=[32, 64, 128], help="int4 group size")
-    p.add_argument("--attention-backend", default="auto", choices=["auto", "xla", "pallas", "pallas_interpret"])
+    p.add_argument("--attention-backend", default="auto", choices=BACKENDS,
+                   help="auto: pallas_tpu on TPU, pallas_gpu on GPU, xla on CPU (runtime/attention.py)")
     p.add_argument("--max-model-len", type=int, help="cap the context length (default: the model's)")
     p.add_argument("-v", "--verbose", action="store_true")
     return p

@@ -115,7 +115,7 @@ def kv_dtype_support_error(kv_dtype: str, backend: str, platform: str | None = N
             return f"kv_dtype 'fp8' is not supported on {platform}: float8_e4m3fn converts give wrong values"
     except Exception as exc:  # XLA refuses the type on this backend
         return f"kv_dtype 'fp8' is not supported on {platform}: XLA cannot convert float8_e4m3fn ({exc})"
-    if backend == "pallas" and platform == "gpu":
+    if backend in ("pallas", "pallas_gpu") and platform in ("gpu", "cuda"):
         cc = getattr(jax.devices()[0], "compute_capability", None)
         if cc is not None and tuple(int(p) for p in str(cc).split(".")[:2]) < (8, 9):
             return (f"kv_dtype 'fp8' needs compute capability 8.9+ for the Pallas kernel (Triton e4m3); this GPU "

@@ -55,13 +55,15 @@ def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype
 
 
 def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=jnp.float32,
-                 tensor_parallel: TensorParallel | None = None):
+                 tensor_parallel: TensorParallel | None = None, platform: str | None = None):
     """Build ``step(params, kv_caches, inputs) -> (tokens int32[S], kv_caches)``, jitted, cache donated.
 
     With ``tensor_parallel`` (runtime/sharding.py), attention runs per device over its heads and the
-    returned cache keeps its kv-head sharding; the rest follows from the sharded inputs (GSPMD)."""
+    returned cache keeps its kv-head sharding; the rest follows from the sharded inputs (GSPMD).
+    ``platform`` picks the attention backend (``runtime.attention.resolve_backend``) for another
+    platform than this one: only to lower the step for it (``abstract_step``)."""
     # The family builds its attention functions (Gemma needs one per layer kind: sliding window or not).
-    make_attend = functools.partial(make_attend_fn, attention_backend)
+    make_attend = functools.partial(make_attend_fn, attention_backend, platform=platform)
     if tensor_parallel is not None:
         make_attend = tensor_parallel.shard_attention(make_attend)
     model = build_model(config, make_attend, dtype)
@@ -80,6 +82,79 @@ def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=
     if tensor_parallel is not None:
         step, logits_fn = tensor_parallel.keep_kv_sharding(step), tensor_parallel.keep_kv_sharding(logits_fn)
     return jax.jit(step, donate_argnums=(1,)), jax.jit(logits_fn, donate_argnums=(1,))
+
+
+# ---------------------------------------------------------------- shapes only (lowering checks)
+#
+# The step of a serving-size engine can be lowered for another platform from this machine without a
+# byte of device memory: every argument is a ``jax.ShapeDtypeStruct``.
+#
+#     step, args = abstract_step(config, attention_backend="pallas_tpu", platform="tpu", dtype="bfloat16",
+#                                kv_dtype="int8", num_tokens=2048, num_seqs=256, num_pages=65536,
+#                                page_size=16, pages_per_seq=128)
+#     step.trace(*args).lower(lowering_platforms=("tpu",))   # for TPU inside jax.sharding.use_abstract_mesh
+#
+# Weight-only quantized parameters (runtime/quant.py) are not built here: the parameters are the float
+# tree ``params_to_device`` produces.
+
+def _dtype(d):
+    return DTYPES[d] if isinstance(d, str) else jnp.dtype(d)
+
+
+def _kv_dtype(d):
+    return KV_DTYPES[d] if isinstance(d, str) else jnp.dtype(d)
+
+
+def abstract_params(config: ModelConfig, dtype=jnp.float32) -> dict[str, Any]:
+    """The parameter tree the engine serves (``params_to_device``: ``dtype``, norm scales float32) as
+    ``ShapeDtypeStruct``s, from the model's ``init`` under ``jax.eval_shape``: nothing is allocated."""
+    dtype = _dtype(dtype)
+    model = build_model(config, functools.partial(make_attend_fn, "xla"), jnp.float32)
+    sds = jax.ShapeDtypeStruct
+    i32 = jnp.int32
+    page = (2, 16, config.num_kv_heads, config.head_dim)  # any shape: the parameters do not depend on it
+    kv = [(sds(page, jnp.float32), sds(page, jnp.float32)) for _ in range(config.num_layers)]
+    md = AttentionMetadata(sds((16,), i32), sds((1,), i32), sds((1, 1), i32), sds((2,), i32), sds((1,), i32))
+    tokens = sds((16,), i32)
+    shapes = jax.eval_shape(lambda *a: model.init(jax.random.PRNGKey(0), *a)["params"], tokens, tokens, kv, md,
+                            sds((1,), i32))
+    return jax.tree_util.tree_map_with_path(lambda path, x: sds(x.shape, param_dtype(path, dtype)), shapes)
+
+
+def abstract_step_args(config: ModelConfig, *, num_tokens: int, num_seqs: int, num_pages: int, page_size: int,
+                       pages_per_seq: int, dtype=jnp.float32, kv_dtype=None) -> tuple[Any, Any, StepInputs]:
+    """``(params, kv_caches, inputs)`` of the engine's step as ``ShapeDtypeStruct`` pytrees, for
+    ``jax.jit(step).trace(*args).lower(...)``; nothing is allocated.
+
+    num_tokens, num_seqs: the bucket (T, S); num_pages: the KV cache's pages (page 0 the null page);
+    page_size: tokens per page; pages_per_seq: the page-table width (``ceil(max_model_len / page_size)``).
+    dtype: weights and activations (float32 | bfloat16, a name or a dtype); kv_dtype: the cache
+    (float32 | bfloat16 | int8 | fp8; None: ``dtype``), an 8-bit one as ``QuantizedPages`` of codes + scales.
+    """
+    dtype = _dtype(dtype)
+    kv_dtype = dtype if kv_dtype is None else _kv_dtype(kv_dtype)
+    sds = jax.ShapeDtypeStruct
+    T, S, i32 = num_tokens, num_seqs, jnp.int32
+    kv_caches = jax.eval_shape(lambda: allocate_kv_cache(config, num_pages, page_size, kv_dtype))
+    md = AttentionMetadata(slot_mapping=sds((T,), i32), kv_lens=sds((S,), i32),
+                           page_indices=sds((S, pages_per_seq), i32), cu_q_lens=sds((S + 1,), i32),
+                           num_seqs=sds((1,), i32))
+    sampling = SamplingArrays(sds((S,), jnp.float32), sds((S,), jnp.float32), sds((S,), i32), sds((S,), jnp.uint32),
+                              sds((S,), i32))
+    inputs = StepInputs(sds((T,), i32), sds((T,), i32), md, sds((S,), i32), sampling)
+    return abstract_params(config, dtype), kv_caches, inputs
+
+
+def abstract_step(config: ModelConfig, *, attention_backend: str, platform: str | None = None, dtype=jnp.float32,
+                  kv_dtype=None, num_tokens: int, num_seqs: int, num_pages: int, page_size: int,
+                  pages_per_seq: int):
+    """``(step, args)``: the engine's jitted step (model + attention + sampling, cache donated) with the
+    attention backend resolved for ``platform`` (``"tpu"``, ``"cuda"``, ...; default: here), and
+    ``abstract_step_args`` for it. ``step.trace(*args).lower(lowering_platforms=(...,))`` lowers it."""
+    step, _ = make_step_fn(config, attention_backend=attention_backend, dtype=_dtype(dtype), platform=platform)
+    args = abstract_step_args(config, num_tokens=num_tokens, num_seqs=num_seqs, num_pages=num_pages,
+                              page_size=page_size, pages_per_seq=pages_per_seq, dtype=dtype, kv_dtype=kv_dtype)
+    return step, args
 
 
 def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
@@ -150,7 +225,8 @@ class ModelRunner:
 
     def __init__(self, config: ModelConfig, params, *, num_blocks: int, block_size: int, max_num_seqs: int,
                  max_num_batched_tokens: int, max_model_len: int, dtype=jnp.float32, kv_dtype=None,
-                 attention_backend: str = "auto", tensor_parallel: TensorParallel | None = None):
+                 attention_backend: str = "auto", tensor_parallel: TensorParallel | None = None,
+                 platform: str | None = None):
         self.config = config
         self.block_size = block_size
         self.num_blocks = num_blocks
@@ -165,7 +241,7 @@ class ModelRunner:
         # Tensor parallel: params arrive sharded; the cache is created split on its kv-head axis.
         self.kv_caches = allocate() if tensor_parallel is None else tensor_parallel.allocate_kv_cache(allocate)
         self._step, self._logits = make_step_fn(config, attention_backend=attention_backend, dtype=dtype,
-                                                tensor_parallel=tensor_parallel)
+                                                tensor_parallel=tensor_parallel, platform=platform)
         self._seeds: dict[str, int] = {}
 
     @property

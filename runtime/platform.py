@@ -1,17 +1,29 @@
-"""Process-level XLA settings, applied by entry points before JAX initializes its backend.
+"""Process-level XLA settings, and what the engine needs to know about the platform it runs on.
 
 On CPU, XLA's default (Eigen) matmuls are slow for the small row counts of decode steps; the oneDNN
 path is 2-3x faster there (measured here: [16, 576] x [576, 1536] 85 -> 31 ms for 90 matmuls, and
 batch-1 SmolLM2 decode 12 -> 28 tok/s). It must be set before the first JAX computation, so entry
 points (CLIs, the engine, test configuration) call ``configure_xla()`` first; it never overrides a
 setting the user put in ``XLA_FLAGS``.
+
+Platform defaults (each taken at engine start from the platform name, so tests can fake it)::
+
+    platform (jax)        family   dtype default   KV budget default
+    cpu                   cpu      float32         fixed kv_cache_bytes (256 MiB)
+    gpu / cuda / rocm     gpu      bfloat16        kv_cache_memory_fraction of the device (memory_stats)
+    tpu                   tpu      bfloat16        kv_cache_memory_fraction of the device (memory_stats)
 """
 
 from __future__ import annotations
 
 import os
+from typing import Mapping, Sequence
 
 CPU_FLAGS = ("--xla_cpu_use_onednn=true",)
+
+GPU_PLATFORMS = ("gpu", "cuda", "rocm")  # jax.default_backend() says "gpu"; lowering_platforms says cuda/rocm
+ACCELERATOR_DTYPE = "bfloat16"  # MXU / tensor-core native; half the weight and activation bytes
+CPU_DTYPE = "float32"  # CPUs have no fast bfloat16 matmul in XLA; float32 is the tested reference there
 
 
 def configure_xla() -> None:
@@ -21,3 +33,51 @@ def configure_xla() -> None:
         if name not in flags:
             flags = f"{flags} {flag}".strip()
     os.environ["XLA_FLAGS"] = flags
+
+
+def current_platform() -> str:
+    import jax
+
+    return jax.default_backend()
+
+
+def platform_family(platform: str | None = None) -> str:
+    """``"tpu"``, ``"gpu"`` (gpu, cuda, rocm) or ``"cpu"``; another platform name is returned lower-cased
+    as it is (it gets the CPU defaults and the XLA attention path)."""
+    name = (platform or current_platform()).lower()
+    return "gpu" if name in GPU_PLATFORMS else name
+
+
+def is_accelerator(platform: str | None = None) -> bool:
+    return platform_family(platform) in ("gpu", "tpu")
+
+
+def resolve_dtype(dtype: str | None, platform: str | None = None) -> str:
+    """The serving dtype: an explicit name as given; None or ``"auto"``: bfloat16 on an accelerator,
+    float32 otherwise."""
+    if dtype is None or dtype == "auto":
+        return ACCELERATOR_DTYPE if is_accelerator(platform) else CPU_DTYPE
+    return dtype
+
+
+def device_memory_stats(devices: Sequence | None = None) -> dict[str, int] | None:
+    """``{"bytes_limit", "bytes_in_use"}`` of the tightest of ``devices`` (default: the first device),
+    from ``Device.memory_stats()``; None where a device reports none (CPU).
+
+    With several devices (tensor parallel) each holds its share of the KV cache, so the one with the
+    least room decides: the smallest limit and the largest use are reported together. On a GPU
+    ``bytes_limit`` is the XLA client's pool (``XLA_PYTHON_CLIENT_MEM_FRACTION``, 75% of the device by
+    default when preallocating), on a TPU about the whole HBM.
+    """
+    if devices is None:
+        import jax
+
+        devices = jax.devices()[:1]
+    limits, used = [], []
+    for d in devices:
+        stats: Mapping[str, int] | None = d.memory_stats()
+        if not stats or "bytes_limit" not in stats or "bytes_in_use" not in stats:
+            return None
+        limits.append(int(stats["bytes_limit"]))
+        used.append(int(stats["bytes_in_use"]))
+    return {"bytes_limit": min(limits), "bytes_in_use": max(used)}

@@ -1,8 +1,9 @@
 """``python -m runtime.server``: one model behind a small HTTP API, for gateways in other processes.
 
     python -m runtime.server --model smollm2-135m [--gguf PATH] [--host 127.0.0.1] [--port 8101]
-                             [--dtype float32] [--max-num-seqs N] [--max-num-batched-tokens N]
-                             [--max-model-len N] [--kv-cache-mb MB] [--max-waiting N] [--no-warmup] [-v]
+                             [--dtype auto] [--max-num-seqs N] [--max-num-batched-tokens N]
+                             [--max-model-len N] [--kv-cache-mb MB | --kv-cache-memory-fraction F]
+                             [--attention-backend auto] [--max-waiting N] [--no-warmup] [-v]
                              [--role both|prefill|decode] [--prefill-url URL] [--local-prefill-tokens N]
 
 Data flow (the event loop serves HTTP; the engine steps on its own thread through ``AsyncLLMEngine``,
@@ -55,7 +56,9 @@ from gateway.backends import LocalBackend
 from gateway.errors import APIError, error_middleware, invalid, read_json
 from gateway.metrics import LATENCY_BUCKETS, _EngineCollector
 from runtime import disagg
+from runtime.attention import BACKENDS
 from runtime.engine import EngineConfig, LLMEngine, RequestError, RequestOutput
+from runtime.kv_calc import DEFAULT_MEMORY_FRACTION
 from runtime.platform import configure_xla
 from runtime.presets import resolve_gguf
 from runtime.request import SamplingParams
@@ -366,11 +369,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gguf", help="GGUF file to load instead of the preset's")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8101)
-    p.add_argument("--dtype", default="float32")
+    p.add_argument("--dtype", default="auto",
+                   help="weights and activations: float32, bfloat16, or auto (bfloat16 on TPU/GPU, float32 on CPU)")
     p.add_argument("--max-num-seqs", type=int, default=32)
     p.add_argument("--max-num-batched-tokens", type=int, default=256)
     p.add_argument("--max-model-len", type=int, default=2048)
-    p.add_argument("--kv-cache-mb", type=float, default=256.0, help="KV cache budget in MiB")
+    p.add_argument("--kv-cache-mb", type=float,
+                   help="KV cache budget in MiB (default: on TPU/GPU --kv-cache-memory-fraction of the device, "
+                        "on CPU 256)")
+    p.add_argument("--kv-cache-memory-fraction", type=float, default=DEFAULT_MEMORY_FRACTION,
+                   help="on TPU/GPU without --kv-cache-mb: share of the device's memory the engine may use in all "
+                        "(weights + KV cache + working memory); the KV cache gets what the weights leave of it")
+    p.add_argument("--attention-backend", default="auto", choices=BACKENDS,
+                   help="auto: pallas_tpu on TPU, pallas_gpu on GPU, xla on CPU (runtime/attention.py)")
     p.add_argument("--kv-dtype", help="KV cache storage: float32, bfloat16, int8 or fp8 (default: --dtype)")
     p.add_argument("--weight-quant", default="none", help="weight-only quantization: none, int8 or int4")
     p.add_argument("--weight-quant-group", type=int, default=64, help="int4 group size: 32, 64 or 128")
@@ -396,15 +407,19 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig:
             raise FileNotFoundError(f"--gguf {args.gguf}: no such file")
     else:
         resolve_gguf(args.model)  # a clear message for an unknown preset or a missing package
-    if args.kv_cache_mb <= 0:
+    if args.kv_cache_mb is not None and args.kv_cache_mb <= 0:
         raise ValueError(f"--kv-cache-mb must be > 0; got {args.kv_cache_mb}")
+    if not 0 < args.kv_cache_memory_fraction <= 1:
+        raise ValueError(f"--kv-cache-memory-fraction must be in (0, 1]; got {args.kv_cache_memory_fraction}")
     if args.max_waiting < 0:
         raise ValueError(f"--max-waiting must be >= 0; got {args.max_waiting}")
     if not 0 <= args.port < 65536:
         raise ValueError(f"--port must be in [0, 65535]; got {args.port}")
     return EngineConfig(model=args.model, gguf_path=args.gguf, dtype=args.dtype, max_num_seqs=args.max_num_seqs,
                         max_num_batched_tokens=args.max_num_batched_tokens, max_model_len=args.max_model_len,
-                        kv_cache_bytes=int(args.kv_cache_mb * 2**20), kv_dtype=args.kv_dtype,
+                        kv_cache_bytes=None if args.kv_cache_mb is None else int(args.kv_cache_mb * 2**20),
+                        kv_cache_memory_fraction=args.kv_cache_memory_fraction, kv_dtype=args.kv_dtype,
+                        attention_backend=args.attention_backend,
                         weight_quant=args.weight_quant, weight_quant_group=args.weight_quant_group,
                         tensor_parallel=args.tensor_parallel)
 

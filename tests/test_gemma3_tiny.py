@@ -369,16 +369,20 @@ def test_chunked_prefill_matches_reference(tiny, gen):
         start += n
 
 
-def test_engine_continuous_batching_matches_reference(tiny):
+@pytest.mark.parametrize("backend", ["xla", "pallas_tpu_interpret"])
+def test_engine_continuous_batching_matches_reference(tiny, backend):
     """Four requests through the paged engine with an 8-token budget: prompts are prefilled in chunks
-    next to other requests' decode steps, on 4-slot pages, each past the 5-key window."""
+    next to other requests' decode steps, on 4-slot pages, each past the 5-key window. The same greedy
+    tokens from the XLA path and from the TPU kernel run in the TPU interpreter (scalar prefetch,
+    DMAs, semaphores simulated): the kernel's mixed prefill/decode rows, window and soft cap in the
+    real step loop."""
     from runtime.engine import EngineConfig, LLMEngine
 
     prompts = [prompt(tiny, n, seed=1) for n in (6, 11, 3, 9)]
     steps = [8, 5, 7, 6]
     expected = [reference_greedy(tiny, p, n) for p, n in zip(prompts, steps)]
     assert min(gap for _, gap in expected) > 1e-3, "near-tie: a greedy comparison would be fragile"
-    config = EngineConfig(gguf_path=str(tiny.path), attention_backend="xla", block_size=PAGE_SIZE, num_blocks=40,
+    config = EngineConfig(gguf_path=str(tiny.path), attention_backend=backend, block_size=PAGE_SIZE, num_blocks=40,
                           max_num_seqs=4, max_num_batched_tokens=8, max_model_len=64, compilation_cache=False)
     engine = LLMEngine(config)
     outs = engine.generate(prompts, [SamplingParams(max_tokens=n, ignore_eos=True) for n in steps])

@@ -349,14 +349,14 @@ def test_stop_string_never_emitted_random_splits(seed):
 # ---------------------------------------------------------------- attention backends
 
 
-def test_pallas_interpret_matches_xla(tiny, greedy_reference):
-    """The Pallas kernel (interpreted) in the whole model: same greedy tokens as the XLA path and the
-    reference (test_greedy_decode_... checks XLA against the same list). Six tokens: the last decode
+@pytest.mark.parametrize("backend", ["pallas_interpret", "pallas_tpu_interpret"])
+def test_pallas_interpret_matches_xla(tiny, greedy_reference, backend):
+    """The GPU and the TPU Pallas kernels (interpreted) in the whole model: same greedy tokens as the
+    XLA path and the reference (test_greedy_decode_... checks XLA against the same list). Six tokens: the last decode
     step writes position 16, the first slot of the second page. Interpreting is slow: keep it short."""
     from runtime.generate import Generator
 
-    pallas = Generator(gguf_path=str(tiny.path), dtype="float32", attention_backend="pallas_interpret",
-                       page_size=PAGE_SIZE)
+    pallas = Generator(gguf_path=str(tiny.path), dtype="float32", attention_backend=backend, page_size=PAGE_SIZE)
     ids, expected = greedy_reference
     _, stats = pallas.generate(ids, SamplingParams(temperature=0.0, max_tokens=6, ignore_eos=True))
     assert stats.token_ids == expected[:6]
