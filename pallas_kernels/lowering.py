@@ -31,9 +31,17 @@ MOSAIC_GPU_CALL_TARGET = "mosaic_gpu"  # prefix of mosaic_gpu_v2
 MOSAIC_TPU_CALL_TARGET = "tpu_custom_call"
 
 
-def lower_for_cuda(fn: Callable[..., Any], *args: Any) -> str:
-    """StableHLO text of ``jax.jit(fn)`` lowered for ``cuda`` with the process's JAX flags."""
-    return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
+def lower_for_cuda(fn: Callable[..., Any], *args: Any, device_kind: str | None = None) -> str:
+    """StableHLO text of ``jax.jit(fn)`` lowered for ``cuda`` with the process's JAX flags.
+
+    With ``device_kind`` (e.g. "NVIDIA H100 80GB HBM3") an abstract GPU device of that kind is in
+    context, so block sizes chosen inside (``pallas_kernels.devices.target_device_kind``) are that GPU's.
+    """
+    if device_kind is None:
+        return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
+    device = AbstractDevice(device_kind=device_kind, num_cores=None, platform="gpu")
+    with jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("x",), abstract_device=device)):
+        return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
 
 
 def lower_for_tpu(fn: Callable[..., Any], *args: Any, device_kind: str) -> str:

@@ -155,6 +155,21 @@ def read_gguf_metadata(path: str | os.PathLike) -> dict[str, Any]:
     return _open_gguf(Path(path))[0]
 
 
+def _config_of(path: Path, metadata: dict[str, Any], tensors: dict[str, GGUFTensor]) -> ModelConfig:
+    config = ModelConfig.from_gguf_metadata(metadata, source=str(path))
+    if "output.weight" in tensors:  # a separate LM head; otherwise it is the embedding matrix
+        config = dataclasses.replace(config, tie_word_embeddings=False)
+    return config
+
+
+def read_gguf_config(path: str | os.PathLike) -> ModelConfig:
+    """The model config ``load_gguf`` would build, from the header alone (no tensor data is read):
+    for sizing and cross-lowering without loading the weights."""
+    path = Path(path)
+    metadata, tensor_list = _open_gguf(path)
+    return _config_of(path, metadata, {t.name: t for t in tensor_list})
+
+
 def _tensor_array(tensor) -> np.ndarray:
     """Dequantize one tensor to float32 in row-major (PyTorch) order: shape = reversed ggml dims."""
     type_name = tensor.tensor_type.name
@@ -184,11 +199,9 @@ def load_gguf(path: str | os.PathLike, *, dtype=np.float32) -> LoadedGGUF:
 
     path = Path(path)
     metadata, tensor_list = _open_gguf(path)
-    config = ModelConfig.from_gguf_metadata(metadata, source=str(path))
-    family = get_family(config.architecture)
     tensors = {t.name: t for t in tensor_list}
-    if "output.weight" in tensors:  # a separate LM head; otherwise it is the embedding matrix
-        config = dataclasses.replace(config, tie_word_embeddings=False)
+    config = _config_of(path, metadata, tensors)
+    family = get_family(config.architecture)
 
     def get(name: str) -> np.ndarray:
         if name not in tensors:

@@ -1,5 +1,6 @@
 """The benchmark scripts: bench_serving's seeded workload and its report against a real gateway (tiny
-model, loopback port), and bench_kernel --quick on CPU."""
+model, loopback port); the accelerator run's spec table, byte and FLOP counts, its refusal to time the
+host CPU and its --smoke mode."""
 
 from __future__ import annotations
 
@@ -148,19 +149,89 @@ def test_bench_serving_end_to_end(gateway, tmp_path, capsys):
     assert report["workload"]["kinds"]["fresh"] == 14  # 30% of 20 revisit an earlier question
 
 
-# ---- the kernel benchmark ----------------------------------------------------------------------
+# ---- the accelerator run (scripts/bench_accelerator.sh, bench_accelerator.py, bench_kernel.py) -----
+
+bench_kernel = _load("bench_kernel")
 
 
-def test_bench_kernel_quick_on_cpu(tmp_path):
-    out = tmp_path / "kernel.json"
-    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
-    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_kernel.py"), "--quick", "--out", str(out)],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+def test_device_spec_table():
+    """Spec-sheet peaks by jax device_kind; an unknown device gets none (fractions null, never a guess)."""
+    expect = {"NVIDIA H200": (4800, 989), "NVIDIA H100 80GB HBM3": (3350, 989), "NVIDIA A100-SXM4-80GB": (2000, 312),
+              "TPU v5 lite": (819, 197), "TPU v6 lite": (1640, 918), "TPU v5": (2760, 459), "TPU v5p": (2760, 459),
+              "TPU v4": (1200, 275)}
+    for kind, (gbs, tflops) in expect.items():
+        spec = bench_kernel.device_spec(kind)
+        assert spec is not None and (spec.hbm_gbs, spec.bf16_tflops) == (gbs, tflops), kind
+    for kind in ("NVIDIA H100 PCIe", "cpu", "NVIDIA L4", "TPU v3"):
+        assert bench_kernel.device_spec(kind) is None, kind
+
+
+def test_decode_bytes_and_prefill_flops_by_hand():
+    s = dict(seqs=2, kv_len=10, q_len=1, num_q_heads=4, num_kv_heads=2, head_dim=8, dtype="bfloat16", kv_dtype="float")
+    b = bench_kernel.decode_bytes(s)
+    assert b["kv_bytes"] == 2 * 10 * 2 * 8 * 2 * 2  # 20 tokens, 2 kv heads, 8 dims, K and V, 2 bytes
+    assert b["scale_bytes"] == 0 and b["q_bytes"] == b["out_bytes"] == 2 * 4 * 8 * 2
+    assert b["bytes"] == 1280 + 2 * 128
+    q8 = bench_kernel.decode_bytes({**s, "kv_dtype": "int8"})
+    assert q8["kv_bytes"] == 640 and q8["scale_bytes"] == 20 * 2 * 2 * 2  # a bf16 scale per token, kv head, K/V
+    # a fresh 3-token prompt: rows see 1, 2, 3 keys -> 6; 4 FLOPs per key, head and dim
+    p = dict(seqs=2, kv_len=3, q_len=3, num_q_heads=4, head_dim=8)
+    assert bench_kernel.prefill_flops(p) == 4 * 2 * 6 * 4 * 8
+    # a chunk of 2 on a context of 5: rows at positions 3 and 4 see 4 and 5 keys
+    assert bench_kernel.prefill_flops({**p, "seqs": 1, "kv_len": 5, "q_len": 2}) == 4 * 9 * 4 * 8
+
+
+def _cpu_env():
+    return {**os.environ, "JAX_PLATFORMS": "cpu"}
+
+
+def test_accelerator_scripts_refuse_to_time_the_cpu(tmp_path):
+    """No accelerator: nothing is timed on the host CPU; the scripts say so and exit 2."""
+    out = tmp_path / "acc.json"
+    p = subprocess.run(["bash", str(ROOT / "scripts" / "bench_accelerator.sh"), "--out", str(out)], cwd=ROOT,
+                       env=_cpu_env(), capture_output=True, text=True, timeout=60)
+    if p.returncode != 2 or "nothing is timed on the host CPU" not in p.stderr:
+        pytest.skip(f"this machine has an accelerator (exit {p.returncode})")  # never on the dev/CI machines
+    assert not out.exists()
+    for script in ("bench_accelerator.py", "bench_kernel.py"):
+        p = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--out", str(out)], cwd=ROOT,
+                           env=_cpu_env(), capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "nothing is timed on the host CPU" in p.stderr, (script, p.stderr[-2000:])
+        assert not out.exists()
+
+
+def test_bench_accelerator_smoke_on_cpu(tmp_path):
+    """--smoke: every step of the accelerator run on tiny shapes (kernels interpreted, the engine on the
+    tiny model), one JSON with every timing null. 30-70 s here."""
+    out = tmp_path / "acc.json"
+    tiny = write_tiny_llama(tmp_path)
+    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_accelerator.py"), "--smoke", "--engine-gguf",
+                        str(tiny.path), "--out", str(out)], cwd=ROOT, env=_cpu_env(), capture_output=True, text=True,
+                       timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     report = json.loads(out.read_text())
     assert json.loads(p.stdout) == report
-    assert report["platform"] == "cpu" and report["check"]["passed"]
-    impls = {c["impl"] for c in report["check"]["cases"]}
-    assert impls == {"xla", "pallas_interpret"}
-    assert 0 < report["bandwidth_fraction"] <= 1
-    assert report["peak"]["source"].startswith("measured")
+    assert report["mode"] == "smoke" and report["complete"] and report["passed"]
+    assert report["platform"] == "cpu" and report["peak"] is None
+    assert report["jax_matches_pin"] == (report["jax_version"] == report["jax_pinned"])
+    for check in ("attention_check", "quant_matmul_check"):
+        cases = report[check]["cases"]
+        assert report[check]["passed"] and {c["impl"] for c in cases} >= {"pallas_gpu_interpret", "pallas_tpu_interpret"}
+    decode, prefill = report["decode"], report["prefill"]
+    assert {(d["impl"], d["kv_dtype"]) for d in decode} >= {("pallas_gpu_interpret", "float32"),
+                                                            ("pallas_tpu_interpret", "float32"), ("xla", "int8")}
+    for d in decode:
+        assert "error" not in d, d
+        assert d["median_ms"] is None and d["p90_ms"] is None and d["hbm_fraction"] is None
+        assert d["bytes"] == d["kv_bytes"] + d["scale_bytes"] + d["q_bytes"] + d["out_bytes"] > 0
+    for r in prefill:
+        assert "error" not in r and r["flops"] > 0 and r["median_ms"] is None and r["flops_fraction"] is None
+    engine = report["engine"]
+    assert engine["attention_backend"] == "xla" and [b["batch"] for b in engine["batches"]] == [1, 2]
+    for b in engine["batches"]:
+        assert "error" not in b, b
+        assert b["output_tokens"] == b["batch"] * engine["output_tokens"]
+        assert b["decode_tokens_per_s"] is None and b["output_tokens_per_s"] is None and b["mbu"] is None
+    summary = report["summary"]
+    assert summary["checks_passed"] and summary["decode_hbm_fraction"] is None
+    assert summary["engine_decode_tokens_per_s"] == {"1": None, "2": None}

@@ -65,6 +65,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
+from pallas_kernels.devices import target_device_kind, tpu_chip, tpu_info
 from pallas_kernels.quant_matmul.kernel import INT4_OFFSET, Dims, validate_inputs
 
 
@@ -88,10 +89,6 @@ class TpuBlockSizes:
                 raise ValueError(f"TpuBlockSizes.{name} must be an int >= 1, got {value!r}")
 
 
-# device_kind prefix -> chip (jax's Device.device_kind strings).
-_CHIPS = (("TPU v5 lite", "v5e"), ("TPU v5e", "v5e"), ("TPU v6 lite", "v6e"), ("TPU v6e", "v6e"),
-          ("TPU v5p", "v5p"), ("TPU v5", "v5p"), ("TPU v4", "v4"))
-
 # chip -> bounds. Reasoned, not timed: block_n is twice the MXU's width (128 on v4/v5e/v5p, 256
 # on v6e); block_k makes a weight block 256 KiB (int8) or 128 KiB (int4) so each DMA is long;
 # block_m 256 keeps a prefill step MXU-bound. At these sizes vmem_estimate is about 2.5 MiB (int8)
@@ -105,27 +102,13 @@ TUNED: dict[str, TpuBlockSizes] = {
 FALLBACK = TpuBlockSizes()
 
 
-def tpu_chip(device_kind: str) -> str | None:
-    """'TPU v6 lite' -> 'v6e'; None for anything else."""
-    for prefix, chip in _CHIPS:
-        if device_kind.startswith(prefix):
-            return chip
-    return None
-
-
 def tpu_block_sizes(device_kind: str) -> TpuBlockSizes:
     """The table entry for ``device_kind``'s chip, else ``FALLBACK`` (v5e's values)."""
     return TUNED.get(tpu_chip(device_kind), FALLBACK)
 
 
 def _current_device_kind() -> str:
-    """The device kind Pallas lowers for: the abstract mesh's (lowering checks), else device 0's."""
-    mesh = jax.sharding.get_abstract_mesh()
-    device = getattr(mesh, "abstract_device", None)
-    if device is not None and device.platform == "tpu":
-        return device.device_kind
-    device = jax.devices()[0]
-    return device.device_kind if device.platform == "tpu" else ""
+    return target_device_kind("tpu")
 
 
 def _fit(size: int, bound: int, align: int, full_up_to: int) -> tuple[int, int]:
@@ -185,7 +168,7 @@ def vmem_estimate(blocks: tuple[int, int, int], bits: int, group: int, x_dtype) 
 def _vmem_limit(device_kind: str, need: int) -> int:
     """Twice the estimate, at least 16 MiB (every chip's default scoped limit), at most the chip's VMEM."""
     chip = tpu_chip(device_kind)
-    capacity = 16 * 2**20 if chip is None else pltpu.get_tpu_info_for_chip(pltpu.ChipVersion(chip), 1).vmem_capacity_bytes
+    capacity = 16 * 2**20 if chip is None else tpu_info(device_kind).vmem_capacity_bytes
     return min(capacity, max(16 * 2**20, 2 * need))
 
 

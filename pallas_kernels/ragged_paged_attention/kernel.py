@@ -51,6 +51,8 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
+from pallas_kernels.devices import target_device_kind
+
 # Finite "minus infinity": exp(MASK_VALUE - m) underflows to 0 without the inf - inf = NaN that a
 # fully masked row would produce with a real -inf.
 MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)
@@ -384,13 +386,12 @@ def _check_triton_tiles(dims: Dims, block_sizes: BlockSizes) -> None:
 
 
 def _table_block_sizes(dims: Dims, dtype, kv_dtype) -> BlockSizes:
-    """``block_sizes=None``: the GPU table for the device this process computes on (the fallback
-    rule when that is not a GPU, e.g. a CPU process lowering for cuda or running the interpreter)."""
+    """``block_sizes=None``: the GPU table for the target GPU (an abstract mesh's when cross-lowering,
+    else this process's; the fallback rule when neither is a GPU, e.g. the interpreter on CPU)."""
     # gpu_block_sizes imports BlockSizes from this module, so it is imported here, not at the top.
     from pallas_kernels.ragged_paged_attention.gpu_block_sizes import gpu_block_sizes
 
-    device = jax.devices()[0]
-    return gpu_block_sizes(device.device_kind if device.platform == "gpu" else "", head_dim=dims.head_dim,
+    return gpu_block_sizes(target_device_kind("gpu"), head_dim=dims.head_dim,
                            num_q_heads=dims.num_q_heads, num_kv_heads=dims.num_kv_heads, page_size=dims.page_size,
                            dtype=dtype, kv_dtype=None if kv_dtype == dtype else kv_dtype)
 

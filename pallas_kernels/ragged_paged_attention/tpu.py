@@ -55,6 +55,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
+from pallas_kernels.devices import target_device_kind, tpu_chip, tpu_info
 from pallas_kernels.ragged_paged_attention.kernel import MASK_VALUE, Dims, validate_inputs
 
 
@@ -86,10 +87,6 @@ class TpuBlockSizes:
 
 # ---- block sizes: a table keyed by device kind and shape, then a fallback rule ---------------
 
-# device kind (jax's Device.device_kind) -> chip, for VMEM/SMEM capacities (pltpu.get_tpu_info_for_chip).
-_CHIPS = (("TPU v5 lite", "v5e"), ("TPU v5e", "v5e"), ("TPU v6 lite", "v6e"), ("TPU v6e", "v6e"),
-          ("TPU v5p", "v5p"), ("TPU v5", "v5p"), ("TPU v4", "v4"), ("TPU7x", "7x"), ("TPU 7x", "7x"))
-
 # (chip, head_dim, page_size) -> (block_q, pages_per_block). Key blocks of 128 keys fill the lanes
 # of the [block_q, block_k] scores on every chip; v6e's 256-wide MXU takes 256 when head_dim >= 128.
 # Reasoned from the chips' shapes, not measured: replace entries with timed ones on a device.
@@ -104,19 +101,9 @@ TUNED = {
 _DEFAULT_VMEM = 16 * 2**20  # the smallest chip's VMEM (v4), for unknown device kinds
 
 
-def chip_of(device_kind: str | None) -> str | None:
-    """'TPU v6 lite' -> 'v6e'; None for a kind that is not a known TPU."""
-    for prefix, chip in _CHIPS:
-        if device_kind and device_kind.startswith(prefix):
-            return chip
-    return None
-
-
 def vmem_capacity(device_kind: str | None) -> int:
-    chip = chip_of(device_kind)
-    if chip is None:
-        return _DEFAULT_VMEM
-    return pltpu.get_tpu_info_for_chip(pltpu.ChipVersion(chip), 1).vmem_capacity_bytes
+    info = tpu_info(device_kind)
+    return _DEFAULT_VMEM if info is None else info.vmem_capacity_bytes
 
 
 def vmem_bytes(dims: Dims, q_dtype, kv_dtype, scale_dtype, block_q: int, pages_per_block: int) -> int:
@@ -143,8 +130,7 @@ def tpu_block_sizes(device_kind: str | None, dims: Dims, q_dtype, kv_dtype, scal
     half the chip's VMEM, ``block_q`` and then ``pages_per_block`` are halved (to 8 and 1). The
     scoped VMEM limit is set to twice the estimate, within the chip's capacity.
     """
-    chip = chip_of(device_kind)
-    hit = TUNED.get((chip, dims.head_dim, dims.page_size))
+    hit = TUNED.get((tpu_chip(device_kind), dims.head_dim, dims.page_size))
     if hit is None:
         block_q = 32 if dims.head_dim <= 128 else 16
         pages_per_block = max(1, 128 // dims.page_size)
@@ -161,14 +147,6 @@ def tpu_block_sizes(device_kind: str | None, dims: Dims, q_dtype, kv_dtype, scal
     need = vmem_bytes(dims, q_dtype, kv_dtype, scale_dtype, block_q, pages_per_block)
     limit = min(capacity, max(32 * 2**20, 2 * need)) if capacity > 32 * 2**20 else capacity
     return TpuBlockSizes(block_q=block_q, pages_per_block=pages_per_block, vmem_limit_bytes=limit)
-
-
-def _current_device_kind() -> str | None:
-    try:
-        device = jax.devices()[0]
-    except RuntimeError:
-        return None
-    return device.device_kind if device.platform == "tpu" else None
 
 
 # ---- the kernel ------------------------------------------------------------------------------
@@ -367,10 +345,10 @@ def _q_block_seq_ranges(cu_q_lens, num_seqs, block_q: int, num_q_blocks: int):
 
 def _check_tpu_tiles(dims: Dims, q_dtype, kv_dtype, bs: TpuBlockSizes, device_kind: str | None = None) -> None:
     """What compiling for a TPU needs beyond ``validate_inputs`` (interpret mode needs none of it)."""
-    chip = chip_of(device_kind)
-    if chip is not None:
+    info = tpu_info(device_kind)
+    if info is not None:
         need = smem_bytes(dims.max_num_seqs, dims.pages_per_seq, -(-dims.max_num_tokens // bs.block_q))
-        have = pltpu.get_tpu_info_for_chip(pltpu.ChipVersion(chip), 1).smem_capacity_bytes
+        have = info.smem_capacity_bytes
         if need > have // 2:
             raise ValueError(f"the page table and sequence metadata need {need} bytes of SMEM, more than half of "
                              f"{device_kind}'s {have}: fewer max_num_seqs or a shorter max_model_len (pages_per_seq "
@@ -412,8 +390,9 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
       k_scales, v_scales: [total_num_pages, page_size, num_kv_heads] float32 | bfloat16, or None:
                     a quantized cache, key = codes.astype(float32) * scale (then cast to q's dtype)
       block_sizes:  TpuBlockSizes, or None for ``tpu_block_sizes(device_kind, ...)`` (static)
-      device_kind:  the TPU to pick block sizes for (e.g. "TPU v6 lite"); None: this process's TPU,
-                    or the fallback rule where there is none (static)
+      device_kind:  the TPU to pick block sizes for (e.g. "TPU v6 lite"); None: the target TPU (an
+                    abstract mesh's when cross-lowering, else this process's), or the fallback rule
+                    where there is none (static)
       interpret:    run through the Pallas TPU interpreter (``pltpu.InterpretParams()``: DMAs,
                     semaphores and scalar prefetch simulated on CPU) instead of compiling (static)
     Returns:
@@ -423,7 +402,7 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
                            sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
     quantized = k_scales is not None
     scale_dtype = k_scales.dtype if quantized else None
-    device_kind = device_kind or _current_device_kind()
+    device_kind = device_kind or target_device_kind("tpu")
     if block_sizes is None:
         block_sizes = tpu_block_sizes(device_kind, dims, q.dtype, k_pages.dtype, scale_dtype)
     if not interpret:
