@@ -143,11 +143,13 @@ def test_block_size_table_then_fallback_then_vmem_rule():
     # A kind the table has never seen: block_q 32, ~128 keys a block.
     fallback = tpu_block_sizes("TPU v9 someday", _dims(page_size=32), BF16, BF16)
     assert (fallback.block_q, fallback.pages_per_block) == (32, 4)
-    # Huge heads on a small-VMEM chip: block_q halves until the estimate fits half of VMEM.
+    # Big heads on a small-VMEM chip: block_q halves (not below bfloat16's 16-row tile), then pages_per_block.
+    # (v4 is not in the table: the fallback gives head_dim 256 block_q 16 and 8 pages of 16.)
     big = _dims(heads=128, kv_heads=16, head_dim=256)
+    assert vmem_bytes(big, BF16, BF16, None, 16, 8) > vmem_capacity("TPU v4") // 2  # the fallback won't fit
     small = tpu_block_sizes("TPU v4", big, BF16, BF16)
-    assert small.block_q < 16
-    assert vmem_bytes(big, BF16, BF16, None, small.block_q, small.pages_per_block) <= vmem_capacity("TPU v4") // 2
+    assert (small.block_q, small.pages_per_block) == (16, 1)
+    assert vmem_bytes(big, BF16, BF16, None, small.block_q, small.pages_per_block) <= vmem_capacity("TPU v4")
     assert small.vmem_limit_bytes <= vmem_capacity("TPU v4")
 
 

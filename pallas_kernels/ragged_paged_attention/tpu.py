@@ -127,7 +127,8 @@ def tpu_block_sizes(device_kind: str | None, dims: Dims, q_dtype, kv_dtype, scal
 
     Fallback: ``block_q`` 32 (16 for head_dim > 128), key blocks of ~128 keys
     (``pages_per_block = max(1, 128 // page_size)``). Either way, while the VMEM estimate exceeds
-    half the chip's VMEM, ``block_q`` and then ``pages_per_block`` are halved (to 8 and 1). The
+    half the chip's VMEM, ``block_q`` and then ``pages_per_block`` are halved (to one sublane tile of
+    q's dtype, 8 rows of float32 or 16 of bfloat16, and 1). The
     scoped VMEM limit is set to twice the estimate, within the chip's capacity.
     """
     hit = TUNED.get((tpu_chip(device_kind), dims.head_dim, dims.page_size))
@@ -137,8 +138,9 @@ def tpu_block_sizes(device_kind: str | None, dims: Dims, q_dtype, kv_dtype, scal
     else:
         block_q, pages_per_block = hit
     capacity = vmem_capacity(device_kind)
+    min_block_q = 8 * (4 // jnp.dtype(q_dtype).itemsize)  # whole sublane tiles of q: 8 f32, 16 bf16
     while vmem_bytes(dims, q_dtype, kv_dtype, scale_dtype, block_q, pages_per_block) > capacity // 2:
-        if block_q > 8:
+        if block_q > min_block_q:
             block_q //= 2
         elif pages_per_block > 1:
             pages_per_block //= 2
