@@ -235,29 +235,36 @@ def _kernel(
         _, hi = key_blocks(seq)
         return lax.cond(blk + 1 < hi, lambda: (seq, blk + 1), lambda: first_item(seq + 1))
 
-    def copies(seq, blk, slot):
-        """One DMA per (page of the key block, array), with whether it is needed (a page of the sequence)."""
+    arrays = [(k_hbm, k_buf), (v_hbm, v_buf)] + ([(ks_hbm, ks_buf), (vs_hbm, vs_buf)] if quantized else [])
+
+    def for_each_copy(seq, blk, slot, action):
+        """``action`` (start or wait) on the DMAs of the item's pages that belong to the sequence.
+
+        One copy per (page of the key block, array), into page slot j of VMEM slot ``slot``; pages past
+        the sequence's last are neither copied nor waited for (their keys are masked). A loop over the
+        pages, not an unrolled one: the kernel's size does not grow with ``pages_per_block``.
+        """
         n_pages = jnp.minimum((kv_lens_ref[seq] + page_size - 1) // page_size, pages_per_seq)
-        out = []
-        for j in range(ppb):
+
+        def body(j, carry):
             page_pos = blk * ppb + j
-            needed = page_pos < n_pages
             page = page_indices_ref[seq * pages_per_seq + jnp.minimum(page_pos, pages_per_seq - 1)]
             page = jnp.clip(page, 0, total_num_pages - 1)
-            arrays = [(k_hbm, k_buf), (v_hbm, v_buf)]
-            if quantized:
-                arrays += [(ks_hbm, ks_buf), (vs_hbm, vs_buf)]
-            for a, (src, dst) in enumerate(arrays):
-                out.append((needed, pltpu.make_async_copy(src.at[page], dst.at[slot, j], sems.at[a, slot])))
-        return out
+
+            @pl.when(page_pos < n_pages)
+            def _():
+                for a, (src, dst) in enumerate(arrays):
+                    action(pltpu.make_async_copy(src.at[page], dst.at[slot, j], sems.at[a, slot]))
+
+            return carry
+
+        lax.fori_loop(0, ppb, body, 0)
 
     def start(seq, blk, slot):
-        for needed, copy in copies(seq, blk, slot):
-            pl.when(needed)(copy.start)
+        for_each_copy(seq, blk, slot, lambda copy: copy.start())
 
     def wait(seq, blk, slot):
-        for needed, copy in copies(seq, blk, slot):
-            pl.when(needed)(copy.wait)
+        for_each_copy(seq, blk, slot, lambda copy: copy.wait())
 
     def compute(seq, blk, slot):
         q_start, q_end = cu_q_lens_ref[seq], cu_q_lens_ref[seq + 1]
