@@ -7,12 +7,15 @@ Lowering for TPU v5e/v6e is in tests/test_lowering_check.py."""
 
 from __future__ import annotations
 
+import functools
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from pallas_kernels.lowering import lower_for_tpu
 from pallas_kernels.ragged_paged_attention import ragged_paged_attention_tpu, validate_inputs
 from pallas_kernels.ragged_paged_attention.tpu import (
     TUNED,
@@ -161,10 +164,22 @@ def test_sm_scale_is_applied_like_the_reference():
                      run_reference(b, sm_scale=scale))
 
 
-def test_a_page_table_too_big_for_smem_is_refused_before_lowering():
-    # 4,096 sequences x 512 pages each: 8 MiB of page table, more than a v5e's 1 MiB of SMEM.
+def test_too_many_sequences_for_smem_are_refused_before_lowering():
+    # The page table stays in HBM; per-sequence lengths are scalar-prefetched into SMEM. 65,536 sequence
+    # slots need 768 KiB of them, more than half of a v5e's 1 MiB.
     S = jnp.zeros
-    args = [S((64, 8, 128), BF16), S((64, 16, 2, 128), BF16), S((64, 16, 2, 128), BF16), S((4096,), jnp.int32),
-            S((4096, 512), jnp.int32), S((4097,), jnp.int32), S((1,), jnp.int32)]
+    n = 65536
+    args = [S((64, 8, 128), BF16), S((64, 16, 2, 128), BF16), S((64, 16, 2, 128), BF16), S((n,), jnp.int32),
+            S((n, 1), jnp.int32), S((n + 1,), jnp.int32), S((1,), jnp.int32)]
     with pytest.raises(ValueError, match="SMEM"):
         ragged_paged_attention_tpu(*args, sm_scale=1.0, device_kind="TPU v5 lite")
+
+
+def test_a_long_page_table_is_not_limited_by_smem():
+    # 256 sequences of 32,768 tokens at page 16: a 2 MiB page table, twice a v6e's SMEM. It stays in HBM,
+    # so the kernel still lowers (Mosaic TPU, abstract "TPU v6 lite").
+    S = jax.ShapeDtypeStruct
+    args = (S((2048, 32, 128), BF16), S((8192, 16, 8, 128), BF16), S((8192, 16, 8, 128), BF16), S((256,), jnp.int32),
+            S((256, 2048), jnp.int32), S((257,), jnp.int32), S((1,), jnp.int32))
+    text = lower_for_tpu(functools.partial(ragged_paged_attention_tpu, sm_scale=0.1), *args, device_kind="TPU v6 lite")
+    assert "tpu_custom_call" in text

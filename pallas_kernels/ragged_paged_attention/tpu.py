@@ -4,11 +4,12 @@ Same contract as ``kernel.ragged_paged_attention`` (the GPU kernel): the same ar
 ``validate_inputs`` and the same jnp reference (``ragged_paged_attention_reference``) in the tests.
 Data flow of one call::
 
-    HBM                                   SMEM (scalar prefetch)          VMEM
+    HBM                                   SMEM                            VMEM
     q      [T, Hq*D]  --BlockSpec-->                                      q block  [block_q, Hq*D]
     k/v    [P, page, KVH*D] (memory_space ANY; one DMA a page)  -------->  k/v buf  [2, ppb, page, KVH*D]
     scales [P, page, KVH]   (8-bit cache only, DMA'd beside the codes) ->  s buf    [2, ppb, page, KVH]
-                                          kv_lens, page_indices (flat),
+    page table [S * pages_per_seq] --- a window of ppb ids an item --> pages [2, ppb]
+                                          scalar prefetch: kv_lens,
                                           cu_q_lens, num_seqs,
                                           seq_lo / seq_hi per q block
     out    [T, Hq*D]  <--BlockSpec--                                      acc [Hq, block_q, D], m, l [Hq, block_q, 1]
@@ -35,8 +36,9 @@ keep acc = 0 and come out as zeros.
 Why this layout: the engine's cache is ``[P, page, KVH, D]`` (shared with the XLA path, the GPU
 kernel, KV transfer and sharding); viewed as ``[P, page, KVH*D]`` (a free reshape) one page of all
 kv heads is one contiguous DMA, read once for all heads, and a head is a lane slice, tile-aligned
-when ``head_dim`` is a multiple of 128. The page table is passed flattened: SMEM pads the last dim
-of a 2-D array.
+when ``head_dim`` is a multiple of 128. The page table stays in HBM and each item copies its window
+of ``pages_per_block`` ids into SMEM: scalar-prefetching the whole table would cap max_num_seqs x
+max_model_len by SMEM (1 MiB on v5e/v6e; 256 sequences of 8,192 tokens at page 16 need 512 KiB).
 
 Block sizes come from ``tpu_block_sizes`` (a table keyed by device kind and shape, with a fallback
 rule). The entries are reasoned, not tuned: no TPU has run this kernel yet (see the README's
@@ -157,12 +159,12 @@ def tpu_block_sizes(device_kind: str | None, dims: Dims, q_dtype, kv_dtype, scal
 def _kernel(
     # scalar prefetch (SMEM)
     kv_lens_ref,  # int32[max_num_seqs]
-    page_indices_ref,  # int32[max_num_seqs * pages_per_seq]  (row-major page table)
     cu_q_lens_ref,  # int32[max_num_seqs + 1]  (entries past num_seqs replaced by the total)
     num_seqs_ref,  # int32[1]  (clipped to [0, max_num_seqs])
     seq_lo_ref,  # int32[num_q_blocks]  first sequence owning a row of q block b
     seq_hi_ref,  # int32[num_q_blocks]  one past the last
     # inputs
+    page_indices_hbm,  # int32[max_num_seqs * pages_per_seq]  (HBM, row-major; pages_per_seq a multiple of ppb)
     q_ref,  # [block_q, num_q_heads * head_dim]  (VMEM block)
     k_hbm,  # [total_num_pages, page_size, num_kv_heads * head_dim]  (HBM) q's dtype or 8-bit codes
     v_hbm,  # [total_num_pages, page_size, num_kv_heads * head_dim]  (HBM)
@@ -173,6 +175,8 @@ def _kernel(
     # k_buf, v_buf,  # [2, pages_per_block, page_size, num_kv_heads * head_dim]  (VMEM scratch)
     # ks_buf, vs_buf,  # [2, pages_per_block, page_size, num_kv_heads]  (VMEM scratch, 8-bit only)
     # sems,  # DMA semaphores [4, 2]: (k, v, k scales, v scales) x slot
+    # pages_ref,  # int32[2, pages_per_block] (SMEM scratch): the item's window of the page table, per slot
+    # pages_sem,  # DMA semaphore [2]: its copies
     # m_ref, l_ref,  # [num_q_heads, block_q, 1] float32: running max and sum per row and q head
     # acc_ref,  # [num_q_heads, block_q, head_dim] float32: running numerator
     quantized: bool,
@@ -185,10 +189,10 @@ def _kernel(
     soft_cap: float | None,
 ):
     if quantized:
-        ks_hbm, vs_hbm, o_ref, k_buf, v_buf, ks_buf, vs_buf, sems, m_ref, l_ref, acc_ref = rest
+        ks_hbm, vs_hbm, o_ref, k_buf, v_buf, ks_buf, vs_buf, sems, pages_ref, pages_sem, m_ref, l_ref, acc_ref = rest
     else:
         ks_hbm = vs_hbm = ks_buf = vs_buf = None
-        o_ref, k_buf, v_buf, sems, m_ref, l_ref, acc_ref = rest
+        o_ref, k_buf, v_buf, sems, pages_ref, pages_sem, m_ref, l_ref, acc_ref = rest
     block_q = q_ref.shape[0]
     _, ppb, page_size, _ = k_buf.shape
     block_k = ppb * page_size
@@ -242,16 +246,15 @@ def _kernel(
 
         One copy per (page of the key block, array), into page slot j of VMEM slot ``slot``; pages past
         the sequence's last are neither copied nor waited for (their keys are masked). A loop over the
-        pages, not an unrolled one: the kernel's size does not grow with ``pages_per_block``.
+        pages, not an unrolled one: the kernel's size does not grow with ``pages_per_block``. The page
+        ids come from ``pages_ref[slot]`` (``fetch_pages``); a wait needs only the copy's shape.
         """
         n_pages = jnp.minimum((kv_lens_ref[seq] + page_size - 1) // page_size, pages_per_seq)
 
         def body(j, carry):
-            page_pos = blk * ppb + j
-            page = page_indices_ref[seq * pages_per_seq + jnp.minimum(page_pos, pages_per_seq - 1)]
-            page = jnp.clip(page, 0, total_num_pages - 1)
+            page = jnp.clip(pages_ref[slot, j], 0, total_num_pages - 1)
 
-            @pl.when(page_pos < n_pages)
+            @pl.when(blk * ppb + j < n_pages)
             def _():
                 for a, (src, dst) in enumerate(arrays):
                     action(pltpu.make_async_copy(src.at[page], dst.at[slot, j], sems.at[a, slot]))
@@ -260,7 +263,19 @@ def _kernel(
 
         lax.fori_loop(0, ppb, body, 0)
 
+    def fetch_pages(seq, blk, slot):
+        """The item's ``pages_per_block`` page ids: a small DMA from the page table in HBM into SMEM.
+
+        The table stays out of SMEM (1 MiB on v5e/v6e): 256 sequences of 8,192 tokens at page 16
+        would need 512 KiB of it as a scalar-prefetch operand.
+        """
+        copy = pltpu.make_async_copy(page_indices_hbm.at[pl.ds(seq * pages_per_seq + blk * ppb, ppb)],
+                                     pages_ref.at[slot], pages_sem.at[slot])
+        copy.start()
+        copy.wait()
+
     def start(seq, blk, slot):
+        fetch_pages(seq, blk, slot)
         for_each_copy(seq, blk, slot, lambda copy: copy.start())
 
     def wait(seq, blk, slot):
@@ -356,12 +371,11 @@ def _check_tpu_tiles(dims: Dims, q_dtype, kv_dtype, bs: TpuBlockSizes, device_ki
     """What compiling for a TPU needs beyond ``validate_inputs`` (interpret mode needs none of it)."""
     info = tpu_info(device_kind)
     if info is not None:
-        need = smem_bytes(dims.max_num_seqs, dims.pages_per_seq, -(-dims.max_num_tokens // bs.block_q))
+        need = smem_bytes(dims.max_num_seqs, -(-dims.max_num_tokens // bs.block_q), bs.pages_per_block)
         have = info.smem_capacity_bytes
         if need > have // 2:
-            raise ValueError(f"the page table and sequence metadata need {need} bytes of SMEM, more than half of "
-                             f"{device_kind}'s {have}: fewer max_num_seqs or a shorter max_model_len (pages_per_seq "
-                             f"{dims.pages_per_seq}), or a larger page_size")
+            raise ValueError(f"the sequence metadata needs {need} bytes of SMEM, more than half of {device_kind}'s "
+                             f"{have}: fewer max_num_seqs or a larger block_q")
     sublanes = 8 * (4 // jnp.dtype(q_dtype).itemsize)
     if bs.block_q % sublanes:
         raise ValueError(f"compiled TPU kernel needs block_q to be a multiple of {sublanes} for {jnp.dtype(q_dtype).name} "
@@ -425,27 +439,32 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
     if Tp != T:
         q2 = jnp.pad(q2, ((0, Tp - T), (0, 0)))
     cu, n, seq_lo, seq_hi = _q_block_seq_ranges(cu_q_lens, num_seqs, block_q, num_q_blocks)
-    scalars = (kv_lens, page_indices.reshape(-1), cu, n, seq_lo, seq_hi)
+    scalars = (kv_lens, cu, n, seq_lo, seq_hi)
+    # Each item reads a window of ppb page ids: pad rows to whole windows (not needed when ppb divides
+    # pages_per_seq, as at serving shapes, so no copy then).
+    pages_per_seq = pl.cdiv(dims.pages_per_seq, ppb) * ppb
+    if pages_per_seq != dims.pages_per_seq:
+        page_indices = jnp.pad(page_indices, ((0, 0), (0, pages_per_seq - dims.pages_per_seq)))
 
     kv_inputs = [k_pages.reshape(P, ps, KVH * D), v_pages.reshape(P, ps, KVH * D)]
     scratch = [pltpu.VMEM((2, ppb, ps, KVH * D), k_pages.dtype), pltpu.VMEM((2, ppb, ps, KVH * D), v_pages.dtype)]
     if quantized:
         kv_inputs += [k_scales, v_scales]
         scratch += [pltpu.VMEM((2, ppb, ps, KVH), k_scales.dtype), pltpu.VMEM((2, ppb, ps, KVH), v_scales.dtype)]
-    scratch += [pltpu.SemaphoreType.DMA((4, 2)),
+    scratch += [pltpu.SemaphoreType.DMA((4, 2)), pltpu.SMEM((2, ppb), jnp.int32), pltpu.SemaphoreType.DMA((2,)),
                 pltpu.VMEM((Hq, block_q, 1), jnp.float32), pltpu.VMEM((Hq, block_q, 1), jnp.float32),
                 pltpu.VMEM((Hq, block_q, D), jnp.float32)]
     q_spec = pl.BlockSpec((block_q, Hq * D), lambda b, *_: (b, 0))
     kernel = functools.partial(
         _kernel, quantized=quantized, num_q_heads=Hq, num_kv_heads=KVH, head_dim=D,
-        pages_per_seq=dims.pages_per_seq, sm_scale=float(sm_scale), sliding_window=sliding_window,
+        pages_per_seq=pages_per_seq, sm_scale=float(sm_scale), sliding_window=sliding_window,
         soft_cap=None if soft_cap is None else float(soft_cap))
     out = pl.pallas_call(
         kernel,
         grid_spec=pltpu.PrefetchScalarGridSpec(
             num_scalar_prefetch=len(scalars),
             grid=(num_q_blocks,),
-            in_specs=[q_spec] + [pl.BlockSpec(memory_space=pl.ANY)] * len(kv_inputs),
+            in_specs=[pl.BlockSpec(memory_space=pl.ANY), q_spec] + [pl.BlockSpec(memory_space=pl.ANY)] * len(kv_inputs),
             out_specs=q_spec,
             scratch_shapes=scratch,
         ),
@@ -455,12 +474,12 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
                                              vmem_limit_bytes=block_sizes.vmem_limit_bytes),
         interpret=pltpu.InterpretParams() if interpret else False,
         name="ragged_paged_attention_tpu",
-    )(*scalars, q2, *kv_inputs)
+    )(*scalars, page_indices.reshape(-1), q2, *kv_inputs)
     return out[:T].reshape(T, Hq, D)
 
 
-def smem_bytes(max_num_seqs: int, pages_per_seq: int, num_q_blocks: int) -> int:
-    """Scalar-prefetch bytes in SMEM (1-D int32 arrays are padded to powers of two)."""
+def smem_bytes(max_num_seqs: int, num_q_blocks: int, pages_per_block: int) -> int:
+    """SMEM bytes: scalar-prefetched per-sequence and per-q-block metadata (1-D int32 arrays are padded
+    to powers of two) and the two page-table windows. The page table itself stays in HBM."""
     pow2 = lambda n: 1 << max(0, math.ceil(math.log2(max(n, 1))))
-    return 4 * (pow2(max_num_seqs) + pow2(max_num_seqs * pages_per_seq) + pow2(max_num_seqs + 1) + 1
-                + 2 * pow2(num_q_blocks))
+    return 4 * (pow2(max_num_seqs) + pow2(max_num_seqs + 1) + 1 + 2 * pow2(num_q_blocks) + 2 * 128 * pages_per_block)
