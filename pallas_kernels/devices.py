@@ -30,6 +30,13 @@ def tpu_info(device_kind: str | None):
     return None if chip is None else pltpu.get_tpu_info_for_chip(pltpu.ChipVersion(chip), 1)
 
 
+def target_platform() -> str:
+    """The platform code is traced for: the abstract mesh's device's when cross-lowering (e.g. "tpu"),
+    else JAX's default backend."""
+    device = getattr(jax.sharding.get_abstract_mesh(), "abstract_device", None)
+    return device.platform if device is not None else jax.default_backend()
+
+
 def target_device_kind(platform: str) -> str:
     """The device kind to tune for on ``platform`` ("tpu" or "gpu"): the abstract mesh's device when
     it is of that platform, else device 0's when it is, else ""."""

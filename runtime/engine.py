@@ -230,11 +230,12 @@ class LLMEngine:
             def memory_stats():
                 jax.block_until_ready(params)  # bytes_in_use counts them once they are on the device
                 return device_memory_stats(devices)
-        plan = plan_kv_cache(config, KVShape.of(served), kv_dtype, platform=platform, memory_stats=memory_stats,
+        kv_shape = KVShape.of(served)
+        plan = plan_kv_cache(config, kv_shape, kv_dtype, platform=platform, memory_stats=memory_stats,
                              num_devices=tp.size if tp else 1)
         self.kv_cache_plan = plan
         num_blocks = plan.num_blocks
-        kv_size = format_bytes(num_blocks * kv_bytes_per_block(KVShape.of(served), kv_dtype, config.block_size))
+        kv_size = format_bytes(num_blocks * kv_bytes_per_block(kv_shape, kv_dtype, config.block_size))
         log.info("KV cache: %d blocks of %d tokens, %s of %s (budget: %s); %s on %s, attention %s", num_blocks,
                  config.block_size, kv_size, kv_dtype, plan.source, dtype, platform, self.attention_backend)
         self.scheduler = Scheduler(SchedulerConfig(

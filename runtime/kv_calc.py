@@ -128,12 +128,11 @@ def summary(shape: KVShape, dtype: str, context: int, concurrency: int, block_si
 
 
 def _config_for_model(model: str, gguf: str | None):
-    from runtime.config import ModelConfig
-    from runtime.gguf_loader import read_gguf_metadata
+    from runtime.gguf_loader import read_gguf_config
     from runtime.presets import resolve_gguf
 
-    path = gguf or resolve_gguf(model)
-    return ModelConfig.from_gguf_metadata(read_gguf_metadata(path), source=str(path))
+    # The header's config as load_gguf builds it (an untied LM head counts in weight_bytes).
+    return read_gguf_config(gguf or resolve_gguf(model))
 
 
 def _shape_for_model(model: str, gguf: str | None) -> KVShape:

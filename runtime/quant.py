@@ -27,9 +27,9 @@ Matmul dispatch by platform (``matvec`` -> ``matmul_for_platform``), one signatu
     tpu                   the Pallas TPU kernel (``pallas_kernels.quant_matmul.tpu.quant_matmul_tpu``)
     anything else         the XLA reference (dequantize, then dot; DEFAULT precision)
 
-The platform is ``jax.default_backend()``, except inside an abstract TPU mesh
-(``pallas_kernels.lowering.lower_for_tpu``), where it is "tpu": a CPU process lowering for a TPU
-must not pick the CPU's FFI kernel.
+The platform is ``pallas_kernels.devices.target_platform()``: JAX's default backend, except inside
+an abstract mesh (``pallas_kernels.lowering``), where it is that mesh's device's ("tpu", "gpu"): a CPU
+process lowering for an accelerator must not pick the CPU's FFI kernel.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pallas_kernels.devices import target_platform
 from pallas_kernels.quant_matmul import (
     INT4_OFFSET,
     dequantize,
@@ -48,6 +49,7 @@ from pallas_kernels.quant_matmul import (
     quant_matmul_reference,
     quant_matmul_tpu,
 )
+from runtime.platform import platform_family
 
 WEIGHT_QUANT_MODES = ("none", "int8", "int4")
 BITS = {"int8": 8, "int4": 4}
@@ -143,26 +145,20 @@ def _xla_matmul(x, q, scale, *, bits, group, in_features):
 def matmul_for_platform(platform: str):
     """The quantized matmul for a platform name (module docstring's table); all take
     ``(x, q, scale, *, bits, group, in_features)``."""
-    if platform == "cpu":
+    family = platform_family(platform)
+    if family == "cpu":
         from runtime import quant_cpu  # the build happens on first use, not at import
 
         return quant_cpu.matmul
-    if platform in ("gpu", "cuda", "rocm"):
+    if family == "gpu":
         return quant_matmul
-    if platform == "tpu":
+    if family == "tpu":
         return quant_matmul_tpu
     return _xla_matmul
 
 
-def _current_platform() -> str:
-    device = jax.sharding.get_abstract_mesh().abstract_device
-    if device is not None and device.platform == "tpu":
-        return "tpu"
-    return jax.default_backend()
-
-
 def _matmul(x, q, scale, *, bits, group, in_features):
-    return matmul_for_platform(_current_platform())(x, q, scale, bits=bits, group=group, in_features=in_features)
+    return matmul_for_platform(target_platform())(x, q, scale, bits=bits, group=group, in_features=in_features)
 
 
 def validate_mode(mode: str, group: int) -> None:
