@@ -51,7 +51,6 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 GiB = 2**30
 KV_BYTES_PER_LAYER = 4 * GiB  # the least a serving cache holds per layer (K + V, scales included)
-SCALE_BYTES = 2  # bfloat16 scales (runtime.kv_quant.SCALE_DTYPE)
 KV_DTYPES = ("bfloat16", "int8", "fp8")
 KV_DTYPE_ALIASES = {"bf16": "bfloat16", "float8_e4m3fn": "fp8"}
 
@@ -98,16 +97,16 @@ def custom_calls(text: str) -> list[str]:
 
 
 def _code_dtype(kv_dtype: str):
-    import jax.numpy as jnp
+    from runtime.model_runner import KV_DTYPES  # the engine's names: bfloat16, int8, fp8 -> dtypes
 
-    return {"bfloat16": jnp.bfloat16, "int8": jnp.int8, "fp8": jnp.float8_e4m3fn}[kv_dtype]
+    return KV_DTYPES[kv_dtype]
 
 
 def kv_bytes_per_page(page_size: int, num_kv_heads: int, head_dim: int, kv_dtype: str) -> int:
-    """K and V of one page of one layer, scales included for an 8-bit cache."""
-    if kv_dtype == "bfloat16":
-        return 2 * page_size * num_kv_heads * head_dim * 2
-    return 2 * page_size * num_kv_heads * (head_dim + SCALE_BYTES)
+    """K and V of one page of one layer, scales included for an 8-bit cache (the engine's arithmetic)."""
+    from runtime.kv_calc import KVShape, kv_bytes_per_token
+
+    return page_size * kv_bytes_per_token(KVShape(1, num_kv_heads, head_dim), kv_dtype)
 
 
 def pages_for(bytes_per_layer: int, page_size: int, num_kv_heads: int, head_dim: int, kv_dtype: str) -> int:
