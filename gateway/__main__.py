@@ -35,7 +35,7 @@ def main(argv=None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     configure_xla()
     from gateway.app import create_app
-    from gateway.config import ConfigError, load_config
+    from gateway.config.gateway import ConfigError, load_config
     from gateway.lifecycle import serve
 
     overrides = {"host": args.host, "port": args.port}

@@ -27,19 +27,19 @@ from typing import Any, AsyncIterator, Mapping
 
 from aiohttp import web
 
-from gateway import keys
-from gateway.backends import BackendError, LocalBackend
-from gateway.config import GatewayConfig
-from gateway.dashboard import setup_dashboard
-from gateway.errors import APIError, error_middleware, invalid, read_json
+from gateway.config import keys
+from gateway.backends import BackendError
+from gateway.config.gateway import GatewayConfig
+from gateway.observability.dashboard import setup_dashboard
+from runtime.serving.errors import APIError, error_middleware, invalid, read_json
 from gateway.lifecycle import drain_middleware
-from gateway.metrics import GatewayMetrics
-from gateway.router import AUTO, Decision, Router
-from gateway.schemas import ChatRequest, Completion, new_completion_id, parse_chat_request
+from gateway.observability.metrics import GatewayMetrics
+from gateway.pipeline.routing import AUTO, Decision, Router
+from gateway.api.schemas import ChatRequest, Completion, new_completion_id, parse_chat_request
 from gateway.security import log_content, setup_security
-from gateway.usage import Caller, UsageLedger
-from runtime.engine import RequestError
-from runtime.request import SamplingParams
+from gateway.accounting.usage import Caller, UsageLedger
+from runtime.api import RequestError
+from runtime.api import SamplingParams
 
 log = logging.getLogger("gateway")
 
@@ -474,20 +474,22 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
     async def models_ctx(app: web.Application):
         if not state.backends:
             engines = {m.name: m.engine for m in config.models}
-            local: dict[str, LocalBackend] = {}
+            local: dict = {}  # model name -> runtime.serving.local.LocalEngine
             for t in spec.tiers:
                 if t.urls:  # data-parallel replicas: least-loaded dispatch
-                    from gateway.replicas import ReplicaSet
+                    from gateway.backends.replicas import ReplicaSet
 
                     state.backends[t.name] = ReplicaSet.from_urls(t.name, t.urls)
                     continue
                 if t.url is not None:
-                    from gateway.remote import RemoteBackend
+                    from gateway.backends.remote import RemoteBackend
 
                     state.backends[t.name] = RemoteBackend(t.name, t.url)
                     continue
                 if t.model not in local:  # loading weights takes seconds: off the event loop
-                    local[t.model] = await asyncio.to_thread(LocalBackend.from_config, t.model, engines[t.model])
+                    from runtime.serving.local import LocalEngine  # JAX loads only for an in-process tier
+
+                    local[t.model] = await asyncio.to_thread(LocalEngine.from_config, t.model, engines[t.model])
                 state.backends[t.name] = local[t.model]
         missing = [t.name for t in spec.tiers if t.name not in state.backends]
         if missing:
@@ -517,7 +519,7 @@ def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = No
 
     async def ledger_ctx(app: web.Application):
         """``keys.shared``: the ledger syncs with the other replicas through Redis in the background."""
-        from gateway.usage_sync import LedgerSync
+        from gateway.accounting.sync import LedgerSync
 
         sync = state.ledger_sync = LedgerSync(state.ledger, spec.keys.shared)
         await sync.start()

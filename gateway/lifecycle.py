@@ -23,8 +23,8 @@ import time
 
 from aiohttp import web
 
-from gateway import keys
-from gateway.errors import APIError
+from gateway.config import keys
+from runtime.serving.errors import APIError
 
 log = logging.getLogger("gateway")
 

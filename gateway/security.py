@@ -31,8 +31,8 @@ from typing import Any, Mapping
 
 from aiohttp import web
 
-from gateway.errors import APIError
-from gateway.typed import ConfigError
+from runtime.serving.errors import APIError
+from gateway.config.typed import ConfigError
 
 log = logging.getLogger("gateway.content")
 
@@ -122,7 +122,7 @@ def log_content(enabled: bool, what: str, completion_id: str, text: Any) -> None
 def setup_security(app: web.Application, admin: AdminConfig | None) -> None:
     """Install the admin check (innermost middleware: the error middleware shapes its 401) and
     ``GET /openapi.json``."""
-    from gateway.openapi import openapi_json
+    from gateway.api.openapi import openapi_json
 
     app.middlewares.append(admin_middleware_for(admin))
     app.router.add_get("/openapi.json", openapi_json)

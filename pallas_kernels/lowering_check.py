@@ -97,14 +97,14 @@ def custom_calls(text: str) -> list[str]:
 
 
 def _code_dtype(kv_dtype: str):
-    from runtime.model_runner import KV_DTYPES  # the engine's names: bfloat16, int8, fp8 -> dtypes
+    from runtime.worker.model_runner import KV_DTYPES  # the engine's names: bfloat16, int8, fp8 -> dtypes
 
     return KV_DTYPES[kv_dtype]
 
 
 def kv_bytes_per_page(page_size: int, num_kv_heads: int, head_dim: int, kv_dtype: str) -> int:
     """K and V of one page of one layer, scales included for an 8-bit cache (the engine's arithmetic)."""
-    from runtime.kv_calc import KVShape, kv_bytes_per_token
+    from runtime.core.kv_sizing import KVShape, kv_bytes_per_token
 
     return page_size * kv_bytes_per_token(KVShape(1, num_kv_heads, head_dim), kv_dtype)
 
@@ -330,15 +330,15 @@ def build_matmul_tpu(shape: MatmulShape, target: Target) -> tuple[Callable, tupl
 @functools.lru_cache(maxsize=None)
 def model_config(preset: str):
     """A preset's ``ModelConfig`` from its GGUF file's header (no tensor data is read)."""
-    from runtime.gguf_loader import read_gguf_config
-    from runtime.presets import resolve_gguf
+    from runtime.loading.gguf import read_gguf_config
+    from runtime.loading.presets import resolve_gguf
 
     return read_gguf_config(resolve_gguf(preset))
 
 
 def engine_backend(target: Target) -> str:
     """The attention backend the engine's ``auto`` picks on ``target``'s platform."""
-    from runtime.attention import resolve_backend
+    from runtime.worker.attention import resolve_backend
 
     return resolve_backend("auto", target.platform)
 
@@ -346,7 +346,7 @@ def engine_backend(target: Target) -> str:
 def build_engine_step(shape: EngineShape, target: Target) -> tuple[Callable, tuple, dict]:
     """The engine's jitted step (``runtime.model_runner.abstract_step``) with ``auto`` attention
     resolved for the target's platform, and its abstract (params, kv_caches, inputs)."""
-    from runtime.model_runner import abstract_step
+    from runtime.worker.model_runner import abstract_step
 
     config = model_config(shape.model)
     num_pages = shape.num_pages or pages_for(KV_BYTES_PER_LAYER, shape.page_size, config.num_kv_heads,

@@ -1,22 +1,5 @@
-"""KV-cache sizing: how many bytes a context length and a concurrency need, and what a budget holds.
-
-    KV bytes = 2 (K and V) x layers x kv_heads x (head_dim x bytes per element + scale bytes)
-               x tokens x concurrency
-
-Scale bytes are 0 for a float cache (float32, bfloat16) and 2 for an 8-bit one (int8, fp8: one
-bfloat16 scale per token and kv head, ``runtime/kv_quant.py``). The engine allocates its cache with
-``blocks_for_budget`` and ``kv_bytes_per_block`` from here, so the CLI's figures are exactly what the
-engine allocates, scales included (a test checks it).
-
-On an accelerator the engine's budget comes from the device's memory after the weights load
-(``kv_budget_from_memory``, as vLLM's ``gpu_memory_utilization``)::
-
-    KV budget = kv_cache_memory_fraction x device memory (bytes_limit) - bytes in use after the weights load
-
-and the CLI answers "how many sequences of length L fit on this device" with the same arithmetic:
-``--device`` reads this machine's first device (the weights are estimated from the model's shapes at
-``--dtype``; on CPU, which reports no memory, the engine's fixed default budget), ``--device-memory-gib``
-asks about a device you do not have (``--weights-gib`` overrides the estimate of what the weights take)::
+"""``python -m runtime.kv_calc``: the KV-cache size calculator's command line (the arithmetic is
+``runtime/core/kv_sizing.py``, the engine's own)::
 
     python -m runtime.kv_calc --model smollm2-135m --context 32768 --concurrency 64 --kv-dtype bfloat16
     python -m runtime.kv_calc --model smollm2-135m --context 4096 --budget-gib 1 --kv-dtype int8
@@ -28,108 +11,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
-from dataclasses import dataclass
 
-DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1, "fp8": 1}
-SCALE_BYTES = {"int8": 2, "fp8": 2}  # per token and kv head (a bfloat16 scale); float caches have none
-
-DEFAULT_KV_CACHE_BYTES = 256 * 2**20  # the engine's budget where the device reports no memory (CPU)
-DEFAULT_MEMORY_FRACTION = 0.9  # of the device's memory, weights + KV cache + working memory together
-
-
-@dataclass(frozen=True)
-class KVShape:
-    num_layers: int
-    num_kv_heads: int
-    head_dim: int
-
-    @classmethod
-    def of(cls, config) -> "KVShape":
-        return cls(config.num_layers, config.num_kv_heads, config.head_dim)
-
-
-def kv_bytes_per_token(shape: KVShape, dtype: str) -> int:
-    per_head = shape.head_dim * DTYPE_BYTES[dtype] + SCALE_BYTES.get(dtype, 0)
-    return 2 * shape.num_layers * shape.num_kv_heads * per_head
-
-
-def kv_bytes(shape: KVShape, dtype: str, tokens: int, concurrency: int = 1) -> int:
-    return kv_bytes_per_token(shape, dtype) * tokens * concurrency
-
-
-def kv_bytes_per_block(shape: KVShape, dtype: str, block_size: int) -> int:
-    return kv_bytes_per_token(shape, dtype) * block_size
-
-
-def blocks_for_budget(shape: KVShape, dtype: str, block_size: int, budget_bytes: int) -> int:
-    """Blocks that fit the budget, the null block (id 0) included."""
-    return budget_bytes // kv_bytes_per_block(shape, dtype, block_size)
-
-
-def max_concurrent_requests(shape: KVShape, dtype: str, block_size: int, budget_bytes: int, context: int) -> int:
-    """Requests of ``context`` tokens whose blocks all fit the budget at once (the null block aside)."""
-    return max(blocks_for_budget(shape, dtype, block_size, budget_bytes) - 1, 0) // math.ceil(context / block_size)
-
-
-def check_memory_fraction(fraction: float) -> None:
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise ValueError(f"kv_cache_memory_fraction must be in (0, 1] (the share of the device's memory the engine "
-                         f"may use in all); got {fraction!r}")
-
-
-def kv_budget_from_memory(bytes_limit: int, bytes_in_use: int, fraction: float) -> int:
-    """KV bytes the engine may allocate on a device: ``fraction x bytes_limit - bytes_in_use``, read after
-    the weights loaded. The rest of the fraction is what the weights (and anything else resident) take;
-    ``1 - fraction`` is left for the step's working memory. ValueError if nothing is left."""
-    check_memory_fraction(fraction)
-    allowed = int(fraction * bytes_limit)
-    budget = allowed - int(bytes_in_use)
-    if budget <= 0:
-        raise ValueError(
-            f"no room for the KV cache: {format_bytes(bytes_in_use)} is in use after the weights loaded, and "
-            f"kv_cache_memory_fraction {fraction} allows {format_bytes(allowed)} of the device's "
-            f"{format_bytes(bytes_limit)}; "
-            f"raise kv_cache_memory_fraction, serve smaller weights (dtype bfloat16, weight_quant), or set "
-            f"kv_cache_bytes")
-    return budget
-
-
-def format_bytes(n: int) -> str:
-    """``"6.00 GiB"``, ``"2.0 MiB"``: GiB from 1 GiB up, MiB below."""
-    return f"{n / 2**30:.2f} GiB" if abs(n) >= 2**30 else f"{n / 2**20:.1f} MiB"
-
-
-def summary(shape: KVShape, dtype: str, context: int, concurrency: int, block_size: int = 16,
-            budget_bytes: int | None = None) -> dict:
-    per_token = kv_bytes_per_token(shape, dtype)
-    total = kv_bytes(shape, dtype, context, concurrency)
-    blocks_per_request = math.ceil(context / block_size)
-    out = {
-        "num_layers": shape.num_layers,
-        "num_kv_heads": shape.num_kv_heads,
-        "head_dim": shape.head_dim,
-        "kv_dtype": dtype,
-        "scale_bytes_per_token": 2 * shape.num_layers * shape.num_kv_heads * SCALE_BYTES.get(dtype, 0),
-        "bytes_per_token": per_token,
-        "context": context,
-        "concurrency": concurrency,
-        "kv_bytes": total,
-        "kv_gib": round(total / 2**30, 3),
-        "block_size": block_size,
-        "blocks_needed": blocks_per_request * concurrency + 1,  # + the null block
-    }
-    if budget_bytes is not None:
-        out["budget_bytes"] = budget_bytes
-        out["blocks_in_budget"] = blocks_for_budget(shape, dtype, block_size, budget_bytes)
-        out["max_concurrency_in_budget"] = max_concurrent_requests(shape, dtype, block_size, budget_bytes, context)
-    return out
+from runtime.core.kv_sizing import (
+    DEFAULT_KV_CACHE_BYTES,
+    DEFAULT_MEMORY_FRACTION,
+    DTYPE_BYTES,
+    KVShape,
+    SCALE_BYTES,
+    blocks_for_budget,
+    check_memory_fraction,
+    format_bytes,
+    kv_budget_from_memory,
+    kv_bytes,
+    kv_bytes_per_block,
+    kv_bytes_per_token,
+    max_concurrent_requests,
+    summary,
+)
 
 
 def _config_for_model(model: str, gguf: str | None):
-    from runtime.gguf_loader import read_gguf_config
-    from runtime.presets import resolve_gguf
+    from runtime.loading.gguf import read_gguf_config
+    from runtime.loading.presets import resolve_gguf
 
     # The header's config as load_gguf builds it (an untied LM head counts in weight_bytes).
     return read_gguf_config(gguf or resolve_gguf(model))
@@ -145,7 +49,7 @@ def weight_bytes(config, dtype: str) -> int:
     import jax
     import numpy as np
 
-    from runtime.model_runner import DTYPES, abstract_params
+    from runtime.worker.model_runner import DTYPES, abstract_params
 
     leaves = jax.tree.leaves(abstract_params(config, DTYPES[dtype]))
     return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in leaves)

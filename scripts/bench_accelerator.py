@@ -64,8 +64,9 @@ def engine_throughput(*, batches: list[int], prompt_len: int, output_len: int, m
     import jax
     import numpy as np
 
-    from runtime.engine import EngineConfig, LLMEngine
-    from runtime.request import SamplingParams
+    from runtime.api import EngineConfig
+    from runtime.engine.llm_engine import LLMEngine
+    from runtime.api import SamplingParams
 
     dtype = "bfloat16"
     max_len = prompt_len + output_len

@@ -149,9 +149,9 @@ def main(argv=None) -> int:
 
     configure_xla()
     from gateway.app import create_app
-    from gateway.config import GatewayConfig, ModelEntry, load_config
-    from gateway_server import ServerThread
-    from runtime.engine import EngineConfig
+    from gateway.config.gateway import GatewayConfig, ModelEntry, load_config
+    from tests.support.gateway_server import ServerThread
+    from runtime.api import EngineConfig
 
     tmp = tempfile.mkdtemp(prefix="bench_cache_")
     engine = EngineConfig(model="smollm2-135m", max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512,

@@ -292,7 +292,7 @@ def table(colo: dict, dis: dict, rat: dict) -> str:
 async def measure_transfer(prefill_url: str, prompt_ids: list[int]) -> dict:
     """POST /v1/prefill for a prompt the prefill server has just computed (its blocks are in its prefix
     cache, so only the last partial block is recomputed): the time is mostly moving the KV."""
-    from runtime.kv_transfer import decode_prefilled
+    from runtime.distributed.kv_transfer import decode_prefilled
 
     async with aiohttp.ClientSession() as s:
         runs = []

@@ -75,7 +75,7 @@ def _timed(fn) -> float:
 
 def run_continuous(engine, prompts, lengths, cap: int, label: str, sample_memory: bool = False):
     """Keep at most ``cap`` requests in flight, admitting a new one as soon as one finishes."""
-    from runtime.request import SamplingParams
+    from runtime.api import SamplingParams
 
     pending = list(range(len(prompts)))[::-1]
     in_flight: dict[str, int] = {}
@@ -111,7 +111,7 @@ def run_continuous(engine, prompts, lengths, cap: int, label: str, sample_memory
 
 def run_static(engine, prompts, lengths, batch: int, label: str):
     """Batches of ``batch``; each runs for its longest member; useful tokens are each one's own."""
-    from runtime.request import SamplingParams
+    from runtime.api import SamplingParams
 
     t0 = time.perf_counter()
     useful = 0
@@ -129,7 +129,7 @@ def run_hf(prompts, lengths, batch: int, tokenizer_apply):
     import torch
     from transformers import AutoModelForCausalLM
 
-    from runtime.presets import resolve_gguf
+    from runtime.loading.presets import resolve_gguf
 
     path = resolve_gguf("smollm2-135m")
     model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32).eval()
@@ -210,7 +210,8 @@ def main(argv=None) -> int:
     configure_xla()
     import jax
 
-    from runtime.engine import EngineConfig, LLMEngine
+    from runtime.api import EngineConfig
+    from runtime.engine.llm_engine import LLMEngine
 
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)

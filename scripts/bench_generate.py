@@ -48,9 +48,9 @@ def measure_bandwidth_gbs() -> float:
 def bench_ours(model: str, dtype: str, n_tokens: int, prompts: list[str], modes: list[str] = ("none",),
                group: int = 64) -> dict[str, dict]:
     """Per weight-quant mode: median decode tok/s and TTFT over the prompts, weight bytes; prompt ids."""
-    from runtime.generate import Generator
-    from runtime.model_runner import enable_compilation_cache
-    from runtime.request import SamplingParams
+    from runtime.engine.offline import Generator
+    from runtime.worker.model_runner import enable_compilation_cache
+    from runtime.api import SamplingParams
 
     enable_compilation_cache()
     gens = {mode: Generator(model, dtype=dtype, weight_quant=mode, weight_quant_group=group) for mode in modes}
@@ -95,7 +95,7 @@ def bench_hf(model: str, n_tokens: int, prompt_ids: list[list[int]]) -> dict:
     import torch
     from transformers import AutoModelForCausalLM
 
-    from runtime.presets import resolve_gguf
+    from runtime.loading.presets import resolve_gguf
 
     path = resolve_gguf(model)
     hf = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
@@ -130,7 +130,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-hf", action="store_true", help="skip the Hugging Face transformers baseline")
     args = p.parse_args(argv)
     modes = [m.strip() for m in args.weight_quant.split(",") if m.strip()]
-    from runtime.quant import WEIGHT_QUANT_MODES
+    from runtime.quant.weights import WEIGHT_QUANT_MODES
 
     bad = [m for m in modes if m not in WEIGHT_QUANT_MODES]
     if not modes or bad:
@@ -185,7 +185,7 @@ def main(argv=None) -> int:
             "hf_fraction_of_bandwidth": round(hf["tok_s"] * hf_weight_bytes / (bandwidth * 1e9), 3),
         }
     if modes != ["none"]:
-        from runtime import quant_cpu
+        from runtime.quant import cpu as quant_cpu
 
         result["weight_quant_group"] = args.weight_quant_group
         result["cpu_quant_kernel"] = quant_cpu.kernel_available() if jax.default_backend() == "cpu" else None

@@ -98,7 +98,7 @@ def _error(exc: BaseException) -> str:
 
 def kernel_backend(platform: str) -> str:
     """What ``attention_backend=auto`` runs on ``platform`` (``pallas_gpu``, ``pallas_tpu``, ``xla``)."""
-    from runtime.attention import resolve_backend
+    from runtime.worker.attention import resolve_backend
 
     return resolve_backend("auto", platform)
 
@@ -230,7 +230,7 @@ def check_quant_matmul(platform: str, smoke: bool) -> dict:
     import jax.numpy as jnp
 
     from pallas_kernels.quant_matmul import quant_matmul_reference
-    from runtime.quant import QuantizedMatrix
+    from runtime.quant.weights import QuantizedMatrix
     from test_quant import TOLERANCES
 
     shapes = [(3, 256, 128, "int8", 0), (5, 256, 128, "int4", 64)] if smoke else \
@@ -311,7 +311,7 @@ def build_inputs(s: dict, seed: int = 0) -> tuple[tuple, dict]:
     if s["kv_dtype"] == "float":
         k, v = (jax.random.normal(kk, shape, dtype) for kk in keys[1:3])
     else:
-        from runtime.kv_quant import QUANTIZED_KV_DTYPES, SCALE_DTYPE
+        from runtime.quant.kv import QUANTIZED_KV_DTYPES, SCALE_DTYPE
 
         code = QUANTIZED_KV_DTYPES[s["kv_dtype"]]
         k, v = ((jax.random.normal(kk, shape, jnp.float32) * 20).astype(code) for kk in keys[1:3])

@@ -77,7 +77,7 @@ def run_batch(engine, n: int, prompt_len: int, output_len: int, seed: int) -> di
     Decode speed is the median over full-batch decode steps (all ``n`` running, one token each):
     the median drops the step that compiles the decode bucket on its first use.
     """
-    from runtime.request import SamplingParams
+    from runtime.api import SamplingParams
 
     rng = np.random.default_rng(seed)
     vocab = engine.model_config.vocab_size
@@ -132,12 +132,13 @@ def main(argv=None) -> int:
     configure_xla()
     import jax
 
-    from runtime.engine import EngineConfig, LLMEngine
-    from runtime.gguf_loader import load_gguf
-    from runtime.kv_calc import KVShape, blocks_for_budget, kv_bytes_per_token, max_concurrent_requests
-    from runtime.kv_quant import kv_dtype_support_error
-    from runtime.presets import resolve_gguf
-    from runtime.request import SamplingParams
+    from runtime.api import EngineConfig
+    from runtime.engine.llm_engine import LLMEngine
+    from runtime.loading.gguf import load_gguf
+    from runtime.core.kv_sizing import KVShape, blocks_for_budget, kv_bytes_per_token, max_concurrent_requests
+    from runtime.quant.kv import kv_dtype_support_error
+    from runtime.loading.presets import resolve_gguf
+    from runtime.api import SamplingParams
     from scripts.bench_engine import measure_limits
 
     limits = measure_limits()

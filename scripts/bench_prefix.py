@@ -59,10 +59,11 @@ def main(argv=None) -> int:
     from runtime.platform import configure_xla
 
     configure_xla()
-    from runtime.engine import EngineConfig, LLMEngine
-    from runtime.gguf_loader import load_gguf
-    from runtime.presets import resolve_gguf
-    from runtime.request import SamplingParams
+    from runtime.api import EngineConfig
+    from runtime.engine.llm_engine import LLMEngine
+    from runtime.loading.gguf import load_gguf
+    from runtime.loading.presets import resolve_gguf
+    from runtime.api import SamplingParams
 
     loaded = load_gguf(resolve_gguf("smollm2-135m"))
     engines = {}

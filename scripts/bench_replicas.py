@@ -73,7 +73,7 @@ def pct(values: list[float], q: float) -> float | None:
 
 
 def own_redis() -> tuple[str, callable]:
-    from gateway_server import free_port
+    from tests.support.gateway_server import free_port
 
     if not shutil.which("redis-server"):
         raise SystemExit("redis-server is not installed; give --redis-url")
@@ -98,7 +98,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.gateways < 2:
         p.error("--gateways: at least 2")
-    from processes import ServerProcess
+    from tests.support.processes import ServerProcess
 
     stop_redis = None
     redis_url = args.redis_url

@@ -221,7 +221,7 @@ def main(argv=None) -> int:
 
     import yaml
 
-    from processes import ServerProcess
+    from tests.support.processes import ServerProcess
 
     reqs = workload(args.requests, args.seed)
     kinds = {k: sum(r["kind"] == k for r in reqs) for k in sorted({r["kind"] for r in reqs})}

@@ -63,7 +63,7 @@ def compare(ref: np.ndarray, got: np.ndarray, next_ids: np.ndarray) -> dict:
 
 def engine_kwargs(weights: str, kv: str) -> dict:
     """The EngineConfig fields for one precision combination (fields checked against the dataclass)."""
-    from runtime.engine import EngineConfig
+    from runtime.api import EngineConfig
 
     fields = {f.name for f in dataclasses.fields(EngineConfig)}
     kw: dict = {}
@@ -90,9 +90,10 @@ def main(argv=None) -> int:
     from runtime.platform import configure_xla
 
     configure_xla()
-    from runtime.engine import EngineConfig, LLMEngine
-    from runtime.gguf_loader import load_gguf
-    from runtime.presets import resolve_gguf
+    from runtime.api import EngineConfig
+    from runtime.engine.llm_engine import LLMEngine
+    from runtime.loading.gguf import load_gguf
+    from runtime.loading.presets import resolve_gguf
 
     loaded = load_gguf(resolve_gguf(args.model))
     docs = documents(ROOT / args.corpus)

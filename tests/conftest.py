@@ -13,8 +13,8 @@ def pytest_configure(config):
 
 @pytest.fixture(scope="session")
 def smollm2():
-    from runtime.generate import Generator
-    from runtime.model_runner import enable_compilation_cache
+    from runtime.engine.offline import Generator
+    from runtime.worker.model_runner import enable_compilation_cache
 
     enable_compilation_cache()
     return Generator("smollm2-135m", dtype="float32", attention_backend="xla")

@@ -6,7 +6,7 @@ one of three implementations that share one validation function and one semantic
 * ``quant_matmul``            Pallas kernel (Triton-lowerable; ``interpret=True`` on CPU).
 * ``quant_matmul_reference``  jnp: dequantize the whole matrix, then one dot. XLA's path on any
                               backend and the definition the kernels are tested against.
-* runtime/kernels/quant_matmul.cc  the CPU kernel (an XLA FFI call), same layouts.
+* runtime/quant/quant_matmul.cc  the CPU kernel (an XLA FFI call), same layouts.
 
 Layouts (rows of W are output features, row-major, as llama.cpp and PyTorch store them):
 

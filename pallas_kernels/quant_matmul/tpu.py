@@ -45,7 +45,7 @@ array's; rows in multiples of 16 for bfloat16 x; int4 K blocks whose byte width 
 128 and of 4 * G (so the scale block's rows are a multiple of 8). The scoped VMEM limit is twice
 ``vmem_estimate`` of those blocks, at least 16 MiB, at most the chip's VMEM.
 
-Proof available without a TPU (tests/test_quant.py): numerics in TPU interpret mode
+Proof available without a TPU (tests/runtime/quant/test_quant.py): numerics in TPU interpret mode
 (``interpret=True`` -> ``pltpu.InterpretParams()``) against the reference, and lowering for "TPU v5
 lite" / "TPU v6 lite" through an abstract mesh (``pallas_kernels.lowering.lower_for_tpu``). Lowering
 runs Pallas' Mosaic translation and its block checks, not libtpu's Mosaic compiler (layout passes,

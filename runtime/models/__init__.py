@@ -15,7 +15,7 @@ import importlib
 from types import ModuleType
 from typing import Any, Callable
 
-from runtime.config import ModelConfig
+from runtime.models.config import ModelConfig
 
 _FAMILIES = {"llama": "runtime.models.llama", "gemma3": "runtime.models.gemma3"}
 

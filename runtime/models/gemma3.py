@@ -40,8 +40,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.attention import AttentionMetadata, write_kv
-from runtime.config import ModelConfig
+from runtime.worker.attention import AttentionMetadata, write_kv
+from runtime.models.config import ModelConfig
 from runtime.models.common import embed, tied_logits, weight
 from runtime.models.llama import KVCache, Linear, RMSNorm, apply_rope, rope_cos_sin
 

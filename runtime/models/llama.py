@@ -23,8 +23,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.attention import AttentionMetadata, write_kv
-from runtime.config import ModelConfig
+from runtime.worker.attention import AttentionMetadata, write_kv
+from runtime.models.config import ModelConfig
 from runtime.models.common import embed, linear, tied_logits, weight
 
 KVCache = Sequence[tuple[jax.Array, jax.Array]]  # per layer: ([P, page, KVH, Dh], [P, page, KVH, Dh])

@@ -1,0 +1,197 @@
+"""The runtime's contract, with no JAX in it: what a caller (the gateway, a script, a test) hands the
+engine and what it gets back. Everything here is plain Python, so ``gateway`` can import it without
+loading JAX; the engine itself lives in ``runtime.engine``.
+
+    SamplingParams -> EngineClient.generate(prompt_ids, params, request_id) -> RequestOutput ... (finished)
+    EngineConfig   -> runtime.engine.LLMEngine(config)                      -> EngineStats
+    RequestError   one request cannot be served as asked (the others are unaffected)
+
+The names of the choices an ``EngineConfig`` takes (dtypes, KV dtypes, attention backends, weight
+quantization) are defined here once; the modules that implement them check they cover every name.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, AsyncIterator, Protocol, Sequence
+
+from runtime.core.kv_sizing import DEFAULT_MEMORY_FRACTION, check_memory_fraction
+
+if TYPE_CHECKING:
+    from runtime.distributed.kv_transfer import PrefilledKV
+
+DTYPE_NAMES = ("float32", "bfloat16")  # weights and activations
+QUANTIZED_KV_DTYPE_NAMES = ("int8", "fp8")  # 8-bit KV codes with a bfloat16 scale per token and kv head
+KV_DTYPE_NAMES = (*DTYPE_NAMES, *QUANTIZED_KV_DTYPE_NAMES)
+# auto picks per platform (runtime/worker/attention.py); pallas_interpret is the old name of pallas_gpu_interpret
+ATTENTION_BACKENDS = ("auto", "xla", "pallas", "pallas_gpu", "pallas_tpu", "pallas_gpu_interpret",
+                      "pallas_tpu_interpret", "pallas_interpret")
+WEIGHT_QUANT_MODES = ("none", "int8", "int4")
+INT4_GROUPS = (32, 64, 128)
+
+
+def validate_weight_quant(mode: str, group: int) -> None:
+    """ValueError naming the bad setting (``EngineConfig.weight_quant`` / ``weight_quant_group``)."""
+    if mode not in WEIGHT_QUANT_MODES:
+        raise ValueError(f"weight_quant must be one of {', '.join(WEIGHT_QUANT_MODES)}; got {mode!r}")
+    if group not in INT4_GROUPS:  # checked whatever the mode, so a typo never waits for a mode switch
+        raise ValueError(f"weight_quant_group must be one of {', '.join(map(str, INT4_GROUPS))}; got {group!r}")
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """How to pick each next token. The defaults are greedy decoding of at most 16 tokens.
+
+    ``temperature == 0`` means greedy (argmax); ``top_k == 0`` and ``top_p == 1`` switch those
+    filters off. ``seed`` makes a sampled (temperature > 0) request reproducible.
+    ``stop_token_ids`` end the request like the model's own end-of-sequence tokens do;
+    ``ignore_eos`` switches off both kinds, so exactly ``max_tokens`` tokens come out (benchmarks
+    use it), the same rule as ``runtime.generate``.
+    """
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    top_k: int = 0
+    max_tokens: int = 16
+    stop_token_ids: tuple[int, ...] = ()
+    seed: int | None = None
+    ignore_eos: bool = False
+    stop: tuple[str, ...] = ()  # stop strings, matched on the detokenized text by the engine
+
+    def __post_init__(self) -> None:
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
+            raise ValueError(f"temperature must be a number, got {self.temperature!r}")
+        if not math.isfinite(self.temperature) or self.temperature < 0:
+            raise ValueError(f"temperature must be finite and >= 0, got {self.temperature}")
+        if isinstance(self.top_p, bool) or not isinstance(self.top_p, (int, float)):
+            raise ValueError(f"top_p must be a number, got {self.top_p!r}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if not _is_int(self.top_k) or self.top_k < 0:
+            raise ValueError(f"top_k must be an int >= 0 (0 disables it), got {self.top_k!r}")
+        if not _is_int(self.max_tokens) or self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be an int >= 1, got {self.max_tokens!r}")
+        if isinstance(self.stop_token_ids, (str, bytes)):
+            raise ValueError(
+                f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
+            )
+        try:
+            stop_ids = tuple(self.stop_token_ids)
+        except TypeError:
+            raise ValueError(
+                f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
+            ) from None
+        if not all(_is_int(t) and t >= 0 for t in stop_ids):
+            raise ValueError(f"stop_token_ids must be ints >= 0, got {stop_ids!r}")
+        # A list is accepted for convenience but stored as a tuple so the params stay hashable.
+        object.__setattr__(self, "stop_token_ids", stop_ids)
+        if self.seed is not None and not _is_int(self.seed):
+            raise ValueError(f"seed must be an int or None, got {self.seed!r}")
+        if not isinstance(self.ignore_eos, bool):
+            raise ValueError(f"ignore_eos must be a bool, got {self.ignore_eos!r}")
+        stop = (self.stop,) if isinstance(self.stop, str) else tuple(self.stop)
+        if not all(isinstance(x, str) and x for x in stop):
+            raise ValueError(f"stop must be a string or a list of non-empty strings, got {self.stop!r}")
+        object.__setattr__(self, "stop", stop)
+
+    @property
+    def is_greedy(self) -> bool:
+        return self.temperature == 0.0
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+
+class RequestError(ValueError):
+    """This request cannot be served as asked; the message says why. Other requests are unaffected."""
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    model: str = "smollm2-135m"
+    gguf_path: str | None = None
+    # Weights and activations: float32 | bfloat16; None (or "auto"): bfloat16 on an accelerator (TPU, GPU),
+    # float32 on CPU (runtime/platform.py), decided at engine start.
+    dtype: str | None = None
+    # KV cache storage, default dtype: float32 | bfloat16, or int8 | fp8 (float8_e4m3fn) codes with one bfloat16
+    # scale per token and kv head (runtime/quant/kv.py); the block count follows from the budget either way.
+    kv_dtype: str | None = None
+    # auto | xla | pallas | pallas_gpu | pallas_tpu | pallas_gpu_interpret | pallas_tpu_interpret (runtime/worker/attention.py)
+    attention_backend: str = "auto"
+    block_size: int = 16
+    # The KV cache's size, first given wins: num_blocks; kv_cache_bytes (a budget, the block count follows);
+    # on an accelerator, kv_cache_memory_fraction x the device's memory minus what is in use once the weights
+    # loaded (as vLLM's gpu_memory_utilization); on CPU (no memory stats), 256 MiB. What is in use includes
+    # other engines on the same device (several tiers in one gateway process): there the fractions add up,
+    # the engine started last taking the largest.
+    kv_cache_bytes: int | None = None
+    num_blocks: int | None = None
+    kv_cache_memory_fraction: float = DEFAULT_MEMORY_FRACTION
+    max_num_seqs: int = 32
+    max_num_batched_tokens: int = 256
+    max_model_len: int = 2048
+    enable_chunked_prefill: bool = True
+    enable_prefix_caching: bool = True  # share the KV of full prompt blocks seen before
+    compilation_cache: bool = True
+    # Weight-only quantization of the loaded parameters (runtime/quant/weights.py): none | int8 (a scale per
+    # output channel) | int4 (a scale per weight_quant_group input columns: 32, 64 or 128).
+    weight_quant: str = "none"
+    weight_quant_group: int = 64
+    # Split the model over this many devices (runtime/distributed/sharding.py: heads, MLP columns, KV cache by kv head).
+    tensor_parallel: int = 1
+
+    def __post_init__(self) -> None:
+        if self.dtype is not None and self.dtype != "auto" and self.dtype not in DTYPE_NAMES:
+            raise ValueError(f"dtype must be auto or one of {', '.join(DTYPE_NAMES)}; got {self.dtype!r}")
+        if self.kv_dtype is not None and self.kv_dtype not in KV_DTYPE_NAMES:
+            raise ValueError(f"kv_dtype must be one of {', '.join(KV_DTYPE_NAMES)}; got {self.kv_dtype!r}")
+        if self.attention_backend not in ATTENTION_BACKENDS:  # whether it runs on this platform: at engine start
+            raise ValueError(f"attention_backend must be one of {', '.join(ATTENTION_BACKENDS)}; got {self.attention_backend!r}")
+        for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "tensor_parallel"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
+        if self.kv_cache_bytes is not None and self.kv_cache_bytes < 1:
+            raise ValueError(f"kv_cache_bytes must be > 0 (or left out: sized from the device); "
+                             f"got {self.kv_cache_bytes}")
+        if self.num_blocks is not None and self.num_blocks < 2:
+            raise ValueError(f"num_blocks must be >= 2 (block 0 is the null block); got {self.num_blocks}")
+        check_memory_fraction(self.kv_cache_memory_fraction)
+        validate_weight_quant(self.weight_quant, self.weight_quant_group)
+
+
+@dataclass
+class RequestOutput:
+    request_id: str
+    text: str  # new text since the previous output of this request
+    token_ids: list[int]  # new tokens
+    finished: bool = False
+    finish_reason: str | None = None  # "stop" | "length" | "abort"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    metrics: dict = field(default_factory=dict)  # on the final output: queue, ttft, tpot, e2e seconds
+    prefilled: "PrefilledKV | None" = None  # the final output of a prefill-only request: its KV to hand over
+
+
+@dataclass(frozen=True)
+class EngineStats:
+    num_running: int
+    num_waiting: int
+    kv_cache_usage: float
+    num_preemptions_total: int
+    num_steps: int
+    num_blocks: int
+    prefix_cache_queries: int = 0  # prompt tokens looked up in the prefix cache
+    prefix_cache_hits: int = 0  # of which found
+
+
+class EngineClient(Protocol):
+    """What serves requests: ``runtime.engine.AsyncLLMEngine`` in-process, or a runtime server over HTTP
+    (``gateway.backends.remote``) speaking the same contract."""
+
+    def generate(self, prompt: Sequence[int], sampling_params: SamplingParams = ...,
+                 request_id: str | None = None) -> AsyncIterator[RequestOutput]: ...
+
+    def abort(self, request_id: str) -> None: ...

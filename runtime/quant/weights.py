@@ -1,0 +1,189 @@
+"""Weight-only quantization as a transform over the parameter tree (the model has no branches for it).
+
+In: the float32 host parameter tree of any family (``runtime.models``) and a mode from
+``EngineConfig.weight_quant``. Out: the same tree with every Linear ``kernel`` ([in, out]) and the
+embedding ``embed`` ([V, D], also the tied LM head) replaced by a ``QuantizedMatrix``; norm scales
+stay float32. The model's three seams (``linear``, ``embed``, ``tied_logits`` in
+``runtime.models.common``) call the matrix's methods when they are handed one (duck typing).
+
+Storage, per matrix W [rows = output features, cols = input features] (row-major, as llama.cpp and
+PyTorch keep it; a Linear kernel is stored transposed):
+
+* ``int8``: one float32 scale per row, ``scale = max|W[n, :]| / 127``, codes ``round(W / scale)`` in
+  [-127, 127]. 1 byte a weight (+4 bytes a row).
+* ``int4``: one float32 scale per row and group of ``G`` columns, ``scale = max|group| / 7``, codes in
+  [-7, 7] stored offset by 8, two a byte (layout: ``pallas_kernels.quant_matmul``). 0.5 byte a weight
+  (+4/G bytes).
+
+Symmetric round-to-nearest, so the error bound is elementwise:
+``|W - dequantize(W)| <= scale / 2``, i.e. ``max|row| / 254`` (int8) and ``max|group| / 14`` (int4),
+and a dot product ``y = x . w`` is off by at most ``sum_k |x_k| * scale_k / 2``.
+
+Matmul dispatch by platform (``matvec`` -> ``matmul_for_platform``), one signature for all::
+
+    platform              implementation
+    cpu                   the C++ FFI kernel (``runtime.quant_cpu``; falls back to XLA if it cannot build)
+    gpu (cuda, rocm)      the Pallas GPU kernel (``pallas_kernels.quant_matmul.quant_matmul``, Triton)
+    tpu                   the Pallas TPU kernel (``pallas_kernels.quant_matmul.tpu.quant_matmul_tpu``)
+    anything else         the XLA reference (dequantize, then dot; DEFAULT precision)
+
+The platform is ``pallas_kernels.devices.target_platform()``: JAX's default backend, except inside
+an abstract mesh (``pallas_kernels.lowering``), where it is that mesh's device's ("tpu", "gpu"): a CPU
+process lowering for an accelerator must not pick the CPU's FFI kernel.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pallas_kernels.devices import target_platform
+from pallas_kernels.quant_matmul import (
+    INT4_OFFSET,
+    dequantize,
+    padded_in_features,
+    quant_matmul,
+    quant_matmul_reference,
+    quant_matmul_tpu,
+)
+from runtime.api import INT4_GROUPS, WEIGHT_QUANT_MODES, validate_weight_quant  # noqa: F401 (re-exported)
+from runtime.platform import platform_family
+
+BITS = {"int8": 8, "int4": 4}
+_ROW_CHUNK = 8192  # rows quantized at a time on the host (bounds temporary memory for a big embedding)
+
+
+@jax.tree_util.register_pytree_node_class
+class QuantizedMatrix:
+    """A float matrix W [rows, in_features] held as integer codes and float32 scales.
+
+    Leaves: ``q`` (int8 [rows, K] or uint8 [rows, Kp // 2]) and ``scale`` (float32 [rows] or
+    [rows, Kp // G]). Static: ``bits``, ``group`` (0 for int8), ``in_features`` (K). A pytree, so it
+    passes through ``jax.jit``, ``jax.device_put`` and Flax's variable dicts like an array would.
+    """
+
+    def __init__(self, q, scale, bits: int, group: int, in_features: int):
+        self.q, self.scale = q, scale
+        self.bits, self.group, self.in_features = bits, group, in_features
+
+    def tree_flatten(self):
+        return (self.q, self.scale), (self.bits, self.group, self.in_features)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children, *aux)
+
+    def __repr__(self) -> str:
+        group = f", group={self.group}" if self.bits == 4 else ""
+        return f"QuantizedMatrix(int{self.bits}{group}, shape={self.shape})"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.q.shape[0], self.in_features)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.q.nbytes) + int(self.scale.nbytes)
+
+    @classmethod
+    def from_float(cls, w: np.ndarray, mode: str, group: int = 64) -> "QuantizedMatrix":
+        """Quantize a host float matrix [rows, cols] (numpy, row chunks at a time)."""
+        if mode not in BITS:
+            raise ValueError(f"mode must be one of {', '.join(BITS)}; got {mode!r}")
+        w = np.asarray(w)
+        if w.ndim != 2:
+            raise ValueError(f"can only quantize a 2-D matrix, got shape {w.shape}")
+        bits = BITS[mode]
+        group = group if bits == 4 else 0
+        chunks = [_quantize_rows(w[i:i + _ROW_CHUNK], bits, group) for i in range(0, w.shape[0], _ROW_CHUNK)]
+        q = np.concatenate([c[0] for c in chunks])
+        scale = np.concatenate([c[1] for c in chunks])
+        return cls(q, scale, bits, group, w.shape[1])
+
+    def dequantize(self) -> jax.Array:
+        """float32 W [rows, in_features]."""
+        return dequantize(self.q, self.scale, bits=self.bits, group=self.group, in_features=self.in_features)
+
+    def take_rows(self, idx: jax.Array) -> jax.Array:
+        """Dequantized rows W[idx] -> float32 [*idx.shape, in_features] (the embedding lookup)."""
+        return dequantize(jnp.take(self.q, idx, axis=0), jnp.take(self.scale, idx, axis=0), bits=self.bits,
+                          group=self.group, in_features=self.in_features)
+
+    def matvec(self, x: jax.Array) -> jax.Array:
+        """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
+        lead = x.shape[:-1]
+        y = _matmul(x.reshape(-1, self.in_features), self.q, self.scale, bits=self.bits, group=self.group,
+                    in_features=self.in_features)
+        return y.reshape(*lead, self.q.shape[0])
+
+
+def _quantize_rows(w: np.ndarray, bits: int, group: int) -> tuple[np.ndarray, np.ndarray]:
+    w = w.astype(np.float32)
+    if bits == 8:
+        scale = np.abs(w).max(axis=1) / 127.0
+        scale = np.where(scale > 0, scale, 1.0).astype(np.float32)  # an all-zero row: any scale, codes 0
+        return np.clip(np.rint(w / scale[:, None]), -127, 127).astype(np.int8), scale
+    rows, cols = w.shape
+    kp = padded_in_features(cols, 4, group)
+    g = np.pad(w, ((0, 0), (0, kp - cols))).reshape(rows, kp // group, group)
+    scale = np.abs(g).max(axis=2) / 7.0
+    scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
+    codes = (np.clip(np.rint(g / scale[:, :, None]), -7, 7) + INT4_OFFSET).astype(np.uint8)  # (rows, groups, G)
+    packed = codes[:, :, : group // 2] | (codes[:, :, group // 2:] << 4)  # low nibble: first half of the group
+    return packed.reshape(rows, kp // 2), scale
+
+
+def _xla_matmul(x, q, scale, *, bits, group, in_features):
+    return quant_matmul_reference(x, q, scale, bits=bits, group=group, in_features=in_features,
+                                  precision=jax.lax.Precision.DEFAULT)
+
+
+def matmul_for_platform(platform: str):
+    """The quantized matmul for a platform name (module docstring's table); all take
+    ``(x, q, scale, *, bits, group, in_features)``."""
+    family = platform_family(platform)
+    if family == "cpu":
+        from runtime.quant import cpu as quant_cpu  # the build happens on first use, not at import
+
+        return quant_cpu.matmul
+    if family == "gpu":
+        return quant_matmul
+    if family == "tpu":
+        return quant_matmul_tpu
+    return _xla_matmul
+
+
+def _matmul(x, q, scale, *, bits, group, in_features):
+    return matmul_for_platform(target_platform())(x, q, scale, bits=bits, group=group, in_features=in_features)
+
+
+validate_mode = validate_weight_quant  # the check lives with the names (runtime/api.py)
+
+
+def quantize_params(params: Mapping[str, Any], mode: str, group: int = 64) -> dict[str, Any]:
+    """Replace every Linear ``kernel`` [in, out] and the ``embed`` table [V, D] by a QuantizedMatrix.
+
+    Kernels are stored transposed ([out, in]: a row per output feature). Everything else (norm
+    scales, anything not 2-D) is returned as it was. ``mode="none"`` returns the tree unchanged.
+    """
+    validate_mode(mode, group)
+    if mode == "none":
+        return dict(params)
+
+    def walk(tree):
+        out = {}
+        for key, value in tree.items():
+            if isinstance(value, Mapping):
+                out[key] = walk(value)
+            elif key == "kernel" and np.ndim(value) == 2:
+                out[key] = QuantizedMatrix.from_float(np.asarray(value).T, mode, group)
+            elif key == "embed" and np.ndim(value) == 2:
+                out[key] = QuantizedMatrix.from_float(value, mode, group)
+            else:
+                out[key] = value
+        return out
+
+    return walk(params)

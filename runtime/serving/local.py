@@ -1,0 +1,80 @@
+"""``LocalEngine``: an ``LLMEngine`` in this process behind the backend interface the gateway programs
+against (``gateway/backends/__init__.py``): its step loop runs on its own thread through
+``AsyncLLMEngine``. The runtime server serves one; an in-process gateway tier is one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import AsyncIterator, Sequence
+
+from runtime.api import EngineConfig, RequestError, RequestOutput, SamplingParams
+from runtime.engine.async_engine import AsyncLLMEngine
+from runtime.engine.llm_engine import LLMEngine
+
+log = logging.getLogger("gateway.backends")
+
+
+class LocalEngine:
+    def __init__(self, name: str, engine: LLMEngine):
+        self.name = name
+        self.engine = engine
+        self.front = AsyncLLMEngine(engine)
+        self.ready = False
+        self.warmup_seconds: float | None = None
+
+    @classmethod
+    def from_config(cls, name: str, config: EngineConfig) -> "LocalEngine":
+        return cls(name, LLMEngine(config))
+
+    @property
+    def max_model_len(self) -> int:
+        return self.engine.max_model_len
+
+    async def start(self, warmup: bool = True) -> None:
+        """Compile every bucket off the event loop, then start the step loop and report ready."""
+        if warmup and not self.engine.warmed_up:
+            t = time.perf_counter()
+            total, done = len(self.engine.runner.buckets), [0]
+
+            def progress(tokens: int, seqs: int) -> None:
+                done[0] += 1
+                if done[0] == total or done[0] % max(1, total // 4) == 0:
+                    log.info("model %s: compiled %d/%d step programs (tokens %d, sequences %d)", self.name,
+                             done[0], total, tokens, seqs)
+
+            await asyncio.to_thread(self.engine.warmup, progress)
+            self.warmup_seconds = time.perf_counter() - t
+            log.info("model %s warmed up in %.1f s", self.name, self.warmup_seconds)
+        self.front.start()
+        self.ready = True
+
+    async def close(self) -> None:
+        self.ready = False
+        await asyncio.to_thread(self.front.shutdown)
+
+    async def encode(self, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
+        """Chat messages -> prompt token ids through the model's chat template (raises RequestError)."""
+        return encode_chat(self.engine, messages, assistant_prefix)
+
+    def generate(self, prompt_ids: list[int], params: SamplingParams, request_id: str) -> AsyncIterator[RequestOutput]:
+        return self.front.generate(prompt_ids, params, request_id=request_id)
+
+    def stats(self):
+        return self.engine.stats()
+
+
+def encode_chat(engine: LLMEngine, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
+    """The chat template with its generation prompt, then ``assistant_prefix`` as plain text (never
+    control tokens). Shared by ``LocalEngine`` and the runtime server."""
+    try:
+        ids = engine.encode(list(messages))
+        if assistant_prefix:
+            ids = ids + engine.tokenizer.encode(assistant_prefix, add_bos=False)
+        return ids
+    except RequestError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise RequestError(str(exc)) from None

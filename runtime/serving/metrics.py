@@ -1,0 +1,79 @@
+"""Prometheus metrics of engines: the gauges every backend reports (``EngineCollector``) and the runtime
+server's own request histograms (``ServerMetrics``), named like vLLM's and labelled ``model``."""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+from runtime.api import RequestOutput
+
+LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+
+
+class EngineCollector:
+    """Engine gauges (running, waiting, KV usage, preemptions, prefix cache) of every backend, read at
+    scrape time from ``backend.stats()``; shared by the runtime server and the gateway."""
+
+    def __init__(self, backends: Callable[[], Mapping]):
+        self._backends = backends
+
+    def collect(self):
+        running = GaugeMetricFamily("num_requests_running", "Requests holding KV blocks in the engine", labels=["model"])
+        waiting = GaugeMetricFamily("num_requests_waiting", "Requests queued in the engine", labels=["model"])
+        kv = GaugeMetricFamily("kv_cache_usage_perc", "Fraction of KV blocks in use (0..1)", labels=["model"])
+        preempt = CounterMetricFamily("num_preemptions", "Preemptions by recompute", labels=["model"])
+        queries = CounterMetricFamily("prefix_cache_queries", "Prompt tokens looked up in the prefix cache",
+                                      labels=["model"])
+        hits = CounterMetricFamily("prefix_cache_hits", "Prompt tokens found in the prefix cache", labels=["model"])
+        for name, backend in self._backends().items():
+            s = backend.stats()
+            running.add_metric([name], s.num_running)
+            waiting.add_metric([name], s.num_waiting)
+            kv.add_metric([name], s.kv_cache_usage)
+            preempt.add_metric([name], s.num_preemptions_total)
+            queries.add_metric([name], getattr(s, "prefix_cache_queries", 0))
+            hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
+        yield from (running, waiting, kv, preempt, queries, hits)
+
+
+
+class ServerMetrics:
+    """Prometheus metrics of one server (its own registry), named like vLLM's, all labelled ``model``.
+
+    Engine gauges come from ``EngineCollector`` (read at scrape time). Latency
+    histograms are observed from the ``metrics`` of each request's final output; the engine reports
+    one mean inter-token latency per request (TPOT), so ``inter_token_latency_seconds`` gets one
+    observation per finished request of 2+ tokens, not one per token as vLLM's does.
+    """
+
+    def __init__(self, name: str, backends: Callable[[], dict]):
+        self.name = name
+        r = self.registry = CollectorRegistry()
+
+        def hist(metric: str, doc: str) -> Histogram:
+            return Histogram(metric, doc, ["model"], buckets=LATENCY_BUCKETS, registry=r)
+
+        self.ttft = hist("time_to_first_token_seconds", "Arrival to first output token")
+        self.itl = hist("inter_token_latency_seconds", "Mean time between output tokens of a request (TPOT)")
+        self.e2e = hist("e2e_request_latency_seconds", "Arrival to the final output")
+        self.queue = hist("request_queue_time_seconds", "Arrival to first being scheduled")
+        self.prompt_tokens = Counter("prompt_tokens", "Prompt tokens processed", ["model"], registry=r)
+        self.generation_tokens = Counter("generation_tokens", "Tokens generated", ["model"], registry=r)
+        r.register(EngineCollector(backends))
+
+    def observe(self, out: RequestOutput, first: bool) -> None:
+        """Count one engine output; ``first``: the request's first output (its prompt is done)."""
+        if first:
+            self.prompt_tokens.labels(self.name).inc(out.prompt_tokens)
+        self.generation_tokens.labels(self.name).inc(len(out.token_ids))
+        if out.finished:
+            for hist, key in ((self.queue, "queue_s"), (self.ttft, "ttft_s"), (self.itl, "tpot_s"),
+                              (self.e2e, "e2e_s")):
+                if out.metrics.get(key) is not None:
+                    hist.labels(self.name).observe(out.metrics[key])
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

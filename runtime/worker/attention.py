@@ -1,0 +1,146 @@
+"""Attention metadata and backend dispatch.
+
+The model never sees how attention is computed: each layer writes its new K/V into the paged cache at
+``slot_mapping`` and calls ``attend(q, k_pages, v_pages, metadata)``. Nor how the cache is stored:
+``k_pages``/``v_pages`` are float arrays or, for an 8-bit KV cache, ``QuantizedPages`` (codes and
+per-token, per-head scales, ``runtime/quant/kv.py``) that ``write_kv`` quantizes into and ``attend``
+hands to the backend, which dequantizes the pages it reads. The metadata describes one
+step's ragged batch, all tokens on one flattened axis:
+
+    tokens:      | seq0 chunk (3) | seq1 decode (1) | seq2 decode (1) | padding ... |
+    cu_q_lens:   [0, 3, 4, 5, 5, 5 ...]           (seq i owns rows cu_q_lens[i]:cu_q_lens[i+1])
+    kv_lens:     [ctx0 + 3, ctx1 + 1, ctx2 + 1, 0 ...]   (context including this step's tokens)
+    page_indices[i]: the pages of seq i in order (unused tail: the null page 0)
+    slot_mapping[t]: page * page_size + offset where token t's K/V is written (padding: slot 0, null page)
+
+Backends (``EngineConfig.attention_backend``), resolved per platform by ``resolve_backend``::
+
+    name                   what runs                                         runs on
+    xla                    jnp gathers + online softmax (no Pallas)          any platform
+    pallas_gpu             the GPU kernel (pallas_kernels.ragged_paged_      gpu (cuda, rocm)
+                           attention), compiled
+    pallas_tpu             the TPU kernel (.ragged_paged_attention.tpu:      tpu
+                           HBM pages, scalar prefetch, DMAs), compiled
+    pallas_gpu_interpret   the GPU kernel in the Pallas interpreter          any (CPU tests)
+    pallas_tpu_interpret   the TPU kernel in the TPU interpreter             any (CPU tests)
+                           (interpret=True -> pltpu.InterpretParams())
+    pallas                 the compiled kernel of this platform              tpu -> pallas_tpu, gpu -> pallas_gpu
+    pallas_interpret       alias of pallas_gpu_interpret (older configs)     any
+    auto                   tpu -> pallas_tpu, gpu -> pallas_gpu, otherwise xla (CPU: interpreted
+                           Pallas is slow, so the XLA path serves there)
+
+A compiled kernel asked for on a platform it cannot run on (``pallas_tpu`` on a GPU, ``pallas_gpu``
+on a TPU, any compiled kernel on CPU) is a ``ValueError`` at engine start that names
+``attention_backend`` and the choices that would run here. Block sizes are the kernels' own business
+(each looks its tuned table up for the current device); the dispatcher passes none.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+
+from runtime.quant.kv import QuantizedPages, quantize, split_pages
+from runtime.api import ATTENTION_BACKENDS
+from runtime.platform import platform_family
+
+BACKENDS = ATTENTION_BACKENDS  # the names EngineConfig accepts (runtime/api.py)
+ALIASES = {"pallas_interpret": "pallas_gpu_interpret"}  # the name before there was a TPU kernel
+COMPILED = {"pallas_gpu": "gpu", "pallas_tpu": "tpu"}  # compiled kernel -> the platform family it needs
+AUTO = {"tpu": "pallas_tpu", "gpu": "pallas_gpu"}  # platform family -> auto's choice; others: xla
+
+
+class AttentionMetadata(NamedTuple):
+    slot_mapping: jax.Array  # int32[T]
+    kv_lens: jax.Array  # int32[S]
+    page_indices: jax.Array  # int32[S, pages_per_seq]
+    cu_q_lens: jax.Array  # int32[S + 1]
+    num_seqs: jax.Array  # int32[1]
+
+
+AttendFn = Callable[..., jax.Array]
+
+
+def resolve_backend(backend: str, platform: str | None = None) -> str:
+    """The backend that runs for ``backend`` on ``platform`` (default: JAX's default backend; a string such
+    as "cpu", "gpu", "cuda", "rocm", "tpu" for tests and cross-lowering). Returns one of xla, pallas_gpu,
+    pallas_tpu, pallas_gpu_interpret, pallas_tpu_interpret; raises ValueError naming ``attention_backend``
+    for an unknown name or a compiled kernel this platform cannot run."""
+    if backend not in BACKENDS:
+        raise ValueError(f"attention_backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    family = platform_family(platform)
+    if backend == "auto":
+        return AUTO.get(family, "xla")
+    if backend == "pallas":
+        if family not in AUTO:
+            raise ValueError(f"attention_backend 'pallas' (the compiled kernel of this platform) has no kernel for "
+                             f"{family}: {_what_runs(family)}")
+        return AUTO[family]
+    backend = ALIASES.get(backend, backend)
+    needs = COMPILED.get(backend)
+    if needs is not None and needs != family:
+        raise ValueError(f"attention_backend {backend!r} is the compiled {needs.upper()} kernel and cannot run on "
+                         f"{family}: {_what_runs(family)}")
+    return backend
+
+
+def _what_runs(family: str) -> str:
+    here = f"'auto' ({AUTO.get(family, 'xla')} here), " + (f"'pallas' ({AUTO[family]}), " if family in AUTO else "")
+    return (f"use {here}'xla', or 'pallas_gpu_interpret' / 'pallas_tpu_interpret' (a kernel in the Pallas "
+            f"interpreter: slow, for tests)")
+
+
+def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None = None,
+                   soft_cap: float | None = None, platform: str | None = None) -> AttendFn:
+    """(q [T,H,D], k_pages [P,page,KVH,D] or QuantizedPages, v_pages, metadata) -> [T,H,D].
+
+    ``platform``: where the step will run (default: here); another one only to lower for it
+    (``jax.jit(...).trace(...).lower(lowering_platforms=...)``)."""
+    backend = resolve_backend(backend, platform)
+    kw = dict(sm_scale=sm_scale, sliding_window=sliding_window, soft_cap=soft_cap)
+    if backend == "xla":
+        from pallas_kernels.ragged_paged_attention import ragged_paged_attention_xla
+
+        fn = functools.partial(ragged_paged_attention_xla, **kw)
+    elif backend.startswith("pallas_tpu"):
+        # Imported here: the TPU kernel (Mosaic TPU) is only needed when it is asked for.
+        from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu
+
+        fn = functools.partial(ragged_paged_attention_tpu, interpret=backend.endswith("_interpret"), **kw)
+    else:
+        from pallas_kernels.ragged_paged_attention import ragged_paged_attention
+
+        fn = functools.partial(ragged_paged_attention, interpret=backend.endswith("_interpret"), **kw)
+
+    def attend(q, k_pages, v_pages, md: AttentionMetadata):
+        (k_pages, k_scales), (v_pages, v_scales) = split_pages(k_pages), split_pages(v_pages)
+        # A float cache in another dtype than the activations (bfloat16 KV, float32 model): the
+        # backends take q, k and v in one dtype, so attention runs in the cache's.
+        q_in = q if k_scales is not None or k_pages.dtype == q.dtype else q.astype(k_pages.dtype)
+        out = fn(q_in, k_pages, v_pages, md.kv_lens, md.page_indices, md.cu_q_lens, md.num_seqs,
+                 k_scales=k_scales, v_scales=v_scales)
+        return out.astype(q.dtype)
+
+    return attend
+
+
+def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Array):
+    """Scatter this step's K/V ([T, KVH, D]) into the paged cache ([P, page, KVH, D]) in place.
+
+    A ``QuantizedPages`` cache gets each new token's K and V quantized per kv head (symmetric absmax,
+    ``runtime.kv_quant.quantize``): codes into the pages, scales into the same slots of the scales.
+    """
+    return _write_pages(k_pages, k, slot_mapping), _write_pages(v_pages, v, slot_mapping)
+
+
+def _write_pages(pages, x: jax.Array, slot_mapping: jax.Array):
+    num_pages, page_size, kvh, d = pages.shape
+    if isinstance(pages, QuantizedPages):
+        codes, scales = quantize(x, pages.codes.dtype)  # [T, KVH, D], [T, KVH]
+        return QuantizedPages(
+            pages.codes.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(codes).reshape(pages.shape),
+            pages.scales.reshape(num_pages * page_size, kvh).at[slot_mapping].set(scales).reshape(pages.shape[:3]))
+    return pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(x.astype(pages.dtype)).reshape(pages.shape)

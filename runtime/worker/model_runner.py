@@ -1,0 +1,417 @@
+"""The jitted step: (params, KV cache, one step's flattened batch) -> (sampled tokens, KV cache).
+
+In: ``StepInputs`` (host-built arrays padded to a bucket). Out: one sampled token per sequence row and
+the updated cache. The KV cache argument is donated, so XLA updates it in place and the host only ever
+holds block ids. Model forward and sampling are one XLA program: nothing but the sampled ids crosses
+back to the host each step.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from runtime.api import DTYPE_NAMES, KV_DTYPE_NAMES
+from runtime.worker.attention import AttentionMetadata, make_attend_fn
+from runtime.models.config import ModelConfig
+from runtime.quant.kv import QUANTIZED_KV_DTYPES, allocate_pages, split_pages
+from runtime.distributed.kv_transfer import gather_kv, scatter_kv, transfer_bucket
+from runtime.models import build_model
+from runtime.worker.sampling import SamplingArrays, sample
+
+if TYPE_CHECKING:
+    from runtime.distributed.sharding import TensorParallel
+
+DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16}
+KV_DTYPES = {**DTYPES, **QUANTIZED_KV_DTYPES}  # KV cache storage: the float dtypes, or int8 / fp8 codes + scales
+# The names EngineConfig accepts are defined JAX-free in runtime/api.py; these tables must cover exactly them.
+assert tuple(DTYPES) == DTYPE_NAMES and tuple(KV_DTYPES) == KV_DTYPE_NAMES, (DTYPES, KV_DTYPES)
+
+
+class StepInputs(NamedTuple):
+    tokens: jax.Array  # int32[T]
+    positions: jax.Array  # int32[T]
+    metadata: AttentionMetadata
+    logits_indices: jax.Array  # int32[S] row of each sequence's last scheduled token
+    sampling: SamplingArrays
+
+
+def enable_compilation_cache(directory: str | None = None) -> None:
+    """Persist compiled programs across restarts (the first start compiles, later ones load)."""
+    directory = directory or os.environ.get("JAXSERVE_COMPILATION_CACHE", os.path.expanduser("~/.cache/jaxserve/xla"))
+    jax.config.update("jax_compilation_cache_dir", directory)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+
+
+def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype) -> list[tuple]:
+    """One (K, V) pair of [num_pages, page_size, kv_heads, head_dim] per layer; page 0 is the null page.
+
+    An 8-bit ``dtype`` (int8, float8_e4m3fn) gives ``QuantizedPages`` (codes + [num_pages, page_size,
+    kv_heads] scales) for K and V instead; they are donated to the step like plain pages."""
+    shape = (num_pages, page_size, config.num_kv_heads, config.head_dim)
+    return [(allocate_pages(shape, dtype), allocate_pages(shape, dtype)) for _ in range(config.num_layers)]
+
+
+def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=jnp.float32,
+                 tensor_parallel: TensorParallel | None = None, platform: str | None = None):
+    """Build ``step(params, kv_caches, inputs) -> (tokens int32[S], kv_caches)``, jitted, cache donated.
+
+    With ``tensor_parallel`` (runtime/distributed/sharding.py), attention runs per device over its heads and the
+    returned cache keeps its kv-head sharding; the rest follows from the sharded inputs (GSPMD).
+    ``platform`` picks the attention backend (``runtime.attention.resolve_backend``) for another
+    platform than this one: only to lower the step for it (``abstract_step``)."""
+    # The family builds its attention functions (Gemma needs one per layer kind: sliding window or not).
+    make_attend = functools.partial(make_attend_fn, attention_backend, platform=platform)
+    if tensor_parallel is not None:
+        make_attend = tensor_parallel.shard_attention(make_attend)
+    model = build_model(config, make_attend, dtype)
+
+    def step(params, kv_caches, inputs: StepInputs):
+        logits, kv_caches = model.apply(
+            {"params": params}, inputs.tokens, inputs.positions, kv_caches, inputs.metadata, inputs.logits_indices
+        )
+        return sample(logits, inputs.sampling), kv_caches
+
+    def logits_fn(params, kv_caches, inputs: StepInputs):
+        return model.apply(
+            {"params": params}, inputs.tokens, inputs.positions, kv_caches, inputs.metadata, inputs.logits_indices
+        )
+
+    if tensor_parallel is not None:
+        step, logits_fn = tensor_parallel.keep_kv_sharding(step), tensor_parallel.keep_kv_sharding(logits_fn)
+    return jax.jit(step, donate_argnums=(1,)), jax.jit(logits_fn, donate_argnums=(1,))
+
+
+# ---------------------------------------------------------------- shapes only (lowering checks)
+#
+# The step of a serving-size engine can be lowered for another platform from this machine without a
+# byte of device memory: every argument is a ``jax.ShapeDtypeStruct``.
+#
+#     step, args = abstract_step(config, attention_backend="pallas_tpu", platform="tpu", dtype="bfloat16",
+#                                kv_dtype="int8", num_tokens=2048, num_seqs=256, num_pages=65536,
+#                                page_size=16, pages_per_seq=128)
+#     step.trace(*args).lower(lowering_platforms=("tpu",))   # for TPU inside jax.sharding.use_abstract_mesh
+#
+# Weight-only quantized parameters (runtime/quant/weights.py) are not built here: the parameters are the float
+# tree ``params_to_device`` produces.
+
+def _dtype(d):
+    return DTYPES[d] if isinstance(d, str) else jnp.dtype(d)
+
+
+def _kv_dtype(d):
+    return KV_DTYPES[d] if isinstance(d, str) else jnp.dtype(d)
+
+
+def abstract_params(config: ModelConfig, dtype=jnp.float32) -> dict[str, Any]:
+    """The parameter tree the engine serves (``params_to_device``: ``dtype``, norm scales float32) as
+    ``ShapeDtypeStruct``s, from the model's ``init`` under ``jax.eval_shape``: nothing is allocated."""
+    dtype = _dtype(dtype)
+    model = build_model(config, functools.partial(make_attend_fn, "xla"), jnp.float32)
+    sds = jax.ShapeDtypeStruct
+    i32 = jnp.int32
+    page = (2, 16, config.num_kv_heads, config.head_dim)  # any shape: the parameters do not depend on it
+    kv = [(sds(page, jnp.float32), sds(page, jnp.float32)) for _ in range(config.num_layers)]
+    md = AttentionMetadata(sds((16,), i32), sds((1,), i32), sds((1, 1), i32), sds((2,), i32), sds((1,), i32))
+    tokens = sds((16,), i32)
+    shapes = jax.eval_shape(lambda *a: model.init(jax.random.PRNGKey(0), *a)["params"], tokens, tokens, kv, md,
+                            sds((1,), i32))
+    return jax.tree_util.tree_map_with_path(lambda path, x: sds(x.shape, param_dtype(path, dtype)), shapes)
+
+
+def abstract_step_args(config: ModelConfig, *, num_tokens: int, num_seqs: int, num_pages: int, page_size: int,
+                       pages_per_seq: int, dtype=jnp.float32, kv_dtype=None) -> tuple[Any, Any, StepInputs]:
+    """``(params, kv_caches, inputs)`` of the engine's step as ``ShapeDtypeStruct`` pytrees, for
+    ``jax.jit(step).trace(*args).lower(...)``; nothing is allocated.
+
+    num_tokens, num_seqs: the bucket (T, S); num_pages: the KV cache's pages (page 0 the null page);
+    page_size: tokens per page; pages_per_seq: the page-table width (``ceil(max_model_len / page_size)``).
+    dtype: weights and activations (float32 | bfloat16, a name or a dtype); kv_dtype: the cache
+    (float32 | bfloat16 | int8 | fp8; None: ``dtype``), an 8-bit one as ``QuantizedPages`` of codes + scales.
+    """
+    dtype = _dtype(dtype)
+    kv_dtype = dtype if kv_dtype is None else _kv_dtype(kv_dtype)
+    sds = jax.ShapeDtypeStruct
+    T, S, i32 = num_tokens, num_seqs, jnp.int32
+    kv_caches = jax.eval_shape(lambda: allocate_kv_cache(config, num_pages, page_size, kv_dtype))
+    md = AttentionMetadata(slot_mapping=sds((T,), i32), kv_lens=sds((S,), i32),
+                           page_indices=sds((S, pages_per_seq), i32), cu_q_lens=sds((S + 1,), i32),
+                           num_seqs=sds((1,), i32))
+    sampling = SamplingArrays(sds((S,), jnp.float32), sds((S,), jnp.float32), sds((S,), i32), sds((S,), jnp.uint32),
+                              sds((S,), i32))
+    inputs = StepInputs(sds((T,), i32), sds((T,), i32), md, sds((S,), i32), sampling)
+    return abstract_params(config, dtype), kv_caches, inputs
+
+
+def abstract_step(config: ModelConfig, *, attention_backend: str, platform: str | None = None, dtype=jnp.float32,
+                  kv_dtype=None, num_tokens: int, num_seqs: int, num_pages: int, page_size: int,
+                  pages_per_seq: int):
+    """``(step, args)``: the engine's jitted step (model + attention + sampling, cache donated) with the
+    attention backend resolved for ``platform`` (``"tpu"``, ``"cuda"``, ...; default: here), and
+    ``abstract_step_args`` for it. ``step.trace(*args).lower(lowering_platforms=(...,))`` lowers it."""
+    step, _ = make_step_fn(config, attention_backend=attention_backend, dtype=_dtype(dtype), platform=platform)
+    args = abstract_step_args(config, num_tokens=num_tokens, num_seqs=num_seqs, num_pages=num_pages,
+                              page_size=page_size, pages_per_seq=pages_per_seq, dtype=dtype, kv_dtype=kv_dtype)
+    return step, args
+
+
+def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
+    """Host float32 weights -> device arrays in the serving dtype (norm scales stay float32).
+
+    A quantized weight (``runtime.quant.QuantizedMatrix``) keeps its int8/uint8 codes and float32 scales."""
+    def convert(path, x):
+        if hasattr(x, "dequantize"):
+            return jax.tree.map(jnp.asarray, x)
+        return jnp.asarray(x, param_dtype(path, dtype))
+
+    return jax.tree_util.tree_map_with_path(convert, params, is_leaf=lambda x: hasattr(x, "dequantize"))
+
+
+def param_dtype(path, dtype):
+    """The serving dtype of one parameter (by its pytree key path): norm scales stay float32."""
+    return jnp.float32 if any(getattr(k, "key", None) == "scale" for k in path) else dtype
+
+
+def next_power_of_two(n: int, minimum: int = 1) -> int:
+    n = max(n, minimum)
+    return 1 << (n - 1).bit_length()
+
+
+# ---------------------------------------------------------------- the batched runner
+
+class CompileCounter:
+    """Counts XLA lowerings process-wide (a jit cache miss lowers, even when the disk cache then hits)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        jax.monitoring.register_event_duration_secs_listener(self._on_event)
+
+    def _on_event(self, event: str, duration: float, **kwargs) -> None:
+        if event == "/jax/core/compile/jaxpr_to_mlir_module_duration":
+            self.count += 1
+
+
+_COMPILE_COUNTER: CompileCounter | None = None
+
+
+def compile_counter() -> CompileCounter:
+    global _COMPILE_COUNTER
+    if _COMPILE_COUNTER is None:
+        _COMPILE_COUNTER = CompileCounter()
+    return _COMPILE_COUNTER
+
+
+def pow2_range(lo: int, hi: int) -> list[int]:
+    """Powers of two from lo up to the first one >= hi."""
+    out, b = [], next_power_of_two(lo)
+    while True:
+        out.append(b)
+        if b >= hi:
+            return out
+        b *= 2
+
+
+class ModelRunner:
+    """Turns a ``SchedulerOutput`` into device arrays padded to a bucket, runs the step, returns tokens.
+
+    Buckets: token counts are powers of two from 16 up to the token budget, sequence counts powers of
+    two up to ``max_num_seqs`` (never more sequences than tokens). All of them are compiled by
+    ``warmup()``; ``execute`` never meets a new shape after that. The page-table width is fixed
+    (``ceil(max_model_len / block_size)``) and the attention loop's trip count is data, so context
+    length adds no buckets. Runs on the engine's step thread.
+    """
+
+    def __init__(self, config: ModelConfig, params, *, num_blocks: int, block_size: int, max_num_seqs: int,
+                 max_num_batched_tokens: int, max_model_len: int, dtype=jnp.float32, kv_dtype=None,
+                 attention_backend: str = "auto", tensor_parallel: TensorParallel | None = None,
+                 platform: str | None = None):
+        self.config = config
+        self.block_size = block_size
+        self.num_blocks = num_blocks
+        self.max_model_len = max_model_len
+        self.pages_per_seq = -(-max_model_len // block_size)
+        self.token_buckets = pow2_range(16, max_num_batched_tokens)
+        self.seq_buckets = pow2_range(1, max_num_seqs)
+        self.dtype = dtype
+        self.kv_dtype = kv_dtype or dtype
+        self.params = params
+        allocate = functools.partial(allocate_kv_cache, config, num_blocks, block_size, self.kv_dtype)
+        # Tensor parallel: params arrive sharded; the cache is created split on its kv-head axis.
+        self.kv_caches = allocate() if tensor_parallel is None else tensor_parallel.allocate_kv_cache(allocate)
+        self._step, self._logits = make_step_fn(config, attention_backend=attention_backend, dtype=dtype,
+                                                tensor_parallel=tensor_parallel, platform=platform)
+        self._seeds: dict[str, int] = {}
+
+    @property
+    def buckets(self) -> list[tuple[int, int]]:
+        return [(t, s) for t in self.token_buckets for s in self.seq_buckets if s <= t]
+
+    def kv_cache_bytes(self) -> int:
+        return sum(int(x.nbytes) for x in jax.tree_util.tree_leaves(self.kv_caches))  # scales included
+
+    def _bucket(self, num_tokens: int, num_seqs: int) -> tuple[int, int]:
+        t = next(b for b in self.token_buckets if b >= num_tokens)
+        s = next(b for b in self.seq_buckets if b >= num_seqs)
+        return max(t, s), s
+
+    def warmup(self, progress=None) -> int:
+        """Compile every bucket (dummy inputs, writes go to the null block). Returns the bucket count."""
+        for t, s in self.buckets:
+            inputs = self._dummy_inputs(t, s)
+            tokens, self.kv_caches = self._step(self.params, self.kv_caches, inputs)
+            tokens.block_until_ready()
+            if progress is not None:
+                progress(t, s)
+        return len(self.buckets)
+
+    def _dummy_inputs(self, T: int, S: int) -> StepInputs:
+        md = AttentionMetadata(
+            slot_mapping=np.zeros(T, np.int32), kv_lens=np.zeros(S, np.int32),
+            page_indices=np.zeros((S, self.pages_per_seq), np.int32), cu_q_lens=np.zeros(S + 1, np.int32),
+            num_seqs=np.zeros(1, np.int32))
+        sampling = SamplingArrays(np.zeros(S, np.float32), np.ones(S, np.float32), np.zeros(S, np.int32),
+                                  np.zeros(S, np.uint32), np.zeros(S, np.int32))
+        return jax.device_put(StepInputs(np.zeros(T, np.int32), np.zeros(T, np.int32), md, np.zeros(S, np.int32),
+                                         sampling))
+
+    def seed_for(self, req_id: str, seed: int | None) -> int:
+        if req_id not in self._seeds:
+            self._seeds[req_id] = seed if seed is not None else int(np.random.randint(0, 2**32, dtype=np.uint64))
+        return self._seeds[req_id]
+
+    def forget(self, req_ids) -> None:
+        for r in req_ids:
+            self._seeds.pop(r, None)
+
+    def prepare(self, out) -> tuple[StepInputs, list[str]]:
+        """Lay the scheduled tokens out on one axis and pad to a bucket (NumPy, then one transfer)."""
+        req_ids = list(out.num_scheduled_tokens)
+        n_tok, n_seq = out.total_num_scheduled_tokens, len(req_ids)
+        T, S = self._bucket(n_tok, n_seq)
+        tokens = np.zeros(T, np.int32)
+        positions = np.zeros(T, np.int32)
+        slots = np.zeros(T, np.int32)  # padding writes land in the null block
+        kv_lens = np.zeros(S, np.int32)
+        cu = np.zeros(S + 1, np.int32)
+        pages = np.zeros((S, self.pages_per_seq), np.int32)
+        logits_idx = np.zeros(S, np.int32)
+        temp = np.zeros(S, np.float32)
+        top_p = np.ones(S, np.float32)
+        top_k = np.zeros(S, np.int32)
+        seeds = np.zeros(S, np.uint32)
+        tok_index = np.zeros(S, np.int32)
+        t = 0
+        for i, r in enumerate(req_ids):
+            n, c = out.num_scheduled_tokens[r], out.num_computed_tokens[r]
+            table = np.asarray(out.block_tables[r], np.int32)
+            pos = np.arange(c, c + n, dtype=np.int32)
+            tokens[t:t + n] = out.token_ids[r]
+            positions[t:t + n] = pos
+            slots[t:t + n] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+            pages[i, :len(table)] = table
+            kv_lens[i] = c + n
+            t += n
+            cu[i + 1] = t
+            logits_idx[i] = t - 1
+            sp = out.sampling_params[r]
+            temp[i], top_p[i], top_k[i] = sp.temperature, sp.top_p, sp.top_k
+            seeds[i] = self.seed_for(r, sp.seed)
+            tok_index[i] = c + n  # absolute position of the sampled token: recompute draws it again
+        cu[len(req_ids) + 1:] = t
+        md = AttentionMetadata(slots, kv_lens, pages, cu, np.array([n_seq], np.int32))
+        inputs = StepInputs(tokens, positions, md, logits_idx, SamplingArrays(temp, top_p, top_k, seeds, tok_index))
+        return jax.device_put(inputs), req_ids
+
+    def score(self, token_ids, chunk: int = 128) -> np.ndarray:
+        """Teacher-forced logits [len, V] (float32) of one token sequence, for quality measurements.
+
+        Chunks of ``chunk`` tokens go through the serving model, attention backend and KV cache
+        (quantized if the cache is), each chunk reading the earlier ones' KV back from the pages, as
+        chunked prefill does. Writes blocks 1..ceil(len / block_size): only for an idle engine."""
+        ids = np.asarray(token_ids, np.int32)
+        n = len(ids)
+        n_pages = -(-n // self.block_size)
+        if n > self.max_model_len or n_pages > self.num_blocks - 1:
+            raise ValueError(f"{n} tokens do not fit (max_model_len {self.max_model_len}, "
+                             f"{self.num_blocks - 1} blocks of {self.block_size})")
+        table = np.zeros(self.pages_per_seq, np.int32)
+        table[:n_pages] = np.arange(1, n_pages + 1)
+        out = []
+        for start in range(0, n, chunk):
+            t = min(chunk, n - start)
+            T = next_power_of_two(t, 16)
+            pos = np.arange(start, start + t, dtype=np.int32)
+            tokens, positions, slots = (np.zeros(T, np.int32) for _ in range(3))
+            tokens[:t], positions[:t] = ids[start:start + t], pos
+            slots[:t] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+            md = AttentionMetadata(slots, np.array([start + t], np.int32), table[None], np.array([0, t], np.int32),
+                                   np.array([1], np.int32))
+            dummy = SamplingArrays(np.zeros(1, np.float32), np.ones(1, np.float32), np.zeros(1, np.int32),
+                                   np.zeros(1, np.uint32), np.zeros(1, np.int32))
+            inputs = jax.device_put(StepInputs(tokens, positions, md, np.arange(T, dtype=np.int32), dummy))
+            logits, self.kv_caches = self._logits(self.params, self.kv_caches, inputs)
+            out.append(np.asarray(logits[:t], np.float32))
+        return np.concatenate(out)
+
+    # ---- prefill/decode disaggregation: a request's KV out of and into the pages (runtime/distributed/kv_transfer.py)
+
+    def _slots(self, block_table, start: int, end: int) -> np.ndarray:
+        """Slots of positions start..end-1, padded with slot 0 (the null block) to a transfer bucket."""
+        table = np.asarray(block_table, np.int32)
+        pos = np.arange(start, end, dtype=np.int32)
+        slots = np.zeros(transfer_bucket(end - start), np.int32)
+        slots[:end - start] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+        return slots
+
+    def export_kv(self, block_table, num_tokens: int) -> tuple[np.ndarray, ...]:
+        """(k, v, k_scales | None, v_scales | None) of positions 0..num_tokens-1 as host arrays,
+        ``[L, num_tokens, KVH, D]`` (scales ``[L, num_tokens, KVH]``). Call before the next step reuses
+        the blocks: the copy to the host completes here."""
+        arrays = gather_kv(self.kv_caches, self._slots(block_table, 0, num_tokens))
+        # Sliced on the host: a device slice would compile once per prompt length.
+        return tuple(None if a is None else np.asarray(a)[:, :num_tokens] for a in arrays)
+
+    def import_kv(self, block_table, start: int, num_tokens: int, staged: tuple) -> None:
+        """Write positions start..num_tokens-1 of the staged (``runtime.kv_transfer.stage``: padded to
+        the transfer bucket) K and V, and scales for an 8-bit cache, into the request's blocks, in place
+        (the cache is donated). Rows before ``start`` (this engine's prefix-cache hits, in shared blocks)
+        and the padding go to the null block."""
+        slots = self._slots(block_table, 0, num_tokens)
+        slots[:start] = 0
+        self.kv_caches = scatter_kv(self.kv_caches, slots, *staged)
+
+    def warmup_transfer(self, export: bool, imports: bool) -> int:
+        """Compile gather_kv (export) and/or scatter_kv (import) for every transfer bucket up to
+        max_model_len, so that serving a prefill or decode role compiles nothing. Returns the count."""
+        shapes = [self.config.num_layers, 0, self.config.num_kv_heads, self.config.head_dim]
+        codes, scales = split_pages(self.kv_caches[0][0])
+        n = 0
+        for t in pow2_range(16, self.max_model_len):
+            slots = np.zeros(t, np.int32)
+            if export:
+                jax.block_until_ready(gather_kv(self.kv_caches, slots))
+                n += 1
+            if imports:
+                shapes[1] = t
+                kv = np.zeros(shapes, codes.dtype)
+                sc = None if scales is None else np.zeros(shapes[:3], scales.dtype)
+                self.kv_caches = scatter_kv(self.kv_caches, slots, kv, kv, sc, sc)
+                jax.block_until_ready(self.kv_caches)
+                n += 1
+        return n
+
+    def execute(self, out) -> dict[str, int]:
+        """Run one step; {req_id: sampled token} for ``out.sample_req_ids``."""
+        self.forget(out.finished_req_ids)  # seeds survive preemption: a recompute samples the same
+        if out.is_empty:
+            return {}
+        inputs, req_ids = self.prepare(out)
+        tokens, self.kv_caches = self._step(self.params, self.kv_caches, inputs)
+        tokens = np.asarray(tokens)
+        row = {r: i for i, r in enumerate(req_ids)}
+        return {r: int(tokens[row[r]]) for r in out.sample_req_ids}

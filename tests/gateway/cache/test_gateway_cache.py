@@ -1,0 +1,170 @@
+"""The gateway with its semantic cache on: hits in the shape of misses, scopes, bypass headers, Redis outages.
+
+The tiny model rarely ends on its own, so each test first learns its greedy answer, then asks with a
+stop string taken from it: the answer then finishes with "stop" and is eligible for the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from gateway.config import keys
+from gateway.app import create_app
+from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
+from tests.support.gateway_server import ServerThread
+from tests.support.redis_server import RedisServer
+from runtime.api import EngineConfig
+from tests.support.tiny_gguf import write_tiny_llama
+
+import openai  # a dev dependency: missing, fail rather than skip
+
+
+def start(tmp_path_factory, cache: dict, warmup: bool = True) -> ServerThread:
+    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
+    engine = EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256,
+                          num_blocks=64, compilation_cache=False)
+    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), cache=cache,
+                           limits=Limits(default_max_tokens=16), warmup=warmup)
+    return ServerThread(create_app(config)).start()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = start(tmp_path_factory, {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"),
+                                   "cache_sampled": "seeded"})
+    yield srv
+    srv.stop()
+
+
+def chat(server, messages, *, key="k1", headers=None, stream=False, **params):
+    body = {"model": "tiny", "messages": messages, "temperature": 0, "max_tokens": 16, "stream": stream, **params}
+    req = urllib.request.Request(server.url + "/v1/chat/completions", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}",
+                                          **(headers or {})})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return dict(r.headers), r.read().decode()
+
+
+def stop_for(server, question: str) -> str:
+    _, body = chat(server, [{"role": "user", "content": question}], headers={"Cache-Control": "no-store"})
+    text = json.loads(body)["choices"][0]["message"]["content"]
+    # the first character that appears after the start (random tiny models babble: "YYY\x18\x18...")
+    for i in range(1, len(text)):
+        if text[i] != "\ufffd" and text.index(text[i]) == i:
+            return text[i]
+    pytest.fail(f"no usable stop string in {text!r}")
+
+
+def sse_events(body: str) -> list:
+    return [e[len("data: "):] for e in body.split("\n\n") if e.startswith("data: ")]
+
+
+def test_hit_has_the_shape_of_a_miss(server):
+    q = [{"role": "user", "content": "the cat sat on the mat"}]
+    stop = stop_for(server, q[0]["content"])
+    h1, miss = chat(server, q, stop=[stop])
+    h2, hit = chat(server, q, stop=[stop])
+    assert h1["x-cache"] == "miss" and h2["x-cache"] == "hit" and h2["x-cache-lookup"] == "exact"
+    miss, hit = json.loads(miss), json.loads(hit)
+    assert miss["choices"][0]["finish_reason"] == "stop"
+    for d in (miss, hit):
+        d.pop("id"), d.pop("created")
+    assert hit == miss
+    # streaming: same events, same content, whether it came from the engine or the cache
+    _, s_hit = chat(server, q, stop=[stop], stream=True)
+    _, s_miss = chat(server, q, stop=[stop], stream=True, headers={"Cache-Control": "no-cache, no-store"})
+    ev_hit, ev_miss = sse_events(s_hit), sse_events(s_miss)
+    assert ev_hit[-1] == ev_miss[-1] == "[DONE]"
+
+    def content(events):
+        return "".join(json.loads(e)["choices"][0]["delta"].get("content", "") for e in events[:-1])
+
+    assert content(ev_hit) == content(ev_miss) == miss["choices"][0]["message"]["content"]
+    assert json.loads(ev_hit[0])["choices"][0]["delta"]["role"] == "assistant"
+    assert json.loads(ev_hit[-2])["choices"][0]["finish_reason"] == "stop"
+
+
+def test_semantic_hit_and_scopes(server):
+    q = [{"role": "user", "content": "How do I boil an egg?"}]
+    stop = stop_for(server, q[0]["content"])
+    chat(server, q, stop=[stop])
+    h, _ = chat(server, [{"role": "user", "content": "how do I boil an egg"}], stop=[stop])
+    assert h["x-cache"] == "hit"
+    h, _ = chat(server, [{"role": "user", "content": "How should I boil an egg?"}], stop=[stop])
+    assert h["x-cache"] == "hit" and h["x-cache-lookup"] == "semantic" and float(h["x-cache-similarity"]) > 0.8
+    # another tenant, another system prompt, other parameters, other history: never served
+    assert chat(server, q, key="k2", stop=[stop])[0]["x-cache"] == "miss"
+    sys_q = [{"role": "system", "content": "Answer in French."}] + q
+    assert chat(server, sys_q, stop=[stop])[0]["x-cache"] == "miss"
+    assert chat(server, q, stop=[stop], max_tokens=15)[0]["x-cache"] == "miss"
+    hist = [{"role": "user", "content": "I have a duck."}, {"role": "assistant", "content": "Nice."}] + q
+    assert chat(server, hist, stop=[stop])[0]["x-cache"] == "miss"
+    # a negated look-alike is rejected by the guard
+    h, _ = chat(server, [{"role": "user", "content": "How do I not boil an egg?"}], stop=[stop])
+    assert h["x-cache"] == "miss"
+
+
+def test_bypass_headers_and_truncated_answers(server):
+    q = [{"role": "user", "content": "tell me about rivers"}]
+    h, _ = chat(server, q)  # finish_reason "length": never stored
+    assert chat(server, q)[0]["x-cache"] == "miss"
+    stop = stop_for(server, q[0]["content"])
+    chat(server, q, stop=[stop], headers={"Cache-Control": "no-store"})
+    assert chat(server, q, stop=[stop], headers={"Cache-Control": "no-store"})[0]["x-cache"] == "miss"
+    chat(server, q, stop=[stop])  # stored now
+    h, _ = chat(server, q, stop=[stop], headers={"Cache-Control": "no-cache"})
+    assert h["x-cache"] == "miss" and h["x-cache-lookup"] == "bypass"
+    assert chat(server, q, stop=[stop])[0]["x-cache"] == "hit"
+    # sampled requests without a seed are not cached under the "seeded" policy
+    assert chat(server, q, stop=[stop], temperature=0.7)[0]["x-cache-lookup"] == "bypass"
+
+
+def test_openai_client_streaming_hit(server):
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="k9", max_retries=0)
+    q = [{"role": "user", "content": "a b c d e f"}]
+    stop = stop_for(server, q[0]["content"])
+    first = client.chat.completions.create(model="tiny", messages=q, temperature=0, max_tokens=16, stop=[stop])
+    chunks = list(client.chat.completions.create(model="tiny", messages=q, temperature=0, max_tokens=16,
+                                                 stop=[stop], stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks) == first.choices[0].message.content
+    status, body = urllib.request.urlopen(server.url + "/metrics").status, urllib.request.urlopen(server.url + "/metrics").read().decode()
+    assert 'gateway_cache_lookups_total{model="tiny",result="exact"}' in body
+
+
+# ---------------------------------------------------------------- Redis outage
+
+@pytest.fixture(scope="module")
+def redis():
+    with RedisServer.running() as r:
+        yield r
+
+
+def test_redis_outage_degrades_then_recovers(tmp_path_factory, redis):
+    srv = start(tmp_path_factory, {"store": "redis", "redis_url": redis.url,
+                                   "redis_retry_s": 0.2, "redis_prefix": f"t{time.time_ns()}:"})
+    try:
+        q = [{"role": "user", "content": "the cat sat on the mat"}]
+        stop = stop_for(srv, q[0]["content"])
+        chat(srv, q, stop=[stop])
+        assert chat(srv, q, stop=[stop])[0]["x-cache"] == "hit"
+        redis.shutdown()
+        for _ in range(3):  # still answered, by the model
+            h, body = chat(srv, q, stop=[stop])
+            assert json.loads(body)["choices"][0]["message"]["content"]
+        metrics = urllib.request.urlopen(srv.url + "/metrics").read().decode()
+        assert 'result="error"' in metrics
+        redis.start()  # empty, on the same port
+        deadline = time.monotonic() + 10
+        hit = False
+        while time.monotonic() < deadline and not hit:
+            chat(srv, q, stop=[stop])  # stores again (the restarted Redis is empty)
+            hit = chat(srv, q, stop=[stop])[0]["x-cache"] == "hit"
+            time.sleep(0.2)
+        assert hit, "hits did not resume after Redis came back"
+    finally:
+        srv.stop()

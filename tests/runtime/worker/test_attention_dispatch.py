@@ -1,0 +1,191 @@
+"""Attention backend dispatch per platform (faked platform strings), and the engine step built from shapes only.
+
+No accelerator is needed: ``resolve_backend`` takes the platform as a string, the kernels are replaced by
+recording fakes where only the dispatch is under test, and the abstract step is lowered for "cpu".
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from runtime.worker.attention import BACKENDS, AttentionMetadata, make_attend_fn, resolve_backend
+from runtime.api import EngineConfig
+from runtime.engine.llm_engine import LLMEngine
+from runtime.loading.gguf import load_gguf
+from runtime.quant.kv import QuantizedPages
+from runtime.worker.model_runner import DTYPES, KV_DTYPES, abstract_params, abstract_step, params_to_device
+from tests.support.tiny_gguf import write_tiny_llama
+
+PLATFORMS = ("cpu", "gpu", "cuda", "rocm", "tpu")
+ERR = None  # the pair must fail with a ValueError naming attention_backend
+
+# (backend, platform) -> the backend that runs, or ERR. Every pair is listed: a new name or platform must be added here.
+TABLE = {
+    "auto":                 {"cpu": "xla", "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu",
+                             "tpu": "pallas_tpu"},
+    "xla":                  dict.fromkeys(PLATFORMS, "xla"),
+    "pallas":               {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu",
+                             "tpu": "pallas_tpu"},
+    "pallas_gpu":           {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": ERR},
+    "pallas_tpu":           {"cpu": ERR, "gpu": ERR, "cuda": ERR, "rocm": ERR, "tpu": "pallas_tpu"},
+    "pallas_gpu_interpret": dict.fromkeys(PLATFORMS, "pallas_gpu_interpret"),
+    "pallas_tpu_interpret": dict.fromkeys(PLATFORMS, "pallas_tpu_interpret"),
+    "pallas_interpret":     dict.fromkeys(PLATFORMS, "pallas_gpu_interpret"),  # the old name
+}
+
+
+def test_table_covers_every_backend():
+    assert set(TABLE) == set(BACKENDS)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_resolve_backend(backend, platform):
+    want = TABLE[backend][platform]
+    if want is ERR:
+        with pytest.raises(ValueError, match="attention_backend") as exc:
+            resolve_backend(backend, platform)
+        msg = str(exc.value)
+        assert repr(backend) in msg and "'xla'" in msg  # names the choice and says what would run
+        family = "gpu" if platform in ("gpu", "cuda", "rocm") else platform
+        if family != "cpu":  # the platform's own kernel is offered
+            assert f"'pallas' (pallas_{family})" in msg
+    else:
+        assert resolve_backend(backend, platform) == want
+
+
+def test_unknown_backend_and_platform():
+    with pytest.raises(ValueError, match="attention_backend must be one of .*pallas_tpu"):
+        resolve_backend("triton", "gpu")
+    assert resolve_backend("auto", "metal") == "xla"  # another platform: the XLA path
+    with pytest.raises(ValueError, match="attention_backend 'pallas'"):
+        resolve_backend("pallas", "metal")
+    assert resolve_backend("auto") == "xla"  # this machine is a CPU one
+
+
+def test_engine_config_names_the_option():
+    with pytest.raises(ValueError, match="attention_backend must be one of"):
+        EngineConfig(attention_backend="triton")
+    for backend in BACKENDS:
+        EngineConfig(attention_backend=backend)  # valid names pass; the platform is checked at start
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return write_tiny_llama(tmp_path_factory.mktemp("tiny"))
+
+
+@pytest.mark.parametrize("backend,platform", [("pallas_tpu", None), ("pallas_gpu", None), ("pallas", None),
+                                              ("pallas_tpu", "gpu"), ("pallas_gpu", "tpu"), ("pallas_tpu", "cuda")])
+def test_engine_start_fails_on_a_backend_the_platform_cannot_run(tiny, backend, platform):
+    cfg = EngineConfig(gguf_path=str(tiny.path), attention_backend=backend, num_blocks=8, compilation_cache=False)
+    with pytest.raises(ValueError, match=f"attention_backend '{backend}'.*cannot run|attention_backend 'pallas'"):
+        LLMEngine(cfg, platform=platform)
+
+
+def test_engine_resolves_auto(tiny):
+    eng = LLMEngine(EngineConfig(gguf_path=str(tiny.path), num_blocks=8, compilation_cache=False))
+    assert eng.attention_backend == "xla" and eng.platform == "cpu"
+
+
+# ---- dispatch: which function each backend calls, with which interpret flag (the kernels are faked)
+
+def _fake_kernel(calls: list, name: str):
+    def kernel(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, **kw):
+        calls.append((name, kw))
+        return jnp.zeros_like(q)
+    return kernel
+
+
+@pytest.mark.parametrize("backend,platform,kernel,interpret", [
+    ("auto", "cpu", "xla", None),
+    ("xla", "tpu", "xla", None),
+    ("pallas_tpu", "tpu", "tpu", False),
+    ("auto", "tpu", "tpu", False),
+    ("pallas_tpu_interpret", "cpu", "tpu", True),
+    ("pallas_gpu", "cuda", "gpu", False),
+    ("pallas", "gpu", "gpu", False),
+    ("pallas_gpu_interpret", "cpu", "gpu", True),
+    ("pallas_interpret", "cpu", "gpu", True),
+])
+def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpret):
+    calls: list = []
+    tpu_module = types.ModuleType("pallas_kernels.ragged_paged_attention.tpu")
+    tpu_module.ragged_paged_attention_tpu = _fake_kernel(calls, "tpu")
+    monkeypatch.setitem(sys.modules, "pallas_kernels.ragged_paged_attention.tpu", tpu_module)
+    import pallas_kernels.ragged_paged_attention as rpa
+
+    monkeypatch.setattr(rpa, "ragged_paged_attention", _fake_kernel(calls, "gpu"))
+    monkeypatch.setattr(rpa, "ragged_paged_attention_xla", _fake_kernel(calls, "xla"))
+    attend = make_attend_fn(backend, sm_scale=0.25, sliding_window=8, soft_cap=30.0, platform=platform)
+    T, H, KVH, D, P, page = 4, 2, 1, 8, 3, 4
+    md = AttentionMetadata(np.zeros(T, np.int32), np.array([4], np.int32), np.array([[1]], np.int32),
+                           np.array([0, 4], np.int32), np.array([1], np.int32))
+    pages = jnp.zeros((P, page, KVH, D))
+    out = attend(jnp.ones((T, H, D)), pages, pages, md)
+    assert out.shape == (T, H, D)
+    [(name, kw)] = calls
+    assert name == kernel
+    want = dict(sm_scale=0.25, sliding_window=8, soft_cap=30.0, k_scales=None, v_scales=None)
+    if interpret is not None:
+        want["interpret"] = interpret
+    assert kw == want  # no block_sizes: each kernel takes its table's for the device
+
+
+# ---- the engine step from shapes only (for the lowering check)
+
+def test_abstract_params_match_the_served_params(tiny):
+    loaded = load_gguf(tiny.path)
+    for name in ("float32", "bfloat16"):
+        abstract = abstract_params(loaded.config, name)
+        real = params_to_device(loaded.params, DTYPES[name])
+        assert jax.tree.structure(abstract) == jax.tree.structure(real)
+        assert [(a.shape, a.dtype) for a in jax.tree.leaves(abstract)] == \
+               [(r.shape, r.dtype) for r in jax.tree.leaves(real)]
+
+
+@pytest.mark.parametrize("dtype,kv_dtype", [("float32", None), ("bfloat16", "bfloat16"), ("bfloat16", "int8"),
+                                            ("bfloat16", "fp8")])
+def test_abstract_step_lowers_for_cpu(tiny, dtype, kv_dtype):
+    config = load_gguf(tiny.path).config
+    T, S, P, page, width = 64, 8, 4096, 16, 32  # 4,096 pages: shapes only, nothing is allocated
+    step, (params, kv, inputs) = abstract_step(config, attention_backend="auto", platform="cpu", dtype=dtype,
+                                               kv_dtype=kv_dtype, num_tokens=T, num_seqs=S, num_pages=P,
+                                               page_size=page, pages_per_seq=width)
+    assert all(isinstance(x, jax.ShapeDtypeStruct) for x in jax.tree.leaves((params, kv, inputs)))
+    want_kv = KV_DTYPES[kv_dtype or dtype]
+    k = kv[0][0]
+    if kv_dtype in ("int8", "fp8"):
+        assert isinstance(k, QuantizedPages) and k.codes.dtype == want_kv and k.scales.shape == (P, page, 2)
+    else:
+        assert k.dtype == want_kv
+    assert k.shape == (P, page, 2, 16) and len(kv) == config.num_layers
+    assert inputs.tokens.shape == (T,) and inputs.metadata.page_indices.shape == (S, width)
+    lowered = step.trace(params, kv, inputs).lower(lowering_platforms=("cpu",))
+    out_tokens, out_kv = lowered.out_info
+    assert out_tokens.shape == (S,) and out_tokens.dtype == jnp.int32
+    assert jax.tree.structure(out_kv) == jax.tree.structure(kv)
+
+
+def test_abstract_step_of_gemma3_lowers_for_cpu(tmp_path):
+    from tests.runtime.models.test_gemma3_tiny import write_tiny_gemma3
+
+    config = load_gguf(write_tiny_gemma3(tmp_path).path).config
+    step, args = abstract_step(config, attention_backend="xla", dtype="bfloat16", kv_dtype="int8", num_tokens=32,
+                               num_seqs=4, num_pages=256, page_size=16, pages_per_seq=8)
+    step.trace(*args).lower(lowering_platforms=("cpu",))
+
+
+def test_abstract_step_resolves_the_backend_for_the_target_platform(tiny):
+    config = load_gguf(tiny.path).config
+    kw = dict(num_tokens=16, num_seqs=1, num_pages=8, page_size=16, pages_per_seq=2)
+    with pytest.raises(ValueError, match="attention_backend 'pallas_tpu'"):
+        abstract_step(config, attention_backend="pallas_tpu", platform="cuda", **kw)
+    with pytest.raises(ValueError, match="attention_backend 'pallas_gpu'"):
+        abstract_step(config, attention_backend="pallas_gpu", platform="tpu", **kw)
