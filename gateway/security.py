@@ -1,11 +1,8 @@
-"""The admin key, and the logging policy for message content.
+"""The admin key, the logging policy for message content, and ``GET /openapi.json``.
 
-In: ``admin:`` from ``configs/gateway.yaml`` (validated once, the key kept only as its sha256) and each
-HTTP request's ``Authorization`` header. Out: 401 ``APIError``s for the operator pages when an admin
-key is configured; nothing otherwise. Runs on the event loop.
-
-    admin:                       # leave it out (the default) and /metrics and the dashboard are open,
-      key_env: JAXSERVE_ADMIN_KEY  # which suits a gateway on 127.0.0.1; or key_sha256: <64 hex digits>
+In: the validated ``admin:`` of ``configs/gateway.yaml`` (``gateway.config.admin.AdminConfig``, the key
+kept only as its sha256) and each HTTP request's ``Authorization`` header. Out: 401 ``APIError``s for the
+operator pages when an admin key is configured; nothing otherwise. Runs on the event loop.
 
 With an admin key, ``ADMIN_PATHS`` answer only to ``Authorization: Bearer <admin key>`` (what a
 Prometheus scraper sends with ``authorization.credentials``) or HTTP Basic with the admin key as the
@@ -21,18 +18,15 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import hmac
 import logging
-import os
-import re
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from aiohttp import web
 
+from gateway.api.openapi import openapi_json
+from gateway.config.admin import AdminConfig, hash_secret
 from runtime.serving.errors import APIError
-from gateway.config.typed import ConfigError
 
 log = logging.getLogger("gateway.content")
 
@@ -40,43 +34,9 @@ ADMIN_PATHS = frozenset({"/metrics", "/dashboard", "/dashboard/data"})
 REALM = 'Basic realm="jaxserve admin", charset="UTF-8"'
 
 
-def hash_secret(secret: str) -> str:
-    """sha256 hex of a key as the client sends it (``surrogateescape``: any header bytes hash)."""
-    return hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest()
-
-
-@dataclass(frozen=True)
-class AdminConfig:
-    key_sha256: str  # the admin key is never kept in clear
-
-    def __post_init__(self):
-        if not isinstance(self.key_sha256, str) or not re.fullmatch(r"[0-9a-f]{64}", self.key_sha256):
-            raise ConfigError("admin.key_sha256: must be 64 lowercase hex digits (sha256 of the key)")
-
-    def accepts(self, secret: str | None) -> bool:
-        return secret is not None and hmac.compare_digest(hash_secret(secret), self.key_sha256)
-
-
-def parse_admin(data: Any, env: Mapping[str, str] | None = None) -> AdminConfig | None:
-    """``admin:`` -> ``AdminConfig``; ``None`` (absent or empty) leaves the operator pages open."""
-    env = os.environ if env is None else env
-    if data is None or data == {}:
-        return None
-    if not isinstance(data, Mapping):
-        raise ConfigError("admin: must be a mapping with key_sha256 or key_env")
-    unknown = sorted(set(map(str, data)) - {"key_sha256", "key_env"})
-    if "key" in unknown:
-        raise ConfigError("admin.key: keys are not written in clear; give key_sha256 or key_env")
-    if unknown:
-        raise ConfigError(f"admin: unknown key(s) {', '.join(unknown)} (known: key_env, key_sha256)")
-    if ("key_sha256" in data) == ("key_env" in data):
-        raise ConfigError("admin: give exactly one of key_sha256 or key_env")
-    if "key_env" in data:
-        name = data["key_env"]
-        if not isinstance(name, str) or not env.get(name):
-            raise ConfigError(f"admin.key_env: the environment variable {name!r} is not set")
-        return AdminConfig(hash_secret(env[name]))
-    return AdminConfig(data["key_sha256"])
+def admits(admin: AdminConfig, secret: str | None) -> bool:
+    """Whether ``secret`` is the admin key: its sha256 compared in constant time."""
+    return secret is not None and hmac.compare_digest(hash_secret(secret), admin.key_sha256)
 
 
 def presented_secret(request: web.Request) -> str | None:
@@ -103,7 +63,7 @@ def admin_middleware_for(admin: AdminConfig | None):
             resource = request.match_info.route.resource
             if resource is not None and resource.canonical in ADMIN_PATHS:
                 secret = presented_secret(request)
-                if not admin.accepts(secret):
+                if not admits(admin, secret):
                     code = "missing_admin_key" if secret is None else "invalid_admin_key"
                     raise APIError(401, "this page needs the admin key: 'Authorization: Bearer <admin key>' "
                                    "(or HTTP Basic with the admin key as the password)",
@@ -122,7 +82,5 @@ def log_content(enabled: bool, what: str, completion_id: str, text: Any) -> None
 def setup_security(app: web.Application, admin: AdminConfig | None) -> None:
     """Install the admin check (innermost middleware: the error middleware shapes its 401) and
     ``GET /openapi.json``."""
-    from gateway.api.openapi import openapi_json
-
     app.middlewares.append(admin_middleware_for(admin))
     app.router.add_get("/openapi.json", openapi_json)

@@ -16,7 +16,6 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, AsyncIterator, Protocol, Sequence
 
-from runtime.core.kv_sizing import DEFAULT_MEMORY_FRACTION, check_memory_fraction
 
 if TYPE_CHECKING:
     from runtime.distributed.kv_transfer import PrefilledKV
@@ -29,6 +28,13 @@ ATTENTION_BACKENDS = ("auto", "xla", "pallas", "pallas_gpu", "pallas_tpu", "pall
                       "pallas_tpu_interpret", "pallas_interpret")
 WEIGHT_QUANT_MODES = ("none", "int8", "int4")
 INT4_GROUPS = (32, 64, 128)
+DEFAULT_MEMORY_FRACTION = 0.9  # of the device's memory, weights + KV cache + working memory together
+
+
+def check_memory_fraction(fraction: float) -> None:
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
+        raise ValueError(f"kv_cache_memory_fraction must be in (0, 1] (the share of the device's memory the engine "
+                         f"may use in all); got {fraction!r}")
 
 
 def validate_weight_quant(mode: str, group: int) -> None:
@@ -37,6 +43,32 @@ def validate_weight_quant(mode: str, group: int) -> None:
         raise ValueError(f"weight_quant must be one of {', '.join(WEIGHT_QUANT_MODES)}; got {mode!r}")
     if group not in INT4_GROUPS:  # checked whatever the mode, so a typo never waits for a mode switch
         raise ValueError(f"weight_quant_group must be one of {', '.join(map(str, INT4_GROUPS))}; got {group!r}")
+
+
+@dataclass(frozen=True)
+class Bound:
+    """An interval a number must lie in, in annotated-types' words (``ge`` >=, ``gt`` >, ``le`` <=), so a
+    pydantic ``Field(**bound.limits)`` declares the interval that ``SamplingParams`` checks."""
+
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+
+    @property
+    def limits(self) -> dict[str, float]:
+        return {k: v for k, v in (("ge", self.ge), ("gt", self.gt), ("le", self.le)) if v is not None}
+
+    def contains(self, x: float) -> bool:
+        return ((self.ge is None or x >= self.ge) and (self.gt is None or x > self.gt)
+                and (self.le is None or x <= self.le))
+
+
+# Sampling bounds, defined once: SamplingParams checks them and the gateway's request model
+# (gateway/api/schemas.py) declares them, so its 400s and /openapi.json give the same numbers.
+TEMPERATURE = Bound(ge=0.0)  # 0 is greedy
+TOP_P = Bound(gt=0.0, le=1.0)  # 1 switches the filter off
+TOP_K = Bound(ge=0)  # 0 switches the filter off
+MAX_TOKENS = Bound(ge=1)
 
 
 @dataclass(frozen=True)
@@ -62,16 +94,16 @@ class SamplingParams:
     def __post_init__(self) -> None:
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
             raise ValueError(f"temperature must be a number, got {self.temperature!r}")
-        if not math.isfinite(self.temperature) or self.temperature < 0:
-            raise ValueError(f"temperature must be finite and >= 0, got {self.temperature}")
+        if not math.isfinite(self.temperature) or not TEMPERATURE.contains(self.temperature):
+            raise ValueError(f"temperature must be finite and >= {TEMPERATURE.ge:g}, got {self.temperature}")
         if isinstance(self.top_p, bool) or not isinstance(self.top_p, (int, float)):
             raise ValueError(f"top_p must be a number, got {self.top_p!r}")
-        if not 0.0 < self.top_p <= 1.0:
-            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
-        if not _is_int(self.top_k) or self.top_k < 0:
-            raise ValueError(f"top_k must be an int >= 0 (0 disables it), got {self.top_k!r}")
-        if not _is_int(self.max_tokens) or self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be an int >= 1, got {self.max_tokens!r}")
+        if not TOP_P.contains(self.top_p):
+            raise ValueError(f"top_p must be in ({TOP_P.gt:g}, {TOP_P.le:g}], got {self.top_p}")
+        if not is_int(self.top_k) or not TOP_K.contains(self.top_k):
+            raise ValueError(f"top_k must be an int >= {TOP_K.ge:g} (0 disables it), got {self.top_k!r}")
+        if not is_int(self.max_tokens) or not MAX_TOKENS.contains(self.max_tokens):
+            raise ValueError(f"max_tokens must be an int >= {MAX_TOKENS.ge:g}, got {self.max_tokens!r}")
         if isinstance(self.stop_token_ids, (str, bytes)):
             raise ValueError(
                 f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
@@ -82,11 +114,11 @@ class SamplingParams:
             raise ValueError(
                 f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
             ) from None
-        if not all(_is_int(t) and t >= 0 for t in stop_ids):
+        if not all(is_int(t) and t >= 0 for t in stop_ids):
             raise ValueError(f"stop_token_ids must be ints >= 0, got {stop_ids!r}")
         # A list is accepted for convenience but stored as a tuple so the params stay hashable.
         object.__setattr__(self, "stop_token_ids", stop_ids)
-        if self.seed is not None and not _is_int(self.seed):
+        if self.seed is not None and not is_int(self.seed):
             raise ValueError(f"seed must be an int or None, got {self.seed!r}")
         if not isinstance(self.ignore_eos, bool):
             raise ValueError(f"ignore_eos must be a bool, got {self.ignore_eos!r}")
@@ -100,7 +132,7 @@ class SamplingParams:
         return self.temperature == 0.0
 
 
-def _is_int(x: object) -> bool:
+def is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 

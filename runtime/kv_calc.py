@@ -17,16 +17,11 @@ from runtime.core.kv_sizing import (
     DEFAULT_KV_CACHE_BYTES,
     DEFAULT_MEMORY_FRACTION,
     DTYPE_BYTES,
-    KVShape,
     SCALE_BYTES,
-    blocks_for_budget,
+    KVShape,
     check_memory_fraction,
     format_bytes,
     kv_budget_from_memory,
-    kv_bytes,
-    kv_bytes_per_block,
-    kv_bytes_per_token,
-    max_concurrent_requests,
     summary,
 )
 
@@ -39,17 +34,14 @@ def _config_for_model(model: str, gguf: str | None):
     return read_gguf_config(gguf or resolve_gguf(model))
 
 
-def _shape_for_model(model: str, gguf: str | None) -> KVShape:
-    return KVShape.of(_config_for_model(model, gguf))
-
-
 def weight_bytes(config, dtype: str) -> int:
     """Device bytes of the model's parameters served in ``dtype`` (norm scales stay float32), from the
     parameter shapes alone (``runtime.model_runner.abstract_params``; nothing is loaded or allocated)."""
     import jax
     import numpy as np
 
-    from runtime.worker.model_runner import DTYPES, abstract_params
+    from runtime.dtypes import DTYPES
+    from runtime.worker.model_runner import abstract_params
 
     leaves = jax.tree.leaves(abstract_params(config, DTYPES[dtype]))
     return sum(int(np.prod(x.shape)) * x.dtype.itemsize for x in leaves)

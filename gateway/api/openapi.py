@@ -1,90 +1,59 @@
 """``GET /openapi.json``: an OpenAPI 3.1 document of every route the gateway serves.
 
-Built per request from the app (its config gives the model names and limits), so it names what this
-gateway accepts. ``OPERATIONS`` is written by hand, one entry per (path, method); tests compare it with
-``app.router`` both ways, so a route added without its description fails CI rather than drifting. The
-fuzzer (tests/gateway/test_fuzz.py) draws its schema-valid chat requests from this document.
+    pydantic models (gateway.api.schemas) -> JSON Schema (models_json_schema, once)
+      + this gateway's model names and message limit (from the app's config) -> the document, per request
+
+``OPERATIONS`` lists one entry per (path, method): its summary, security and statuses; tests compare it
+with ``app.router`` both ways, so a route added without its description fails CI rather than drifting.
+The fuzzer (tests/gateway/test_fuzz.py) draws its schema-valid chat requests from this document.
 """
 
 from __future__ import annotations
 
+import copy
+import functools
 from typing import Any
 
 from aiohttp import web
+from pydantic.json_schema import models_json_schema
 
+from gateway.api.schemas import ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ErrorResponse, ModelList
 from gateway.config import keys
 
-ERROR_RESPONSE = {"description": "an OpenAI-style error", "content": {"application/json": {
-    "schema": {"$ref": "#/components/schemas/Error"}}}}
+REF = "#/components/schemas/{model}"
+
+
+def _ref(model: str) -> dict:
+    return {"$ref": REF.format(model=model)}
 
 
 def _json(schema: dict, description: str) -> dict:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
+ERROR_RESPONSE = _json(_ref("ErrorResponse"), "an OpenAI-style error")
+
+
 def _errors(*statuses: int) -> dict:
     return {str(s): ERROR_RESPONSE for s in statuses}
 
 
+@functools.cache
+def _model_schemas() -> dict[str, Any]:
+    """The JSON Schema of every model the API reads or writes, keyed by model name (nested ones too)."""
+    _, top = models_json_schema([(ChatCompletionRequest, "validation"), (ChatCompletion, "serialization"),
+                                 (ChatCompletionChunk, "serialization"), (ModelList, "serialization"),
+                                 (ErrorResponse, "serialization")], ref_template=REF)
+    return top["$defs"]
+
+
 def _schemas(model_names: list[str], max_messages: int) -> dict[str, Any]:
-    text_part = {"type": "object", "required": ["type", "text"], "properties": {
-        "type": {"const": "text"}, "text": {"type": "string"}}}
-    message = {
-        "type": "object", "required": ["role", "content"],
-        "properties": {
-            "role": {"enum": ["system", "developer", "user", "assistant"]},
-            "content": {"oneOf": [{"type": "string"}, {"type": "array", "items": text_part}]},
-            "name": {"type": "string"},
-        },
-    }
-    nullable_int = {"type": ["integer", "null"], "minimum": 1}
-    request = {
-        "type": "object",
-        "required": ["model", "messages"],
-        "description": "The last message must have role 'user'. Prompt plus max_tokens must fit the tier's "
-                       "context (else 400 context_length_exceeded). Fields that would change the answer in "
-                       "ways this server does not implement (n > 1, penalties, logprobs, tools) are rejected; "
-                       "other unknown fields are ignored.",
-        "properties": {
-            "model": {"type": "string", "enum": model_names, "description": "a tier, the model a tier serves, or auto"},
-            "messages": {"type": "array", "minItems": 1, "maxItems": max_messages, "items": message},
-            "temperature": {"type": ["number", "null"], "minimum": 0, "maximum": 2},
-            "top_p": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": 1},
-            "max_tokens": nullable_int,
-            "max_completion_tokens": nullable_int,
-            "stop": {"oneOf": [{"type": "null"}, {"type": "string", "minLength": 1},
-                               {"type": "array", "maxItems": 4, "items": {"type": "string", "minLength": 1}}]},
-            "seed": {"type": ["integer", "null"], "minimum": -(2**63), "maximum": 2**64 - 1},
-            "stream": {"type": "boolean"},
-            "stream_options": {"type": ["object", "null"], "properties": {"include_usage": {"type": "boolean"}}},
-            "user": {"type": ["string", "null"]},
-            "n": {"type": ["integer", "null"], "const": 1},
-            "presence_penalty": {"type": ["number", "null"], "const": 0},
-            "frequency_penalty": {"type": ["number", "null"], "const": 0},
-        },
-    }
-    usage = {"type": "object", "required": ["prompt_tokens", "completion_tokens", "total_tokens"], "properties": {
-        "prompt_tokens": {"type": "integer"}, "completion_tokens": {"type": "integer"},
-        "total_tokens": {"type": "integer"}}}
-    completion = {
-        "type": "object", "required": ["id", "object", "created", "model", "choices", "usage"],
-        "properties": {
-            "id": {"type": "string"}, "object": {"const": "chat.completion"}, "created": {"type": "integer"},
-            "model": {"type": "string"}, "usage": {"$ref": "#/components/schemas/Usage"},
-            "choices": {"type": "array", "items": {"type": "object", "properties": {
-                "index": {"type": "integer"},
-                "message": {"type": "object", "properties": {"role": {"const": "assistant"},
-                                                             "content": {"type": "string"}}},
-                "finish_reason": {"enum": ["stop", "length"]}}}},
-        },
-    }
-    error = {
-        "type": "object", "required": ["error"],
-        "properties": {"error": {"type": "object", "required": ["message", "type", "param", "code"], "properties": {
-            "message": {"type": "string"}, "type": {"type": "string"},
-            "param": {"type": ["string", "null"]}, "code": {"type": ["string", "null"]}}}},
-    }
-    return {"ChatCompletionRequest": request, "ChatCompletion": completion, "Usage": usage, "Error": error}
+    """The models' schemas with what only this gateway knows: the names "model" may take, its message limit."""
+    schemas = copy.deepcopy(_model_schemas())
+    request = schemas["ChatCompletionRequest"]["properties"]
+    request["model"]["enum"] = model_names
+    request["messages"]["maxItems"] = max_messages
+    return schemas
 
 
 # (path, method) -> operation. Every route of create_app must be here (tests/gateway/test_fuzz.py checks it).
@@ -93,18 +62,18 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "Create a chat completion (JSON, or server-sent events with stream: true)",
         "security": [{"apiKey": []}, {}],
         "requestBody": {"required": True, "content": {"application/json": {
-            "schema": {"$ref": "#/components/schemas/ChatCompletionRequest"}}}},
+            "schema": _ref("ChatCompletionRequest")}}},
         "responses": {
             "200": {"description": "the answer; headers x-cache, x-route-tier, x-cost-usd, ...", "content": {
-                "application/json": {"schema": {"$ref": "#/components/schemas/ChatCompletion"}},
-                "text/event-stream": {"schema": {"type": "string"}}}},
+                "application/json": {"schema": _ref("ChatCompletion")},
+                "text/event-stream": {"schema": {"type": "string", "description":
+                                                 "events 'data: <ChatCompletionChunk>', then 'data: [DONE]'"}}}},
             **_errors(400, 401, 403, 404, 405, 413, 415, 429, 503),
         },
     },
     ("/v1/models", "get"): {
         "summary": "The tiers (and auto) a request may name as model",
-        "responses": {"200": _json({"type": "object", "required": ["object", "data"], "properties": {
-            "object": {"const": "list"}, "data": {"type": "array", "items": {"type": "object"}}}}, "models")},
+        "responses": {"200": _json(_ref("ModelList"), "models")},
     },
     ("/v1/usage", "get"): {
         "summary": "The calling key's requests, tokens, spend, savings and limits in the current period",
@@ -160,7 +129,8 @@ def document(app: web.Application) -> dict[str, Any]:
             "schemas": _schemas(names, config.limits.max_messages),
             "securitySchemes": {
                 "apiKey": {"type": "http", "scheme": "bearer", "description": "an API key from keys.entries"},
-                "adminKey": {"type": "http", "scheme": "bearer", "description": "the admin key (admin: in gateway.yaml)"},
+                "adminKey": {"type": "http", "scheme": "bearer",
+                             "description": "the admin key (admin: in gateway.yaml)"},
                 "adminBasic": {"type": "http", "scheme": "basic", "description": "the admin key as the password"},
             },
         },

@@ -1,27 +1,87 @@
-"""OpenAI chat-completions request parsing and response shapes.
+"""The OpenAI chat-completions API as pydantic models: the one source of its request and response shapes.
 
-In: the decoded JSON body. Out: ``ChatRequest`` (validated, typed) or an ``APIError`` (400) naming the
-offending field. Unknown fields are ignored, as OpenAI's SDKs send some that do not apply here;
-fields whose non-default value would change the answer in a way we do not implement (``n > 1``,
-penalties, logprobs, tools) are rejected rather than silently ignored.
+    body (decoded JSON) -> ChatCompletionRequest (validation; else a 400 APIError naming the field)
+                        -> ChatRequest (what the pipeline uses: text contents, developer read as system,
+                           defaults filled in)
+    Completion -> ChatCompletion (JSON) or ChatCompletionChunk (each SSE event)
+
+``gateway.api.openapi`` publishes the models' JSON Schema at ``GET /openapi.json``. Unknown fields are
+ignored, as OpenAI's SDKs send some that do not apply here; fields whose non-default value would change
+the answer in a way we do not implement (``n > 1``, penalties, logprobs, tools) are rejected rather than
+silently ignored. The sampling bounds are ``runtime.api``'s, the ones ``SamplingParams`` checks.
 """
 
 from __future__ import annotations
 
-import math
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from runtime.serving.errors import invalid
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, WrapValidator, field_validator
+from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
-ROLES = ("system", "developer", "user", "assistant")
+from gateway.config.typed import describe, location
+from runtime.api import MAX_TOKENS, TEMPERATURE, TOP_P
+from runtime.serving.errors import APIError, invalid
+
 MAX_STOP = 4
+OPENAI_MAX_TEMPERATURE = 2.0  # OpenAI's API stops at 2; the runtime takes any finite temperature >= 0
+UNSUPPORTED = ("logprobs", "tools", "functions", "tool_choice", "logit_bias", "response_format")
+NOT_ASKED = (None, False, {}, [], "none")  # what an SDK sends for a feature it does not ask for
+
+
+def _one_error(message: str) -> WrapValidator:
+    """One error at the field for a value that fits none of a union's shapes, instead of one per shape."""
+
+    def wrap(value: Any, handler) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            raise PydanticCustomError("invalid", message) from None
+
+    return WrapValidator(wrap)
+
+
+# ---------------------------------------------------------------- request
+
+
+class _Request(BaseModel):
+    # strict: "9" is not a number, nor 1.5 an integer; JSON's integers still pass as floats
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+
+class TextPart(_Request):
+    type: Literal["text"]
+    text: str
+
+
+Content = Annotated[str | list[TextPart],
+                    _one_error("must be a string or a list of text parts ({'type': 'text', 'text': ...})")]
+StopString = Annotated[str, Field(min_length=1)]
+Stop = Annotated[StopString | Annotated[list[StopString], Field(max_length=MAX_STOP)],
+                 _one_error(f"must be a non-empty string or a list of at most {MAX_STOP} of them")]
+
+
+class Message(_Request):
+    role: Literal["system", "developer", "user", "assistant"]
+    content: Content
+    name: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.content if isinstance(self.content, str) else "".join(p.text for p in self.content)
+
+
+class StreamOptions(_Request):
+    include_usage: bool = False
 
 
 @dataclass(frozen=True)
 class ChatRequest:
+    """A validated request as the pipeline reads it (built by ``ChatCompletionRequest.to_chat``)."""
+
     model: str
     messages: tuple[dict[str, str], ...]  # {"role", "content"} with content flattened to text
     temperature: float = 1.0
@@ -39,135 +99,192 @@ class ChatRequest:
                 "stop": list(self.stop), "seed": self.seed}
 
 
-def _number(body: dict, key: str, default, lo: float, hi: float, *, lo_open: bool = False):
-    if key not in body or body[key] is None:
-        return default
-    v = body[key]
-    # ints are compared as ints: math.isfinite() / float() raise OverflowError past ~1e308
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or (isinstance(v, float) and not math.isfinite(v)):
-        raise invalid(f"'{key}' must be a number", key)
-    if v < lo or v > hi or (lo_open and v == lo):
-        bracket = "(" if lo_open else "["
-        raise invalid(f"'{key}' must be in {bracket}{lo}, {hi}]; got {_short(v)}", key)
-    return float(v)
+class ChatCompletionRequest(_Request):
+    """The last message must have role 'user'. Prompt plus max_tokens must fit the tier's context (else
+    400 context_length_exceeded). Fields that would change the answer in ways this server does not
+    implement (n > 1, penalties, logprobs, tools) are rejected; other unknown fields are ignored."""
+
+    model: str = Field(min_length=1, description="a tier, the model a tier serves, or auto")
+    messages: list[Message] = Field(min_length=1)
+    temperature: float | None = Field(None, **TEMPERATURE.limits, le=OPENAI_MAX_TEMPERATURE, allow_inf_nan=False)
+    top_p: float | None = Field(None, **TOP_P.limits, allow_inf_nan=False)
+    max_tokens: int | None = Field(None, **MAX_TOKENS.limits)
+    max_completion_tokens: int | None = Field(None, **MAX_TOKENS.limits, description="preferred to max_tokens")
+    stop: Stop | None = None
+    seed: int | None = Field(None, ge=-(2**63), le=2**64 - 1)
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    user: str | None = None
+    n: Literal[1] | None = None
+    presence_penalty: Literal[0] | None = None
+    frequency_penalty: Literal[0] | None = None
+    # Not in the schema: accepted only as an SDK sends them when the feature is not asked for.
+    logprobs: SkipJsonSchema[Any] = None
+    tools: SkipJsonSchema[Any] = None
+    functions: SkipJsonSchema[Any] = None
+    tool_choice: SkipJsonSchema[Any] = None
+    logit_bias: SkipJsonSchema[Any] = None
+    response_format: SkipJsonSchema[Any] = None
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _within_limit(cls, value: Any, info: ValidationInfo) -> Any:
+        """Counted before the messages are validated: a body of 10,000 messages is refused cheaply."""
+        limit = (info.context or {}).get("max_messages")
+        if limit is not None and isinstance(value, list) and len(value) > limit:
+            raise PydanticCustomError("too_many_messages", "has {n} messages; the limit is {limit}",
+                                      {"n": len(value), "limit": limit})
+        return value
+
+    @field_validator("messages")
+    @classmethod
+    def _last_from_user(cls, value: list[Message]) -> list[Message]:
+        if value[-1].role != "user":
+            raise PydanticCustomError("last_not_user", "the last message must have role 'user'")
+        return value
+
+    @field_validator(*UNSUPPORTED)
+    @classmethod
+    def _not_asked(cls, value: Any, info: ValidationInfo) -> Any:
+        if value in NOT_ASKED or (info.field_name == "response_format" and value == {"type": "text"}):
+            return value
+        raise PydanticCustomError("unsupported", "not supported by this server")
+
+    def to_chat(self) -> ChatRequest:
+        return ChatRequest(
+            model=self.model,
+            messages=tuple({"role": "system" if m.role == "developer" else m.role, "content": m.text}
+                           for m in self.messages),
+            temperature=1.0 if self.temperature is None else self.temperature,  # OpenAI's default
+            top_p=1.0 if self.top_p is None else self.top_p,
+            max_tokens=self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens,
+            stop=(self.stop,) if isinstance(self.stop, str) else tuple(self.stop or ()),
+            seed=self.seed,
+            stream=self.stream,
+            include_usage=self.stream_options is not None and self.stream_options.include_usage,
+            user=self.user,
+        )
 
 
-def _short(v) -> str:
-    """A number for an error message: a 4,000-digit integer is not echoed whole."""
-    text = str(v)
-    return text if len(text) <= 32 else f"{text[:12]}...({len(text)} digits)"
-
-
-def _int(body: dict, key: str, lo: int | None = None) -> int | None:
-    if key not in body or body[key] is None:
-        return None
-    v = body[key]
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise invalid(f"'{key}' must be an integer", key)
-    if lo is not None and v < lo:
-        raise invalid(f"'{key}' must be >= {lo}; got {_short(v)}", key)
-    return v
-
-
-def _content_text(content: Any, i: int) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts: only text is supported
-        parts = []
-        for j, part in enumerate(content):
-            if not isinstance(part, dict) or part.get("type") != "text" or not isinstance(part.get("text"), str):
-                raise invalid(f"messages[{i}].content[{j}]: only text parts ({{'type': 'text', 'text': ...}}) are supported",
-                              f"messages[{i}].content")
-            parts.append(part["text"])
-        return "".join(parts)
-    raise invalid(f"messages[{i}].content must be a string or a list of text parts", f"messages[{i}].content")
-
-
-def _messages(body: dict, max_messages: int) -> tuple[dict[str, str], ...]:
-    msgs = body.get("messages")
-    if msgs is None:
-        raise invalid("'messages' is required", "messages")
-    if not isinstance(msgs, list):
-        raise invalid("'messages' must be a list of message objects", "messages")
-    if not msgs:
-        raise invalid("'messages' must contain at least one message", "messages")
-    if len(msgs) > max_messages:
-        raise invalid(f"'messages' has {len(msgs)} messages; the limit is {max_messages}", "messages")
-    out = []
-    for i, m in enumerate(msgs):
-        if not isinstance(m, dict):
-            raise invalid(f"messages[{i}] must be an object with 'role' and 'content'", f"messages[{i}]")
-        role = m.get("role")
-        if role not in ROLES:
-            raise invalid(f"messages[{i}].role must be one of {', '.join(ROLES)}; got {role!r}", f"messages[{i}].role")
-        if "content" not in m or m["content"] is None:
-            raise invalid(f"messages[{i}].content is required", f"messages[{i}].content")
-        out.append({"role": "system" if role == "developer" else role, "content": _content_text(m["content"], i)})
-    if out[-1]["role"] != "user":
-        raise invalid("the last message must have role 'user'", f"messages[{len(out) - 1}].role")
-    return tuple(out)
-
-
-def _stop(body: dict) -> tuple[str, ...]:
-    stop = body.get("stop")
-    if stop is None:
-        return ()
-    if isinstance(stop, str):
-        stop = [stop]
-    if not isinstance(stop, list) or not all(isinstance(s, str) for s in stop):
-        raise invalid("'stop' must be a string or a list of strings", "stop")
-    if len(stop) > MAX_STOP:
-        raise invalid(f"'stop' takes at most {MAX_STOP} strings", "stop")
-    if any(not s for s in stop):
-        raise invalid("'stop' strings must not be empty", "stop")
-    return tuple(stop)
+def request_error(exc: ValidationError) -> APIError:
+    """A 400 naming the first bad field as ``param``; the message lists every problem found."""
+    errors = exc.errors(include_url=False)
+    problems = []
+    for error in errors:
+        where, what = location(error), describe(error, mapping="a JSON object")
+        problems.append(f"{where}: {what}" if where else f"the request body {what}")
+    return invalid("; ".join(problems), location(errors[0]) or None)
 
 
 def parse_chat_request(body: Any, *, max_messages: int = 256) -> ChatRequest:
-    if not isinstance(body, dict):
-        raise invalid("the request body must be a JSON object")
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise invalid("'model' is required and must be a non-empty string", "model")
-    n = _int(body, "n", lo=1)
-    if n not in (None, 1):
-        raise invalid("only n=1 is supported", "n")
-    for key in ("presence_penalty", "frequency_penalty"):
-        if _number(body, key, 0.0, -2.0, 2.0) != 0.0:
-            raise invalid(f"'{key}' is not supported (only 0)", key)
-    for key in ("logprobs", "tools", "functions", "tool_choice", "logit_bias", "response_format"):
-        if body.get(key) not in (None, False, {}, [], "none") and not (key == "response_format" and body[key] == {"type": "text"}):
-            raise invalid(f"'{key}' is not supported by this server", key)
-    stream = body.get("stream", False)
-    if not isinstance(stream, bool):
-        raise invalid("'stream' must be a boolean", "stream")
-    stream_options = body.get("stream_options") or {}
-    if not isinstance(stream_options, dict):
-        raise invalid("'stream_options' must be an object", "stream_options")
-    max_tokens = _int(body, "max_completion_tokens", lo=1)
-    if max_tokens is None:
-        max_tokens = _int(body, "max_tokens", lo=1)
-    user = body.get("user")
-    if user is not None and not isinstance(user, str):
-        raise invalid("'user' must be a string", "user")
-    seed = _int(body, "seed")
-    if seed is not None and not (-(2**63) <= seed < 2**64):
-        raise invalid("'seed' is out of range", "seed")
-    return ChatRequest(
-        model=model,
-        messages=_messages(body, max_messages),
-        temperature=_number(body, "temperature", 1.0, 0.0, 2.0),
-        top_p=_number(body, "top_p", 1.0, 0.0, 1.0, lo_open=True),
-        max_tokens=max_tokens,
-        stop=_stop(body),
-        seed=seed,
-        stream=stream,
-        include_usage=bool(stream_options.get("include_usage", False)),
-        user=user,
-    )
+    try:
+        request = ChatCompletionRequest.model_validate(body, context={"max_messages": max_messages})
+    except ValidationError as exc:
+        raise request_error(exc) from None
+    return request.to_chat()
 
 
 # ---------------------------------------------------------------- responses
+
+
+class _Response(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+def _absent(value: Any) -> bool:
+    return value is None
+
+
+class Usage(_Response):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+    @classmethod
+    def of(cls, prompt_tokens: int, completion_tokens: int) -> Usage:
+        return cls(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                   total_tokens=prompt_tokens + completion_tokens)
+
+
+class AssistantMessage(_Response):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+# The engine's finish reasons: "stop" (end of sequence or a stop string) or "length" (max_tokens).
+FINISH_REASON = "stop (the answer ended, or met a stop string) or length (max_tokens reached)"
+
+
+class Choice(_Response):
+    index: int = 0
+    message: AssistantMessage
+    finish_reason: str = Field(description=FINISH_REASON)
+    logprobs: None = None
+
+
+class ChatCompletion(_Response):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: Usage
+    system_fingerprint: None = None
+
+
+class Delta(_Response):
+    """What an event adds: the role first, then pieces of the content; absent keys are left out."""
+
+    role: Literal["assistant"] | None = Field(None, exclude_if=_absent)
+    content: str | None = Field(None, exclude_if=_absent)
+
+
+class ChunkChoice(_Response):
+    index: int = 0
+    delta: Delta
+    finish_reason: str | None = Field(None, description="on the last content event: " + FINISH_REASON)
+    logprobs: None = None
+
+
+class ChatCompletionChunk(_Response):
+    """One server-sent event of a streamed answer (``data: <chunk>``; the stream ends with ``data: [DONE]``).
+    With ``stream_options.include_usage``, a last chunk has no choices and the usage."""
+
+    id: str
+    object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
+    created: int
+    model: str
+    choices: list[ChunkChoice]
+    usage: Usage | None = Field(None, exclude_if=_absent)
+    system_fingerprint: None = None
+
+
+class ModelCard(_Response):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str
+
+
+class ModelList(_Response):
+    """``GET /v1/models``: the tiers and ``auto``."""
+
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
+
+
+class ErrorDetail(_Response):
+    message: str
+    type: str
+    param: str | None
+    code: str | None
+
+
+class ErrorResponse(_Response):
+    """The body of every error (``runtime.serving.errors.APIError.body``)."""
+
+    error: ErrorDetail
+
 
 def new_completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex[:24]}"
@@ -175,31 +292,25 @@ def new_completion_id() -> str:
 
 @dataclass
 class Completion:
+    """One answer's identity, and its JSON or SSE shapes."""
+
     id: str
     model: str
     created: int = field(default_factory=lambda: int(time.time()))
 
     def response(self, text: str, finish_reason: str, prompt_tokens: int, completion_tokens: int) -> dict:
-        return {
-            "id": self.id, "object": "chat.completion", "created": self.created, "model": self.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "finish_reason": finish_reason, "logprobs": None}],
-            "usage": usage(prompt_tokens, completion_tokens),
-            "system_fingerprint": None,
-        }
+        return ChatCompletion(
+            id=self.id, created=self.created, model=self.model,
+            choices=[Choice(message=AssistantMessage(content=text), finish_reason=finish_reason)],
+            usage=Usage.of(prompt_tokens, completion_tokens),
+        ).model_dump()
 
     def chunk(self, delta: dict, finish_reason: str | None = None) -> dict:
-        return {
-            "id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}],
-            "system_fingerprint": None,
-        }
+        return ChatCompletionChunk(
+            id=self.id, created=self.created, model=self.model,
+            choices=[ChunkChoice(delta=Delta(**delta), finish_reason=finish_reason)],
+        ).model_dump()
 
     def usage_chunk(self, prompt_tokens: int, completion_tokens: int) -> dict:
-        return {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
-                "choices": [], "usage": usage(prompt_tokens, completion_tokens)}
-
-
-def usage(prompt_tokens: int, completion_tokens: int) -> dict:
-    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-            "total_tokens": prompt_tokens + completion_tokens}
+        return ChatCompletionChunk(id=self.id, created=self.created, model=self.model, choices=[],
+                                   usage=Usage.of(prompt_tokens, completion_tokens)).model_dump()

@@ -17,21 +17,23 @@ Errors: a 400 is ``RequestError`` (the request is bad, no tier would do better);
 truncated stream). Each output carries its new token ids (a server that sends only ``n_tokens`` gets
 placeholder ids, 0, and ``sends_token_ids`` turns False); a ``ReplicaSet`` resumes a broken answer
 on another replica from them. ``on_poll`` (if set) is called after every good poll.
+
+The wire format (bodies, NDJSON lines, error bodies) is ``runtime/serving/protocol.py``, which the
+server uses too; it imports no JAX.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import AsyncIterator, Callable, Sequence
 
 import aiohttp
 
 from gateway.backends import BackendError
-from runtime.api import EngineStats, RequestError, RequestOutput
-from runtime.api import SamplingParams
+from runtime.api import EngineStats, RequestError, RequestOutput, SamplingParams
+from runtime.serving import protocol
 
 log = logging.getLogger("gateway.remote")
 
@@ -93,7 +95,7 @@ class RemoteBackend:
         """One GET /v1/stats: updates ``ready``, ``max_model_len`` and ``stats()``; never raises."""
         try:
             timeout = aiohttp.ClientTimeout(total=max(self.connect_timeout, self.poll_interval))
-            async with self._require_session().get(self.url + "/v1/stats", timeout=timeout) as resp:
+            async with self._require_session().get(self.url + protocol.STATS_PATH, timeout=timeout) as resp:
                 resp.raise_for_status()
                 body = await resp.json()
             # counters a server of another version may lack (the prefix cache's) default to 0
@@ -121,7 +123,8 @@ class RemoteBackend:
         body = {"messages": list(messages), "assistant_prefix": assistant_prefix}
         timeout = aiohttp.ClientTimeout(total=self.encode_timeout, sock_connect=self.connect_timeout)
         try:
-            async with self._require_session().post(self.url + "/v1/encode", json=body, timeout=timeout) as resp:
+            async with self._require_session().post(self.url + protocol.ENCODE_PATH, json=body,
+                                                    timeout=timeout) as resp:
                 if resp.status != 200:
                     raise await self._error(resp)
                 return list((await resp.json())["prompt_ids"])
@@ -132,10 +135,10 @@ class RemoteBackend:
 
     async def generate(self, prompt_ids: list[int], params: SamplingParams,
                        request_id: str) -> AsyncIterator[RequestOutput]:
-        body = {"prompt_ids": list(prompt_ids), "params": _params_json(params), "request_id": request_id}
+        body = protocol.generate_body(prompt_ids, params, request_id)
         session = self._require_session()
         try:
-            resp = await session.post(self.url + "/v1/generate", json=body)
+            resp = await session.post(self.url + protocol.GENERATE_PATH, json=body)
         except Exception as exc:
             raise self._transport_error(exc, "generate") from exc
         finished = False
@@ -171,29 +174,22 @@ class RemoteBackend:
 
     def _output(self, line: bytes, request_id: str) -> RequestOutput:
         try:
-            d = json.loads(line)
-            if "error" in d:
-                raise BackendError("failed", f"{self.name}: {d['error'].get('message', 'the engine failed')}")
-            if isinstance(d.get("token_ids"), list):
-                ids = [int(t) for t in d["token_ids"]]
-            else:
-                self.sends_token_ids = False
-                ids = [0] * int(d["n_tokens"])
-            return RequestOutput(request_id, d["text"], ids, bool(d["finished"]),
-                                 d["finish_reason"], int(d["prompt_tokens"]), int(d["completion_tokens"]),
-                                 dict(d.get("metrics") or {}))
-        except BackendError:
-            raise
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise BackendError("failed", f"{self.name}: unreadable output line {line[:200]!r}") from exc
+            out, has_token_ids = protocol.parse_output_line(line, request_id)
+        except protocol.StreamError as exc:
+            raise BackendError("failed", f"{self.name}: {exc}") from None
+        except protocol.MalformedLine as exc:
+            raise BackendError("failed", f"{self.name}: {exc}") from exc
+        if not has_token_ids:
+            self.sends_token_ids = False
+        return out
 
     async def _error(self, resp: aiohttp.ClientResponse) -> Exception:
         """The exception for a non-200 answer (its OpenAI-shaped error body, when it has one)."""
         try:
-            err = (await resp.json(content_type=None))["error"]
-            message, code = str(err["message"]), err.get("code")
-        except Exception:
-            message, code = f"HTTP {resp.status} {resp.reason or ''}".strip(), None
+            parsed = protocol.parse_error(await resp.read())
+        except Exception:  # the body broke off
+            parsed = None
+        message, code = parsed or (f"HTTP {resp.status} {resp.reason or ''}".strip(), None)
         if resp.status in (400, 413, 422):
             return RequestError(message)
         retry_after = _retry_after(resp.headers.get("Retry-After"))
@@ -211,12 +207,6 @@ class RemoteBackend:
         if isinstance(exc, TimeoutError):  # connected, but no answer in time
             return BackendError("timeout", f"{self.name}: {what} timed out")
         return BackendError("failed", f"{self.name}: {what} failed: {_describe(exc)}")
-
-
-def _params_json(p: SamplingParams) -> dict:
-    return {"temperature": p.temperature, "top_p": p.top_p, "top_k": p.top_k, "max_tokens": p.max_tokens,
-            "stop": list(p.stop), "stop_token_ids": list(p.stop_token_ids), "seed": p.seed,
-            "ignore_eos": p.ignore_eos}
 
 
 def _retry_after(value: str | None) -> float | None:

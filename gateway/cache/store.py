@@ -513,7 +513,7 @@ class RedisStore(CacheStore):
         scopes = await self._call(lambda r: r.smembers(self._scopes))
         for scope_key in scopes:
             zkey = self._scope_key(scope_key)
-            ids = await self._call(lambda r: r.zrange(zkey, 0, -1))
+            ids = await self._call(lambda r, zkey=zkey: r.zrange(zkey, 0, -1))
             stale: list[str] = []
             for i in range(0, len(ids), 256):
                 chunk = ids[i : i + 256]
@@ -559,9 +559,9 @@ class RedisStore(CacheStore):
         scopes = await self._call(lambda r: r.smembers(self._scopes))
         for scope_key in scopes:
             zkey = self._scope_key(scope_key)
-            ids = await self._call(lambda r: r.zrangebyscore(zkey, "-inf", cutoff))
+            ids = await self._call(lambda r, zkey=zkey: r.zrangebyscore(zkey, "-inf", cutoff))
             if ids:
-                await self._call(lambda r: r.delete(*[self._entry_key(i) for i in ids]))
+                await self._call(lambda r, ids=ids: r.delete(*[self._entry_key(i) for i in ids]))
                 await self._forget(scope_key, ids)
                 gone.extend(ids)
         self.expirations += len(gone)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
 from gateway.config.gateway import GatewayConfig
-from gateway.observability.metrics import GatewayMetrics
+
+if TYPE_CHECKING:  # the type only: config/ imports no gateway room above it (observability imports these keys)
+    from gateway.observability.metrics import GatewayMetrics
 
 
 @dataclass
@@ -20,12 +22,12 @@ class GatewayState:
     cache: Any = None  # gateway.cache.SemanticCache or None
     cache_ready: bool = False
     started: int = 0
-    router: Any = None  # gateway.router.Router
-    ledger: Any = None  # gateway.usage.UsageLedger
+    router: Any = None  # gateway.pipeline.routing.Router
+    ledger: Any = None  # gateway.accounting.usage.UsageLedger
     inflight: dict[str, int] = field(default_factory=dict)  # tier -> requests in flight through this gateway
     draining: bool = False  # shutting down: new requests get 503 (gateway.lifecycle)
     active_requests: int = 0  # HTTP requests being handled now, streams until their last event
-    ledger_sync: Any = None  # gateway.usage_sync.LedgerSync while keys.shared is set
+    ledger_sync: Any = None  # gateway.accounting.sync.LedgerSync while keys.shared is set
     background: set = field(default_factory=set)  # asyncio tasks outliving their request (shielded stores)
 
     async def shielded(self, coro) -> None:
@@ -45,5 +47,5 @@ class GatewayState:
 
 CONFIG = web.AppKey("config", GatewayConfig)
 STATE = web.AppKey("state", GatewayState)
-METRICS = web.AppKey("metrics", GatewayMetrics)
+METRICS: web.AppKey[GatewayMetrics] = web.AppKey("metrics")
 ANSWERED = web.RequestKey("answered", int)  # the status of a response already sent in full

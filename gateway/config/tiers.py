@@ -1,10 +1,10 @@
-"""Cost tiers, the auto router's settings and per-key limits: ``configs/tiers.yaml`` -> frozen dataclasses.
+"""Cost tiers, the auto router's settings and per-key limits: ``configs/tiers.yaml`` -> frozen pydantic dataclasses.
 
 A tier is a model with a price, a context limit and a capacity, served in-process (an entry of the
 gateway's ``models``) or by a runtime server (``url``, ``python -m runtime.server``). ``fallback``
 names the tiers that answer, in order, when this one is down, overloaded, too slow or fails.
 ``urls`` (instead of ``url``) lists data-parallel replicas of one tier: runtime servers of the same
-model, each request dispatched to the least-loaded live one (``gateway.replicas.ReplicaSet``).
+model, each request dispatched to the least-loaded live one (``gateway.backends.replicas.ReplicaSet``).
 
     tiers:
       - {name: large, model: gemma3-270m, url: "http://127.0.0.1:8101", fallback: [small],
@@ -20,41 +20,64 @@ model, each request dispatched to the least-loaded live one (``gateway.replicas.
       shared: {redis_url: "redis://127.0.0.1:6379/0", sync_interval_s: 0.5}   # optional: replicas
 
 Keys are never stored in clear: an entry gives ``key_sha256`` (hex) or ``key_env`` (the name of an
-environment variable holding the key, hashed when the config loads).
+environment variable holding the key, hashed when the config loads). ``parse_tiers`` validates the
+mapping on its own; ``gateway.config.gateway`` validates it as its ``tiers`` key.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, ClassVar
 from urllib.parse import urlparse
 
-from gateway.config.typed import ConfigError, build
+from pydantic import ValidationInfo, model_validator
+from pydantic.dataclasses import dataclass
+from pydantic_core import PydanticCustomError
+
+from gateway.config.typed import LIST_OK, STRICT, NonEmptyStr, StrTuple, key_error, secret_from_env, validate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=STRICT)
+class Price:
+    input_per_mtok: float = 0.0  # USD per million prompt tokens
+    output_per_mtok: float = 0.0  # USD per million completion tokens
+
+    @model_validator(mode="after")
+    def _check(self) -> Price:
+        if self.input_per_mtok < 0 or self.output_per_mtok < 0:
+            raise ValueError(f"prices must be >= 0, got {self.input_per_mtok} and {self.output_per_mtok}")
+        return self
+
+
+@dataclass(frozen=True, config=STRICT)
 class TierConfig:
     name: str
     model: str  # the model served: a gateway ``models`` entry (in-process) or the runtime server's model
     url: str | None = None  # runtime server; None = in-process
-    urls: tuple[str, ...] = ()  # data-parallel replicas (runtime servers of this model); excludes ``url``
-    input_per_mtok: float = 0.0  # USD per million prompt tokens
-    output_per_mtok: float = 0.0  # USD per million completion tokens
+    urls: StrTuple = ()  # data-parallel replicas (runtime servers of this model); excludes ``url``
+    price: Price = Price()
     max_context: int | None = None  # tokens; None = the model's own
     capacity: int = 64  # requests in flight through this gateway before overflow goes down the chain
     timeout_s: float = 60.0  # seconds without progress (first token, next token) before falling back
-    fallback: tuple[str, ...] = ()
+    fallback: StrTuple = ()
 
-    def __post_init__(self):
+    @model_validator(mode="before")
+    @classmethod
+    def _no_empty_urls(cls, data: Any) -> Any:
+        # `urls: []` in YAML is a tier with no server: a mistake, not an in-process tier (built in code,
+        # urls=() is the default, in-process)
+        if isinstance(data, Mapping) and "urls" in data and not data["urls"]:
+            raise key_error("urls", "must list at least one runtime server (leave it out for in-process)")
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> TierConfig:
         if not self.name or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._:-]*", self.name):
             raise ValueError(f"name: {self.name!r} must be letters, digits, '.', '_', ':' or '-'")
         if self.name == "auto":
             raise ValueError("name: 'auto' is reserved for the router")
-        if self.input_per_mtok < 0 or self.output_per_mtok < 0:
-            raise ValueError("prices must be >= 0")
         if self.max_context is not None and self.max_context < 2:
             raise ValueError(f"max_context: must be >= 2, got {self.max_context}")
         if self.capacity < 1:
@@ -74,6 +97,7 @@ class TierConfig:
                 raise ValueError(f"urls: the same replica is listed twice ({', '.join(dupes)})")
         if self.name in self.fallback:
             raise ValueError(f"fallback: a tier cannot fall back to itself ({self.name!r})")
+        return self
 
     @property
     def replica_urls(self) -> tuple[str, ...]:
@@ -85,7 +109,7 @@ class TierConfig:
         return bool(self.replica_urls)
 
     def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.input_per_mtok + completion_tokens * self.output_per_mtok) / 1e6
+        return (prompt_tokens * self.price.input_per_mtok + completion_tokens * self.price.output_per_mtok) / 1e6
 
 
 def _check_url(url: str, key: str) -> None:
@@ -94,7 +118,7 @@ def _check_url(url: str, key: str) -> None:
         raise ValueError(f"{key}: must be http(s)://host:port, got {url!r}")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=STRICT)
 class RouterConfig:
     """``model: "auto"``: ``escalate_to`` for requests that look hard, ``default`` for the rest."""
 
@@ -106,23 +130,48 @@ class RouterConfig:
     math: bool = True  # maths markers escalate
     budget_reserve: float = 0.1  # under this fraction of its budget left, a key is routed to ``default``
 
-    def __post_init__(self):
+    @model_validator(mode="after")
+    def _check(self) -> RouterConfig:
         if self.long_prompt_chars < 1 or self.deep_conversation_turns < 1:
             raise ValueError("long_prompt_chars and deep_conversation_turns must be >= 1")
         if not 0 <= self.budget_reserve < 1:
             raise ValueError(f"budget_reserve: must be in [0, 1), got {self.budget_reserve}")
+        return self
 
 
-@dataclass(frozen=True)
+def hash_key(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True, config=STRICT)
 class KeyPolicy:
-    name: str = "default"
+    name: NonEmptyStr = "default"
     key_sha256: str | None = None  # None: the policy of callers with no configured key
     budget_usd: float | None = None  # spend allowed per period; None = unlimited
     period_seconds: int = 86400  # budget windows are aligned to multiples of this (UTC)
     requests_per_minute: int | None = None  # None = unlimited
-    tiers: tuple[str, ...] | None = None  # tiers this key may use; None = all
+    tiers: StrTuple | None = None  # tiers this key may use; None = all
 
-    def __post_init__(self):
+    yaml_keys: ClassVar[tuple[str, ...]] = ("key_env",)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hash_key_env(cls, data: Any, info: ValidationInfo) -> Any:
+        if not isinstance(data, Mapping):  # built in code, or not a mapping (pydantic says so)
+            return data
+        if "key" in data:
+            raise key_error("key", "keys are not written in clear; give key_sha256 or key_env")
+        if ("key_sha256" in data or "key_env" in data) and "name" not in data:
+            raise key_error("name", "required, a non-empty string (whose key this is)")
+        if "key_env" not in data:
+            return data
+        if "key_sha256" in data:
+            raise PydanticCustomError("config", "give key_sha256 or key_env, not both")
+        rest = {k: v for k, v in data.items() if k != "key_env"}
+        return {**rest, "key_sha256": hash_key(secret_from_env(info, data["key_env"]))}
+
+    @model_validator(mode="after")
+    def _check(self) -> KeyPolicy:
         if self.budget_usd is not None and self.budget_usd < 0:
             raise ValueError(f"budget_usd: must be >= 0, got {self.budget_usd}")
         if self.period_seconds < 1:
@@ -133,12 +182,13 @@ class KeyPolicy:
             raise ValueError("tiers: must name at least one tier (leave it out to allow all)")
         if self.key_sha256 is not None and not re.fullmatch(r"[0-9a-f]{64}", self.key_sha256):
             raise ValueError("key_sha256: must be 64 lowercase hex digits (sha256 of the key)")
+        return self
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=STRICT)
 class SharedLedgerConfig:
     """``keys.shared``: gateway replicas enforce budgets and rate limits together through one Redis
-    (``gateway.usage_sync``). Each replica pushes its deltas and pulls the global totals every
+    (``gateway.accounting.sync``). Each replica pushes its deltas and pulls the global totals every
     ``sync_interval_s``; its checks read the last totals it pulled plus its own requests since."""
 
     redis_url: str
@@ -146,7 +196,8 @@ class SharedLedgerConfig:
     sync_interval_s: float = 0.5  # how stale another replica's spend and requests may be here
     timeout_s: float = 0.5  # per Redis round trip; a failed sync leaves this replica enforcing locally
 
-    def __post_init__(self):
+    @model_validator(mode="after")
+    def _check(self) -> SharedLedgerConfig:
         if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError(f"redis_url: must start with redis://, rediss:// or unix://, got {self.redis_url!r}")
         if not self.prefix:
@@ -155,14 +206,27 @@ class SharedLedgerConfig:
             raise ValueError(f"sync_interval_s: must be in (0, 60], got {self.sync_interval_s}")
         if not self.timeout_s > 0:
             raise ValueError(f"timeout_s: must be > 0, got {self.timeout_s}")
+        return self
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=STRICT)
 class KeysConfig:
     require: bool = False  # True: requests without a configured key get 401
     default: KeyPolicy = KeyPolicy()
-    entries: tuple[KeyPolicy, ...] = ()
+    entries: Annotated[tuple[KeyPolicy, ...], LIST_OK] = ()
     shared: SharedLedgerConfig | None = None  # None: each gateway process keeps its own ledger
+
+    @model_validator(mode="after")
+    def _check(self) -> KeysConfig:
+        if self.default.key_sha256 is not None:
+            raise ValueError("default: the default policy has no key")
+        for i, e in enumerate(self.entries):
+            if e.key_sha256 is None:
+                raise ValueError(f"entries[{i}]: needs key_sha256 or key_env")
+        seen = [e.key_sha256 for e in self.entries]
+        if len(set(seen)) != len(seen):
+            raise ValueError("entries: the same key is listed twice")
+        return self
 
     def lookup(self, key_sha256: str | None) -> KeyPolicy | None:
         for e in self.entries:
@@ -171,11 +235,55 @@ class KeysConfig:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=STRICT)
 class TiersSpec:
-    tiers: tuple[TierConfig, ...]
+    tiers: Annotated[tuple[TierConfig, ...], LIST_OK]
     router: RouterConfig
     keys: KeysConfig = KeysConfig()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _router_defaults_to_the_last_tier(cls, data: Any) -> Any:
+        """No ``router:`` in YAML: ``auto`` sends every request to the last tier (the cheapest, by convention)."""
+        if isinstance(data, Mapping) and not data.get("router"):
+            tiers = data.get("tiers")
+            last = tiers[-1] if isinstance(tiers, list) and tiers else None
+            if isinstance(last, Mapping) and isinstance(last.get("name"), str):
+                return {**data, "router": {"default": last["name"]}}
+        return data
+
+    @model_validator(mode="after")
+    def _check(self, info: ValidationInfo) -> TiersSpec:
+        if not self.tiers:
+            raise ValueError("tiers: must be a non-empty list")
+        names = self.names
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"tiers: duplicate name(s) {', '.join(dupes)}")
+        for i, t in enumerate(self.tiers):
+            for f in t.fallback:
+                if f not in names:
+                    raise ValueError(f"tiers[{i}].fallback: unknown tier {f!r} (tiers: {', '.join(names)})")
+        for key in ("default", "escalate_to"):
+            v = getattr(self.router, key)
+            if v is not None and v not in names:
+                raise ValueError(f"router.{key}: unknown tier {v!r} (tiers: {', '.join(names)})")
+        for e in (self.keys.default, *self.keys.entries):
+            for t in e.tiers or ():
+                if t not in names:
+                    raise ValueError(f"keys: {e.name}.tiers: unknown tier {t!r} (tiers: {', '.join(names)})")
+        local_models = (info.context or {}).get("local_models")
+        if local_models is not None:
+            self.check_served(local_models)
+        return self
+
+    def check_served(self, local_models: Sequence[str]) -> None:
+        """ValueError unless every in-process tier's model is one of ``local_models`` (the gateway's)."""
+        for i, t in enumerate(self.tiers):
+            if not t.remote and t.model not in local_models:
+                raise ValueError(f"tiers[{i}].model: {t.model!r} is not one of the gateway's in-process models "
+                                 f"({', '.join(local_models) or 'none'}); add it under models, or give the tier "
+                                 "a url or urls")
 
     def tier(self, name: str) -> TierConfig:
         return next(t for t in self.tiers if t.name == name)
@@ -199,115 +307,12 @@ class TiersSpec:
         return tuple(out)
 
     @classmethod
-    def from_models(cls, model_names: Sequence[str]) -> "TiersSpec":
+    def from_models(cls, model_names: Sequence[str]) -> TiersSpec:
         """No tiers configured: one free tier per in-process model, ``auto`` = the first."""
         return cls(tuple(TierConfig(n, n) for n in model_names), RouterConfig(default=model_names[0]))
 
 
-def hash_key(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-def _price(tier: Mapping, where: str) -> dict:
-    tier = dict(tier)
-    price = tier.pop("price", None)
-    if price is not None:
-        if not isinstance(price, Mapping):
-            raise ConfigError(f"{where}.price: must be a mapping with input_per_mtok and output_per_mtok")
-        unknown = sorted(set(price) - {"input_per_mtok", "output_per_mtok"})
-        if unknown:
-            raise ConfigError(f"{where}.price: unknown key(s) {', '.join(unknown)} "
-                              "(known: input_per_mtok, output_per_mtok)")
-        tier.update(price)
-    return tier
-
-
-def _key_entry(data: Any, where: str, env: Mapping[str, str]) -> KeyPolicy:
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{where}: must be a mapping")
-    data = dict(data)
-    if "key" in data:
-        raise ConfigError(f"{where}.key: keys are not written in clear; give key_sha256 or key_env")
-    key_env = data.pop("key_env", None)
-    if key_env is not None:
-        if "key_sha256" in data:
-            raise ConfigError(f"{where}: give key_sha256 or key_env, not both")
-        if not isinstance(key_env, str) or not env.get(key_env):
-            raise ConfigError(f"{where}.key_env: the environment variable {key_env!r} is not set")
-        data["key_sha256"] = hash_key(env[key_env])
-    if data.get("key_sha256") is None:
-        raise ConfigError(f"{where}: needs key_sha256 or key_env")
-    if not isinstance(data.get("name"), str) or not data["name"]:
-        raise ConfigError(f"{where}.name: required, a non-empty string")
-    return build(KeyPolicy, data, where)
-
-
-def parse_tiers(data: Mapping, local_models: Sequence[str], where: str = "",
-                env: Mapping[str, str] | None = None) -> TiersSpec:
-    """Validate ``{tiers, router, keys}``; ``local_models`` are the gateway's in-process model names."""
-    env = os.environ if env is None else env
-    p = f"{where}: " if where else ""
-    unknown = sorted(set(data) - {"tiers", "router", "keys"})
-    if unknown:
-        raise ConfigError(f"{p}unknown top-level key(s) {', '.join(unknown)} (known: keys, router, tiers)")
-    raw = data.get("tiers")
-    if not isinstance(raw, list) or not raw:
-        raise ConfigError(f"{p}tiers: must be a non-empty list")
-    tiers = []
-    for i, t in enumerate(raw):
-        w = f"tiers[{i}]"
-        if not isinstance(t, Mapping):
-            raise ConfigError(f"{p}{w}: must be a mapping")
-        for req in ("name", "model"):
-            if req not in t:
-                raise ConfigError(f"{p}{w}.{req}: required")
-        if "urls" in t and not t["urls"]:
-            raise ConfigError(f"{p}{w}.urls: must list at least one runtime server (leave it out for in-process)")
-        tiers.append(build(TierConfig, _price(t, w), p + w))
-    names = [t.name for t in tiers]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise ConfigError(f"{p}tiers: duplicate name(s) {', '.join(dupes)}")
-    for i, t in enumerate(tiers):
-        for f in t.fallback:
-            if f not in names:
-                raise ConfigError(f"{p}tiers[{i}].fallback: unknown tier {f!r} (tiers: {', '.join(names)})")
-        if not t.remote and t.model not in local_models:
-            raise ConfigError(f"{p}tiers[{i}].model: {t.model!r} is not one of the gateway's in-process models "
-                              f"({', '.join(local_models) or 'none'}); add it under models, or give the tier "
-                              "a url or urls")
-    router_data = data.get("router") or {"default": names[-1]}
-    router = build(RouterConfig, router_data, p + "router")
-    for key in ("default", "escalate_to"):
-        v = getattr(router, key)
-        if v is not None and v not in names:
-            raise ConfigError(f"{p}router.{key}: unknown tier {v!r} (tiers: {', '.join(names)})")
-    keys_data = data.get("keys") or {}
-    if not isinstance(keys_data, Mapping):
-        raise ConfigError(f"{p}keys: must be a mapping")
-    unknown = sorted(set(keys_data) - {"require", "default", "entries", "shared"})
-    if unknown:
-        raise ConfigError(f"{p}keys: unknown key(s) {', '.join(unknown)} (known: default, entries, require, shared)")
-    default = build(KeyPolicy, keys_data.get("default"), p + "keys.default", name="default")
-    if default.key_sha256 is not None:
-        raise ConfigError(f"{p}keys.default: the default policy has no key")
-    entries_raw = keys_data.get("entries") or []
-    if not isinstance(entries_raw, list):
-        raise ConfigError(f"{p}keys.entries: must be a list")
-    entries = tuple(_key_entry(e, f"{p}keys.entries[{i}]", env) for i, e in enumerate(entries_raw))
-    for i, e in enumerate((default, *entries)):
-        for t in e.tiers or ():
-            if t not in names:
-                raise ConfigError(f"{p}keys: {e.name}.tiers: unknown tier {t!r} (tiers: {', '.join(names)})")
-    seen = [e.key_sha256 for e in entries]
-    if len(set(seen)) != len(seen):
-        raise ConfigError(f"{p}keys.entries: the same key is listed twice")
-    require = keys_data.get("require", False)
-    if not isinstance(require, bool):
-        raise ConfigError(f"{p}keys.require: must be true or false")
-    shared = None
-    if keys_data.get("shared") is not None:
-        if not isinstance(keys_data["shared"], Mapping) or "redis_url" not in keys_data["shared"]:
-            raise ConfigError(f"{p}keys.shared.redis_url: required (the Redis the gateway replicas share)")
-        shared = build(SharedLedgerConfig, keys_data["shared"], p + "keys.shared")
-    return TiersSpec(tuple(tiers), router, KeysConfig(require, default, entries, shared))
+def parse_tiers(data: Any, local_models: Sequence[str], env: Mapping[str, str] | None = None) -> TiersSpec:
+    """Validate ``{tiers, router, keys}``; ``local_models`` are the gateway's in-process model names,
+    ``env`` where ``key_env`` reads keys (default: the process's environment)."""
+    return validate(TiersSpec, data, context={"env": env, "local_models": list(local_models)})

@@ -43,9 +43,38 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-from pallas_kernels.ragged_paged_attention.kernel import BlockSizes  # kernel.py imports this module lazily
 
 KiB = 1024
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockSizes:
+    """Tuning knobs of the Pallas kernel (static; they never change the result).
+
+    block_q:          query tokens per program; each program handles them for every q head of one
+                      kv head's group, i.e. a ``[next_pow2(group) * block_q, head_dim]`` tile.
+    pages_per_block:  KV pages gathered per inner-loop iteration (``block_k = pages_per_block *
+                      page_size`` keys per online-softmax step).
+
+    num_warps:        Triton warps per program (32 threads each); compiled only.
+    num_stages:       Triton software-pipelining depth of the key-block loop; compiled only.
+
+    Compiled on GPU (Triton) every tile size must be a power of two and matmul dims >= 16:
+    ``block_q`` a power of two with ``next_pow2(group) * block_q >= 16``, ``pages_per_block *
+    page_size`` a power of two >= 16, ``head_dim`` a power of two >= 16. ``gpu_block_sizes`` (the
+    table behind ``block_sizes=None``) always meets these where they can be met.
+    """
+
+    block_q: int = 16
+    pages_per_block: int = 2
+    num_warps: int = 4
+    num_stages: int = 2
+
+    def __post_init__(self):
+        for name in ("block_q", "pages_per_block", "num_warps", "num_stages"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"BlockSizes.{name} must be an int >= 1, got {value!r}")
 
 
 class Family(NamedTuple):

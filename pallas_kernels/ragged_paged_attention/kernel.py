@@ -52,6 +52,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
 from pallas_kernels.devices import target_device_kind
+from pallas_kernels.ragged_paged_attention.gpu_block_sizes import BlockSizes, gpu_block_sizes
 
 # Finite "minus infinity": exp(MASK_VALUE - m) underflows to 0 without the inf - inf = NaN that a
 # fully masked row would produce with a real -inf.
@@ -60,36 +61,6 @@ SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16))
 QUANTIZED_KV_DTYPES = (jnp.dtype(jnp.int8), jnp.dtype(jnp.float8_e4m3fn))
 SCALE_DTYPES = SUPPORTED_DTYPES
 
-
-
-@dataclasses.dataclass(frozen=True)
-class BlockSizes:
-    """Tuning knobs of the Pallas kernel (static; they never change the result).
-
-    block_q:          query tokens per program; each program handles them for every q head of one
-                      kv head's group, i.e. a ``[next_pow2(group) * block_q, head_dim]`` tile.
-    pages_per_block:  KV pages gathered per inner-loop iteration (``block_k = pages_per_block *
-                      page_size`` keys per online-softmax step).
-
-    num_warps:        Triton warps per program (32 threads each); compiled only.
-    num_stages:       Triton software-pipelining depth of the key-block loop; compiled only.
-
-    Compiled on GPU (Triton) every tile size must be a power of two and matmul dims >= 16:
-    ``block_q`` a power of two with ``next_pow2(group) * block_q >= 16``, ``pages_per_block *
-    page_size`` a power of two >= 16, ``head_dim`` a power of two >= 16. ``gpu_block_sizes`` (the
-    table behind ``block_sizes=None``) always meets these where they can be met.
-    """
-
-    block_q: int = 16
-    pages_per_block: int = 2
-    num_warps: int = 4
-    num_stages: int = 2
-
-    def __post_init__(self):
-        for name in ("block_q", "pages_per_block", "num_warps", "num_stages"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"BlockSizes.{name} must be an int >= 1, got {value!r}")
 
 
 class Dims(NamedTuple):
@@ -388,8 +359,6 @@ def _check_triton_tiles(dims: Dims, block_sizes: BlockSizes) -> None:
 def _table_block_sizes(dims: Dims, dtype, kv_dtype) -> BlockSizes:
     """``block_sizes=None``: the GPU table for the target GPU (an abstract mesh's when cross-lowering,
     else this process's; the fallback rule when neither is a GPU, e.g. the interpreter on CPU)."""
-    # gpu_block_sizes imports BlockSizes from this module, so it is imported here, not at the top.
-    from pallas_kernels.ragged_paged_attention.gpu_block_sizes import gpu_block_sizes
 
     return gpu_block_sizes(target_device_kind("gpu"), head_dim=dims.head_dim,
                            num_q_heads=dims.num_q_heads, num_kv_heads=dims.num_kv_heads, page_size=dims.page_size,

@@ -32,11 +32,12 @@ import math
 import sys
 from dataclasses import dataclass
 
+from runtime.api import DEFAULT_MEMORY_FRACTION, check_memory_fraction  # noqa: F401 (EngineConfig's own rule)
+
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1, "fp8": 1}
 SCALE_BYTES = {"int8": 2, "fp8": 2}  # per token and kv head (a bfloat16 scale); float caches have none
 
 DEFAULT_KV_CACHE_BYTES = 256 * 2**20  # the engine's budget where the device reports no memory (CPU)
-DEFAULT_MEMORY_FRACTION = 0.9  # of the device's memory, weights + KV cache + working memory together
 
 
 @dataclass(frozen=True)
@@ -71,12 +72,6 @@ def blocks_for_budget(shape: KVShape, dtype: str, block_size: int, budget_bytes:
 def max_concurrent_requests(shape: KVShape, dtype: str, block_size: int, budget_bytes: int, context: int) -> int:
     """Requests of ``context`` tokens whose blocks all fit the budget at once (the null block aside)."""
     return max(blocks_for_budget(shape, dtype, block_size, budget_bytes) - 1, 0) // math.ceil(context / block_size)
-
-
-def check_memory_fraction(fraction: float) -> None:
-    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise ValueError(f"kv_cache_memory_fraction must be in (0, 1] (the share of the device's memory the engine "
-                         f"may use in all); got {fraction!r}")
 
 
 def kv_budget_from_memory(bytes_limit: int, bytes_in_use: int, fraction: float) -> int:

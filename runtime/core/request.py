@@ -15,7 +15,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from runtime.api import SamplingParams
+from runtime.api import SamplingParams, is_int
 
 
 class RequestStatus(enum.Enum):
@@ -80,7 +80,7 @@ class Request:
         self.prompt_token_ids = list(self.prompt_token_ids)
         if not self.prompt_token_ids:
             raise ValueError(f"request {self.request_id!r}: the prompt is empty")
-        if not all(_is_int(t) and t >= 0 for t in self.prompt_token_ids):
+        if not all(is_int(t) and t >= 0 for t in self.prompt_token_ids):
             raise ValueError(f"request {self.request_id!r}: prompt token ids must be ints >= 0")
         if not isinstance(self.sampling_params, SamplingParams):
             raise ValueError(
@@ -88,7 +88,7 @@ class Request:
                 f"got {type(self.sampling_params).__name__}"
             )
         self.eos_token_ids = frozenset(self.eos_token_ids)
-        if not all(_is_int(t) and t >= 0 for t in self.eos_token_ids):
+        if not all(is_int(t) and t >= 0 for t in self.eos_token_ids):
             raise ValueError(f"request {self.request_id!r}: eos_token_ids must be ints >= 0")
 
     @property

@@ -65,9 +65,9 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
+from runtime.dtypes import param_dtype
 from runtime.models.config import ModelConfig
 from runtime.quant.kv import QuantizedPages
-from runtime.worker.model_runner import param_dtype
 
 DATA_AXIS, MODEL_AXIS = "data", "model"
 
@@ -147,7 +147,7 @@ class TensorParallel:
 
     @classmethod
     def plan(cls, config: ModelConfig, tensor_parallel: int, *, weight_quant: str = "none",
-             devices: Sequence[jax.Device] | None = None) -> "TensorParallel | None":
+             devices: Sequence[jax.Device] | None = None) -> TensorParallel | None:
         """Validate ``tensor_parallel`` for this model and these devices; None for 1 (nothing to do)."""
         n = tensor_parallel
         if n == 1:

@@ -1,7 +1,9 @@
 """``AsyncLLMEngine``: ``LLMEngine.step`` on its own thread, with an asyncio front.
 
-Coroutines hand requests and aborts to the step thread through a queue of commands and receive
-``RequestOutput``s on per-request ``asyncio.Queue``s (``call_soon_threadsafe``).
+Coroutines hand requests and aborts to the step thread through a queue of commands (``Add``,
+``Prefill``, ``Import``, ``Abort``: small frozen dataclasses, drained between steps) and receive
+``RequestOutput``s, or the exception that ended the request, on per-request ``asyncio.Queue``s
+(``call_soon_threadsafe``).
 """
 
 from __future__ import annotations
@@ -11,13 +13,53 @@ import itertools
 import logging
 import queue
 import threading
+from dataclasses import dataclass
 from typing import AsyncIterator
 
 from runtime.api import RequestError, RequestOutput, SamplingParams
-from runtime.distributed.kv_transfer import PrefilledKV
+from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV
 from runtime.engine.llm_engine import LLMEngine
 
 log = logging.getLogger("runtime.engine")
+
+
+# ---- commands from the event loop to the step thread
+
+
+@dataclass(frozen=True)
+class Add:
+    """``LLMEngine.add_request``: a prompt (text, token ids or chat messages) to generate for."""
+
+    request_id: str
+    prompt: object
+    params: SamplingParams
+
+
+@dataclass(frozen=True)
+class Prefill:
+    """``LLMEngine.add_prefill_request``: compute the prompt's KV and first token only."""
+
+    request_id: str
+    prompt: object
+    params: SamplingParams
+
+
+@dataclass(frozen=True)
+class Import:
+    """``LLMEngine.add_prefilled_request``: decode a prompt another engine prefilled."""
+
+    request_id: str
+    prefilled: PrefilledKV
+    params: SamplingParams
+    arrival_time: float | None = None
+
+
+@dataclass(frozen=True)
+class Abort:
+    request_id: str
+
+
+Command = Add | Prefill | Import | Abort
 
 
 class AsyncLLMEngine:
@@ -29,7 +71,7 @@ class AsyncLLMEngine:
 
     def __init__(self, engine: LLMEngine):
         self.engine = engine
-        self._commands: queue.SimpleQueue = queue.SimpleQueue()
+        self._commands: queue.SimpleQueue[Command] = queue.SimpleQueue()
         self._wake = threading.Event()
         self._queues: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Queue]] = {}
         self._thread: threading.Thread | None = None
@@ -60,14 +102,14 @@ class AsyncLLMEngine:
         Raises ``RequestError`` for a request the engine rejects.
         """
         request_id = request_id or f"areq-{next(self._ids)}"
-        return self._stream(request_id, ("add", request_id, prompt, sampling_params))
+        return self._stream(Add(request_id, prompt, sampling_params))
 
     def prefill(self, prompt, sampling_params: SamplingParams = SamplingParams(),
                 request_id: str | None = None) -> AsyncIterator[RequestOutput]:
         """``LLMEngine.add_prefill_request`` through the step thread: one final output, whose
         ``prefilled`` holds the prompt's KV."""
         request_id = request_id or f"areq-{next(self._ids)}"
-        return self._stream(request_id, ("prefill", request_id, prompt, sampling_params))
+        return self._stream(Prefill(request_id, prompt, sampling_params))
 
     def generate_prefilled(self, prefilled: PrefilledKV, sampling_params: SamplingParams = SamplingParams(),
                            request_id: str | None = None, arrival_time: float | None = None
@@ -75,9 +117,10 @@ class AsyncLLMEngine:
         """``LLMEngine.add_prefilled_request`` through the step thread: the first token's output, then
         the decoded ones, as ``generate``. Raises ``RequestError`` or ``KVTransferError``."""
         request_id = request_id or f"areq-{next(self._ids)}"
-        return self._stream(request_id, ("import", request_id, prefilled, sampling_params, arrival_time))
+        return self._stream(Import(request_id, prefilled, sampling_params, arrival_time))
 
-    async def _stream(self, request_id: str, command: tuple) -> AsyncIterator[RequestOutput]:
+    async def _stream(self, command: Add | Prefill | Import) -> AsyncIterator[RequestOutput]:
+        request_id = command.request_id
         self.start()
         q: asyncio.Queue = asyncio.Queue()
         self._queues[request_id] = (asyncio.get_running_loop(), q)
@@ -99,9 +142,9 @@ class AsyncLLMEngine:
                 self.abort(request_id)
 
     def abort(self, request_id: str) -> None:
-        self._send(("abort", request_id))
+        self._send(Abort(request_id))
 
-    def _send(self, command) -> None:
+    def _send(self, command: Command) -> None:
         self._commands.put(command)
         self._wake.set()
 
@@ -122,20 +165,20 @@ class AsyncLLMEngine:
                 cmd = self._commands.get_nowait()
             except queue.Empty:
                 return
-            kind, request_id = cmd[0], cmd[1]
-            if kind == "abort":
+            request_id = cmd.request_id
+            if isinstance(cmd, Abort):
                 self.engine.abort_request(request_id)
                 continue
             if request_id not in self._queues:  # cancelled before it was queued
                 continue
             try:
-                if kind == "add":
-                    self.engine.add_request(cmd[2], cmd[3], request_id=request_id)
-                elif kind == "prefill":
-                    self.engine.add_prefill_request(cmd[2], cmd[3], request_id=request_id)
-                else:  # "import": its first token is known already
-                    self._deliver(request_id, self.engine.add_prefilled_request(*cmd[2:4], request_id=request_id,
-                                                                                arrival_time=cmd[4]))
+                if isinstance(cmd, Add):
+                    self.engine.add_request(cmd.prompt, cmd.params, request_id=request_id)
+                elif isinstance(cmd, Prefill):
+                    self.engine.add_prefill_request(cmd.prompt, cmd.params, request_id=request_id)
+                else:  # Import: its first token is known already
+                    self._deliver(request_id, self.engine.add_prefilled_request(
+                        cmd.prefilled, cmd.params, request_id=request_id, arrival_time=cmd.arrival_time))
             except KVTransferError as exc:  # not the request's fault: the prefill came from a mismatched engine
                 self._deliver(request_id, exc)
             except (RequestError, ValueError) as exc:

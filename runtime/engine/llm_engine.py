@@ -1,39 +1,54 @@
-"""The engine: continuous batching over the paged KV cache, and its asyncio front.
+"""The engine: continuous batching over the paged KV cache.
 
     add_request(prompt, params) -> Scheduler.waiting
     step():  Scheduler.schedule() -> ModelRunner.execute() -> Scheduler.update_from_output()
              -> per request: incremental detokenizer -> stop strings -> RequestOutput (text delta)
 
 ``LLMEngine`` is synchronous and single-threaded: whoever calls ``step`` owns it. ``AsyncLLMEngine``
-runs that loop on its own thread; coroutines hand requests and aborts to it through a queue and
-receive ``RequestOutput``s on per-request ``asyncio.Queue``s (``call_soon_threadsafe``). A request
-that cannot be served (empty, too long for the context, bad parameters) fails alone with
-``RequestError``; the engine keeps serving the others.
+(runtime/engine/async_engine.py) runs that loop on its own thread for asyncio callers; offline
+generation (runtime/engine/offline.py) calls ``step`` itself. A request that cannot be served (empty,
+too long for the context, bad parameters) fails alone with ``RequestError``; the engine keeps serving
+the others.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import itertools
 import logging
-import queue
-import threading
 import time
-from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import jax
 import numpy as np
 
-from runtime.api import EngineConfig, EngineStats, RequestError, RequestOutput
-from runtime.worker.attention import resolve_backend
-from runtime.loading.gguf import LoadedGGUF, load_gguf
-from runtime.core.kv_sizing import DEFAULT_KV_CACHE_BYTES, DEFAULT_MEMORY_FRACTION, KVShape, blocks_for_budget, check_memory_fraction, format_bytes, kv_budget_from_memory, kv_bytes_per_block
-from runtime.quant.kv import QUANTIZED_KV_DTYPES, kv_dtype_support_error
+from runtime.api import (
+    QUANTIZED_KV_DTYPE_NAMES,
+    EngineConfig,
+    EngineStats,
+    RequestError,
+    RequestOutput,
+    SamplingParams,
+)
+from runtime.core.kv_sizing import (
+    DEFAULT_KV_CACHE_BYTES,
+    KVShape,
+    blocks_for_budget,
+    format_bytes,
+    kv_budget_from_memory,
+    kv_bytes_per_block,
+)
+from runtime.core.request import Request
+from runtime.core.scheduler import Scheduler, SchedulerConfig
+from runtime.core.stopping import StopStringMatcher
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV
 from runtime.distributed.kv_transfer import stage as stage_kv
-from runtime.worker.model_runner import DTYPES, KV_DTYPES, ModelRunner, enable_compilation_cache, params_to_device
+from runtime.distributed.sharding import TensorParallel
+from runtime.dtypes import DTYPES
+from runtime.loading.gguf import LoadedGGUF, load_gguf
+from runtime.loading.presets import resolve_gguf
+from runtime.loading.tokenizer import IncrementalDetokenizer, Tokenizer
 from runtime.platform import (
     configure_xla,
     current_platform,
@@ -42,14 +57,10 @@ from runtime.platform import (
     platform_family,
     resolve_dtype,
 )
-from runtime.loading.presets import resolve_gguf
+from runtime.quant.kv import KV_DTYPES, kv_dtype_support_error
 from runtime.quant.weights import quantize_params
-from runtime.core.request import Request
-from runtime.api import SamplingParams
-from runtime.core.scheduler import Scheduler, SchedulerConfig
-from runtime.distributed.sharding import TensorParallel
-from runtime.core.stopping import StopStringMatcher
-from runtime.loading.tokenizer import IncrementalDetokenizer, Tokenizer
+from runtime.worker.attention import resolve_backend
+from runtime.worker.model_runner import ModelRunner, enable_compilation_cache, params_to_device
 
 log = logging.getLogger("runtime.engine")
 
@@ -225,15 +236,19 @@ class LLMEngine:
             raise
         except ValueError as exc:  # bad chat messages, template errors
             raise RequestError(str(exc)) from None
-        room = self.max_model_len - len(prompt_ids)
-        if room < 1:
-            raise RequestError(f"the prompt is {len(prompt_ids)} tokens; the maximum context is "
-                               f"{self.max_model_len} tokens and at least one must be left for the answer")
-        if sampling_params.max_tokens > room:
-            raise RequestError(f"prompt ({len(prompt_ids)} tokens) + max_tokens ({sampling_params.max_tokens}) "
-                               f"exceeds the maximum context of {self.max_model_len} tokens")
+        self.check_length(len(prompt_ids), sampling_params.max_tokens)
         stop_ids = frozenset() if sampling_params.ignore_eos else self.tokenizer.stop_token_ids
         return Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
+
+    def check_length(self, num_prompt_tokens: int, max_tokens: int = 1) -> None:
+        """``RequestError`` unless a prompt of this length and ``max_tokens`` answer tokens fit the context."""
+        room = self.max_model_len - num_prompt_tokens
+        if room < 1:
+            raise RequestError(f"the prompt is {num_prompt_tokens} tokens; the maximum context is "
+                               f"{self.max_model_len} tokens and at least one must be left for the answer")
+        if max_tokens > room:
+            raise RequestError(f"prompt ({num_prompt_tokens} tokens) + max_tokens ({max_tokens}) "
+                               f"exceeds the maximum context of {self.max_model_len} tokens")
 
     def _new_state(self, request: Request) -> _ReqState:
         sp = request.sampling_params
@@ -291,7 +306,7 @@ class LLMEngine:
         if p.kv_dtype != self.kv_dtype or p.k.shape != want or p.k.dtype != codes.dtype:
             raise KVTransferError(f"KV of {p.kv_dtype} {p.k.dtype} {list(p.k.shape)} does not fit this engine's "
                                   f"{self.kv_dtype} {codes.dtype} {list(want)} cache")
-        if (p.k_scales is not None) != (self.kv_dtype in QUANTIZED_KV_DTYPES):
+        if (p.k_scales is not None) != (self.kv_dtype in QUANTIZED_KV_DTYPE_NAMES):
             raise KVTransferError("an 8-bit KV cache needs its scales, a float one has none")
 
     def _export(self, request_id: str, block_table: list[int]) -> PrefilledKV:
@@ -372,13 +387,27 @@ class LLMEngine:
         """Teacher-forced logits [len, V] of ``token_ids`` through this engine's model, attention and KV
         cache (see ``ModelRunner.score``). Only on an idle engine; it empties the prefix cache, whose
         blocks the scoring overwrites."""
+        self._clear_for_scoring()
+        return self.runner.score(token_ids, chunk)
+
+    def prompt_logits(self, prompt) -> np.ndarray:
+        """float32 logits [V] of the token that would follow ``prompt`` (text or token ids, as
+        ``encode`` takes them): the whole prompt in one prefill through this engine's model, attention
+        and KV cache, as a request's first step computes them. For parity tests and quality evaluation;
+        only on an idle engine (see ``score``). Raises ``RequestError`` for a prompt ``add_request``
+        would refuse."""
+        ids = self.encode(prompt)
+        self.check_length(len(ids))
+        self._clear_for_scoring()
+        return self.runner.score(ids, len(ids), last_only=True)
+
+    def _clear_for_scoring(self) -> None:
         if self.has_unfinished_requests():
-            raise RuntimeError("score() needs an idle engine")
+            raise RuntimeError("scoring needs an idle engine")
         pool = self.scheduler.kv_cache_manager.block_pool
         for block in pool.cached.values():
             block.block_hash = None
         pool.cached.clear()
-        return self.runner.score(token_ids, chunk)
 
     def stats(self) -> EngineStats:
         s = self.scheduler
@@ -412,6 +441,3 @@ def _tpot(req: Request, now: float) -> float | None:
     if req.first_token_time is None or req.num_output_tokens < 2:
         return None
     return (now - req.first_token_time) / (req.num_output_tokens - 1)
-
-
-# ---------------------------------------------------------------- asyncio front

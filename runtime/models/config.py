@@ -104,7 +104,7 @@ class ModelConfig:
         object.__setattr__(self, "layer_rope_thetas", tuple(local_theta if l else self.rope_theta for l in local))
 
     @classmethod
-    def from_gguf_metadata(cls, meta: Mapping[str, Any], source: str = "GGUF file") -> "ModelConfig":
+    def from_gguf_metadata(cls, meta: Mapping[str, Any], source: str = "GGUF file") -> ModelConfig:
         arch = meta.get("general.architecture")
         if arch not in SUPPORTED_ARCHITECTURES:
             raise ConfigError(
@@ -171,20 +171,3 @@ def _gemma3_fields(meta: Mapping[str, Any], source: str, hidden: int, heads: int
         final_logit_softcap=cap(f"{arch}.final_logit_softcapping"),
         embedding_multiplier=float(hidden) ** 0.5,
     )
-
-
-# A tiny config of the Llama family for fast unit tests (random weights).
-TINY_LLAMA = ModelConfig(
-    architecture="llama",
-    vocab_size=256,
-    hidden_size=64,
-    intermediate_size=128,
-    num_layers=2,
-    num_heads=4,
-    num_kv_heads=2,
-    head_dim=16,
-    max_position_embeddings=512,
-    rope_theta=10000.0,
-    rms_norm_eps=1e-5,
-    name="tiny-llama",
-)

@@ -40,9 +40,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.worker.attention import AttentionMetadata, write_kv
-from runtime.models.config import ModelConfig
 from runtime.models.common import embed, tied_logits, weight
+from runtime.models.config import ModelConfig
+from runtime.models.kv_cache import AttentionMetadata, write_kv
 from runtime.models.llama import KVCache, Linear, RMSNorm, apply_rope, rope_cos_sin
 
 # runtime.models.build_model hands this family an attention factory, not a ready function.

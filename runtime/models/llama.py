@@ -23,9 +23,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.worker.attention import AttentionMetadata, write_kv
-from runtime.models.config import ModelConfig
 from runtime.models.common import embed, linear, tied_logits, weight
+from runtime.models.config import ModelConfig
+from runtime.models.kv_cache import AttentionMetadata, write_kv
 
 KVCache = Sequence[tuple[jax.Array, jax.Array]]  # per layer: ([P, page, KVH, Dh], [P, page, KVH, Dh])
 

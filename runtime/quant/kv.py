@@ -38,11 +38,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from runtime.api import KV_DTYPE_NAMES, QUANTIZED_KV_DTYPE_NAMES
+from runtime.dtypes import DTYPES
+
 SCALE_DTYPE = jnp.bfloat16
 
-# name -> code dtype; QMAX: the code that the absmax of each vector maps to.
+# name (runtime.api.QUANTIZED_KV_DTYPE_NAMES) -> code dtype; QMAX: the code the absmax of each vector maps to.
 QUANTIZED_KV_DTYPES = {"int8": jnp.dtype(jnp.int8), "fp8": jnp.dtype(jnp.float8_e4m3fn)}
 QMAX = {jnp.dtype(jnp.int8): 127.0, jnp.dtype(jnp.float8_e4m3fn): 448.0}
+# KV cache storage, name (runtime.api.KV_DTYPE_NAMES) -> dtype: the float dtypes, or 8-bit codes + scales.
+KV_DTYPES = {**DTYPES, **QUANTIZED_KV_DTYPES}
+assert tuple(QUANTIZED_KV_DTYPES) == QUANTIZED_KV_DTYPE_NAMES and tuple(KV_DTYPES) == KV_DTYPE_NAMES, KV_DTYPES
 
 
 class QuantizedPages(NamedTuple):

@@ -17,7 +17,7 @@ Data flow of one request (``python -m runtime.server --role decode --prefill-url
          admits the request for decode only, the KV is scattered into this engine's blocks
       -> NDJSON lines exactly as a colocated server sends them
 
-So ``gateway.remote.RemoteBackend`` points at the decode server unchanged. The prefill server's own
+So ``gateway.backends.remote.RemoteBackend`` points at the decode server unchanged. The prefill server's own
 /v1/generate still works (it is a whole engine); a colocated server is ``--role both`` (the default).
 
 The transport is an interface (``KVTransport``) so that the host round trip can be replaced.
@@ -36,22 +36,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import time
-from typing import TYPE_CHECKING, AsyncIterator, Protocol
+from typing import AsyncIterator, Protocol
 
 import aiohttp
 from aiohttp import web
 
-from runtime.serving.errors import APIError, invalid
-from runtime.engine.async_engine import AsyncLLMEngine
-from runtime.api import RequestError, RequestOutput
+from runtime.api import RequestError, RequestOutput, SamplingParams
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV, decode_prefilled, encode_prefilled, stage
-from runtime.api import SamplingParams
-
-if TYPE_CHECKING:
-    from runtime.serving.server import ServerState
+from runtime.engine.async_engine import AsyncLLMEngine
+from runtime.serving.errors import APIError, invalid
+from runtime.serving.protocol import (
+    PREFILL_PATH,
+    ServerState,
+    not_ready,
+    parse_error,
+    parse_generate,
+    prefill_body,
+    read_object,
+)
 
 log = logging.getLogger("runtime.disagg")
 
@@ -79,12 +83,6 @@ class KVTransport(Protocol):
     async def close(self) -> None: ...
 
 
-def params_body(params: SamplingParams) -> dict:
-    """The sampling fields the prefill side needs (the first token is drawn with them); length and stop
-    rules stay with the decode side."""
-    return {"temperature": params.temperature, "top_p": params.top_p, "top_k": params.top_k, "seed": params.seed}
-
-
 class HTTPKVTransport:
     """POST {url}/v1/prefill -> the binary payload of ``runtime.kv_transfer`` (one aiohttp session)."""
 
@@ -98,15 +96,15 @@ class HTTPKVTransport:
     async def fetch(self, prompt_ids: list[int], params: SamplingParams, request_id: str) -> PrefilledKV:
         if self._session is None:
             self._session = aiohttp.ClientSession(timeout=self._timeout)
-        body = {"prompt_ids": prompt_ids, "params": params_body(params), "request_id": request_id}
+        body = prefill_body(prompt_ids, params, request_id)
         try:
-            async with self._session.post(self.url + "/v1/prefill", json=body) as resp:
+            async with self._session.post(self.url + PREFILL_PATH, json=body) as resp:
                 data = await resp.read()
                 if resp.status == 200:
                     self.bytes_received += len(data)
                     self.fetches += 1
                     return decode_prefilled(data)
-                message = _error_message(data)
+                message = (parse_error(data) or (data[:200].decode(errors="replace"), None))[0]
                 if resp.status == 400:
                     raise RequestError(message)
                 retry = resp.headers.get("Retry-After")
@@ -119,30 +117,6 @@ class HTTPKVTransport:
         if self._session is not None:
             await self._session.close()
             self._session = None
-
-
-class LocalKVTransport:
-    """A prefill engine in this process (its own ``AsyncLLMEngine``): no bytes cross a wire. Tests and
-    single-process set-ups; it keeps the roles' separate KV pools and schedulers."""
-
-    def __init__(self, front: AsyncLLMEngine):
-        self.front = front
-
-    async def fetch(self, prompt_ids: list[int], params: SamplingParams, request_id: str) -> PrefilledKV:
-        async for out in self.front.prefill(prompt_ids, params, request_id=request_id):
-            if out.finished:
-                return out.prefilled
-        raise PrefillUnavailable("the prefill engine ended without a result")
-
-    async def close(self) -> None:
-        pass
-
-
-def _error_message(data: bytes) -> str:
-    try:
-        return json.loads(data)["error"]["message"]
-    except (ValueError, KeyError, TypeError):
-        return data[:200].decode(errors="replace")
 
 
 # ---------------------------------------------------------------- the server roles
@@ -161,23 +135,17 @@ class PrefillHandler:
     Same admission as /v1/generate: 503 while warming up or when ``--max-waiting`` requests wait, 400
     for a bad body or a request the engine rejects."""
 
-    def __init__(self, state: "ServerState", parse_generate, not_ready):
+    def __init__(self, state: ServerState):
         self.state = state
-        self._parse = parse_generate
-        self._not_ready = not_ready
         self._seq = itertools.count()
         self.num_served = 0
 
     async def __call__(self, request: web.Request) -> web.Response:
         st = self.state
         if not st.ready:
-            raise self._not_ready(st.name)
-        body = await _read_object(request)
-        prompt_ids, params, request_id = self._parse(body)
-        waiting = max(st.pending, st.backend.stats().num_waiting)
-        if waiting >= st.max_waiting:
-            raise APIError(503, f"{waiting} prefills are already waiting; retry shortly", type="service_unavailable",
-                           code="overloaded", headers={"Retry-After": "1"})
+            raise not_ready(st.name)
+        prompt_ids, params, request_id = parse_generate(await read_object(request))
+        st.admit("prefills")
         st.pending += 1
         started = time.perf_counter()
         try:
@@ -202,15 +170,6 @@ class PrefillHandler:
         timing = {"X-Prefill-Ms": f"{(computed - started) * 1e3:.1f}",
                   "X-Encode-Ms": f"{(time.perf_counter() - computed) * 1e3:.1f}"}
         return web.Response(body=data, content_type=KV_CONTENT_TYPE, headers=timing)
-
-
-async def _read_object(request: web.Request) -> dict:
-    from runtime.serving.errors import read_json
-
-    body = await read_json(request)
-    if not isinstance(body, dict):
-        raise invalid(f"the request body must be a JSON object, got {type(body).__name__}")
-    return body
 
 
 class DecodeGenerate:

@@ -20,7 +20,8 @@ wrapped in ``runtime.serving.local.LocalEngine``, the same object an in-process 
     POST /v1/prefill    (--role prefill) the same body -> the prompt's KV, binary (runtime/distributed/kv_transfer.py);
                         a --role decode server's /v1/generate fetches it first (runtime/serving/disagg.py)
 
-``gateway.remote.RemoteBackend`` is the client. Every error is an OpenAI-shaped JSON body; a bad
+``gateway.backends.remote.RemoteBackend`` is the client; both sides of the wire format are
+``runtime/serving/protocol.py``. Every error is an OpenAI-shaped JSON body; a bad
 request is a 400 *before* the stream starts (the handler waits for the engine's first output before
 sending headers, so a request the engine rejects never opens a stream). 503 + Retry-After has code
 "not_ready" (warming up) or "overloaded" (``--max-waiting`` requests already wait: bounded
@@ -37,110 +38,47 @@ import asyncio
 import contextlib
 import dataclasses
 import itertools
-import json
 import logging
 import os
 import sys
 import time
-import uuid
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from aiohttp import web
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
 # Importing JAX (through the engine) initializes nothing; ``main`` calls ``configure_xla()`` before
 # the engine's first computation, which is when XLA reads its flags.
-from runtime.serving.local import LocalEngine
-from runtime.serving.errors import APIError, error_middleware, invalid, read_json
-from runtime.serving.metrics import ServerMetrics
-from runtime.serving import disagg
-from runtime.worker.attention import BACKENDS
 from runtime.api import EngineConfig, RequestError, RequestOutput
-from runtime.engine.llm_engine import LLMEngine
 from runtime.core.kv_sizing import DEFAULT_MEMORY_FRACTION
-from runtime.platform import configure_xla
+from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.presets import resolve_gguf
-from runtime.api import SamplingParams
+from runtime.platform import configure_xla
+from runtime.serving import disagg
+from runtime.serving.errors import APIError, error_middleware, invalid
+from runtime.serving.local import LocalEngine
+from runtime.serving.metrics import ServerMetrics
+from runtime.serving.protocol import (
+    ENCODE_PATH,
+    GENERATE_PATH,
+    NDJSON,
+    PREFILL_PATH,
+    STATS_PATH,
+    ServerState,
+    error_line,
+    not_ready,
+    output_line,
+    parse_generate,
+    read_object,
+)
+from runtime.worker.attention import BACKENDS
 
 log = logging.getLogger("runtime.server")
-
-GENERATE_PARAMS = ("temperature", "top_p", "top_k", "max_tokens", "stop", "stop_token_ids", "seed", "ignore_eos")
-RETRY_AFTER_S = "1"  # what a 503 asks the client to wait
-
-
-@dataclass
-class ServerState:
-    """What ``cleanup_ctx`` opens; handlers read it."""
-
-    name: str
-    max_waiting: int
-    backend: LocalEngine | None = None  # once the weights are loaded
-    warmup_task: asyncio.Task | None = None
-    pending: int = 0  # admitted /v1/generate requests still waiting for their first output
-    started: int = 0
-    role: str = "both"  # prefill/decode disaggregation (runtime/serving/disagg.py): both | prefill | decode
-    generate: Callable | None = None  # the decode role's generate (prefill fetched first); else the backend's
-
-    @property
-    def ready(self) -> bool:
-        return self.backend is not None and self.backend.ready
-
 
 STATE = web.AppKey("state", ServerState)
 METRICS = web.AppKey("metrics", ServerMetrics)
 
 
-# ---------------------------------------------------------------- request parsing
-
-
-async def read_object(request: web.Request) -> dict:
-    body = await read_json(request)
-    if not isinstance(body, dict):
-        raise invalid(f"the request body must be a JSON object, got {type(body).__name__}")
-    return body
-
-
-def parse_generate(body: dict) -> tuple[list[int], SamplingParams, str]:
-    """(prompt_ids, params, request_id) from a /v1/generate body; raises a 400 APIError."""
-    prompt_ids = body.get("prompt_ids")
-    if (not isinstance(prompt_ids, list) or not prompt_ids
-            or not all(isinstance(t, int) and not isinstance(t, bool) for t in prompt_ids)):
-        raise invalid("prompt_ids must be a non-empty list of ints", "prompt_ids")
-    params = body.get("params", {})
-    if not isinstance(params, dict):
-        raise invalid("params must be an object", "params")
-    unknown = sorted(set(params) - set(GENERATE_PARAMS))
-    if unknown:
-        raise invalid(f"unknown sampling parameters: {', '.join(unknown)}; known: {', '.join(GENERATE_PARAMS)}",
-                      "params")
-    params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items() if v is not None}
-    try:
-        sp = SamplingParams(**params)
-    except (TypeError, ValueError) as exc:
-        raise invalid(str(exc), "params") from None
-    request_id = body.get("request_id") or f"gen-{uuid.uuid4().hex[:16]}"
-    if not isinstance(request_id, str):
-        raise invalid("request_id must be a string", "request_id")
-    return prompt_ids, sp, request_id
-
-
-def output_line(out: RequestOutput) -> bytes:
-    line = {"text": out.text, "n_tokens": len(out.token_ids), "token_ids": list(out.token_ids),
-            "finished": out.finished, "finish_reason": out.finish_reason, "prompt_tokens": out.prompt_tokens,
-            "completion_tokens": out.completion_tokens}
-    if out.finished and out.metrics:  # queue, TTFT, TPOT, e2e seconds as the engine measured them
-        line["metrics"] = out.metrics
-    return (json.dumps(line, ensure_ascii=False) + "\n").encode()
-
-
 # ---------------------------------------------------------------- handlers
-
-
-def not_ready(name: str) -> APIError:
-    return APIError(503, f"model {name!r} is warming up; retry shortly", type="service_unavailable",
-                    code="not_ready", headers={"Retry-After": RETRY_AFTER_S})
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -208,12 +146,7 @@ class GenerateHandler:
         if not st.ready:
             raise not_ready(st.name)
         prompt_ids, params, request_id = parse_generate(await read_object(request))
-        # ``pending`` also counts requests still in the engine's command queue, which its
-        # ``num_waiting`` cannot see yet: a burst is bounded too.
-        waiting = max(st.pending, st.backend.stats().num_waiting)
-        if waiting >= st.max_waiting:
-            raise APIError(503, f"{waiting} requests are already waiting for model {st.name!r}; retry shortly",
-                           type="service_unavailable", code="overloaded", headers={"Retry-After": RETRY_AFTER_S})
+        st.admit()
         # Unique per call even if a client reuses an id (a retry racing the abort of the attempt it replaces).
         engine_id = f"{request_id}.{next(self._seq)}"
         # Leaving this block any way but the final output (a client gone: the handler is cancelled)
@@ -222,7 +155,7 @@ class GenerateHandler:
         async with contextlib.aclosing(generate(prompt_ids, params, engine_id)) as outputs:
             first = await self._first(outputs)
             self.metrics.observe(first, first=True)
-            resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson", "Cache-Control": "no-cache"})
+            resp = web.StreamResponse(headers={"Content-Type": NDJSON, "Cache-Control": "no-cache"})
             await resp.prepare(request)
             await resp.write(output_line(first))
             try:
@@ -230,7 +163,7 @@ class GenerateHandler:
                     self.metrics.observe(out, first=False)
                     await resp.write(output_line(out))
             except RuntimeError as exc:  # the engine step failed; headers are sent, so it is the last line
-                await resp.write((json.dumps(APIError(500, str(exc), type="server_error").body()) + "\n").encode())
+                await resp.write(error_line(APIError(500, str(exc), type="server_error")))
         await resp.write_eof()
         return resp
 
@@ -254,7 +187,7 @@ class GenerateHandler:
 
 def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting: int = 256,
                engine: LLMEngine | None = None, role: str = "both", prefill_url: str | None = None,
-               transport: "disagg.KVTransport | None" = None, local_prefill_tokens: int = 0) -> web.Application:
+               transport: disagg.KVTransport | None = None, local_prefill_tokens: int = 0) -> web.Application:
     """The server for ``engine_config``, served as ``engine_config.model``.
 
     The weights load in ``cleanup_ctx`` before the socket listens (a broken file stops start-up);
@@ -296,12 +229,12 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/v1/models", list_models)
-    app.router.add_get("/v1/stats", stats)
+    app.router.add_get(STATS_PATH, stats)
     app.router.add_get("/metrics", metrics)
-    app.router.add_post("/v1/encode", encode)
-    app.router.add_post("/v1/generate", GenerateHandler(st, m).__call__)  # a coroutine function, as aiohttp wants
+    app.router.add_post(ENCODE_PATH, encode)
+    app.router.add_post(GENERATE_PATH, GenerateHandler(st, m).__call__)  # a coroutine function, as aiohttp wants
     if role == "prefill":
-        app.router.add_post("/v1/prefill", disagg.PrefillHandler(st, parse_generate, not_ready).__call__)
+        app.router.add_post(PREFILL_PATH, disagg.PrefillHandler(st).__call__)
     return app
 
 

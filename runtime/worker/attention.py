@@ -1,17 +1,12 @@
-"""Attention metadata and backend dispatch.
+"""Attention backend dispatch: which kernel computes ``attend(q, k_pages, v_pages, metadata)``.
 
-The model never sees how attention is computed: each layer writes its new K/V into the paged cache at
-``slot_mapping`` and calls ``attend(q, k_pages, v_pages, metadata)``. Nor how the cache is stored:
-``k_pages``/``v_pages`` are float arrays or, for an 8-bit KV cache, ``QuantizedPages`` (codes and
-per-token, per-head scales, ``runtime/quant/kv.py``) that ``write_kv`` quantizes into and ``attend``
-hands to the backend, which dequantizes the pages it reads. The metadata describes one
-step's ragged batch, all tokens on one flattened axis:
-
-    tokens:      | seq0 chunk (3) | seq1 decode (1) | seq2 decode (1) | padding ... |
-    cu_q_lens:   [0, 3, 4, 5, 5, 5 ...]           (seq i owns rows cu_q_lens[i]:cu_q_lens[i+1])
-    kv_lens:     [ctx0 + 3, ctx1 + 1, ctx2 + 1, 0 ...]   (context including this step's tokens)
-    page_indices[i]: the pages of seq i in order (unused tail: the null page 0)
-    slot_mapping[t]: page * page_size + offset where token t's K/V is written (padding: slot 0, null page)
+The model never sees how attention is computed: each layer writes its new K/V into the paged cache
+(``runtime.models.kv_cache.write_kv``, at the metadata's ``slot_mapping``) and calls the ``attend``
+function this module builds. Nor how the cache is stored: ``k_pages``/``v_pages`` are float arrays or,
+for an 8-bit KV cache, ``QuantizedPages`` (codes and per-token, per-head scales, ``runtime/quant/kv.py``)
+that ``attend`` hands to the backend, which dequantizes the pages it reads. The metadata
+(``AttentionMetadata``, one step's ragged batch on one flattened token axis) is described in
+``runtime/models/kv_cache.py``.
 
 Backends (``EngineConfig.attention_backend``), resolved per platform by ``resolve_backend``::
 
@@ -38,27 +33,19 @@ on a TPU, any compiled kernel on CPU) is a ``ValueError`` at engine start that n
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from typing import Callable
 
 import jax
-import jax.numpy as jnp
 
-from runtime.quant.kv import QuantizedPages, quantize, split_pages
 from runtime.api import ATTENTION_BACKENDS
+from runtime.models.kv_cache import AttentionMetadata
 from runtime.platform import platform_family
+from runtime.quant.kv import split_pages
 
 BACKENDS = ATTENTION_BACKENDS  # the names EngineConfig accepts (runtime/api.py)
 ALIASES = {"pallas_interpret": "pallas_gpu_interpret"}  # the name before there was a TPU kernel
 COMPILED = {"pallas_gpu": "gpu", "pallas_tpu": "tpu"}  # compiled kernel -> the platform family it needs
 AUTO = {"tpu": "pallas_tpu", "gpu": "pallas_gpu"}  # platform family -> auto's choice; others: xla
-
-
-class AttentionMetadata(NamedTuple):
-    slot_mapping: jax.Array  # int32[T]
-    kv_lens: jax.Array  # int32[S]
-    page_indices: jax.Array  # int32[S, pages_per_seq]
-    cu_q_lens: jax.Array  # int32[S + 1]
-    num_seqs: jax.Array  # int32[1]
 
 
 AttendFn = Callable[..., jax.Array]
@@ -125,22 +112,3 @@ def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None 
         return out.astype(q.dtype)
 
     return attend
-
-
-def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Array):
-    """Scatter this step's K/V ([T, KVH, D]) into the paged cache ([P, page, KVH, D]) in place.
-
-    A ``QuantizedPages`` cache gets each new token's K and V quantized per kv head (symmetric absmax,
-    ``runtime.kv_quant.quantize``): codes into the pages, scales into the same slots of the scales.
-    """
-    return _write_pages(k_pages, k, slot_mapping), _write_pages(v_pages, v, slot_mapping)
-
-
-def _write_pages(pages, x: jax.Array, slot_mapping: jax.Array):
-    num_pages, page_size, kvh, d = pages.shape
-    if isinstance(pages, QuantizedPages):
-        codes, scales = quantize(x, pages.codes.dtype)  # [T, KVH, D], [T, KVH]
-        return QuantizedPages(
-            pages.codes.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(codes).reshape(pages.shape),
-            pages.scales.reshape(num_pages * page_size, kvh).at[slot_mapping].set(scales).reshape(pages.shape[:3]))
-    return pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(x.astype(pages.dtype)).reshape(pages.shape)

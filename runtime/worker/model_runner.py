@@ -16,21 +16,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.api import DTYPE_NAMES, KV_DTYPE_NAMES
-from runtime.worker.attention import AttentionMetadata, make_attend_fn
-from runtime.models.config import ModelConfig
-from runtime.quant.kv import QUANTIZED_KV_DTYPES, allocate_pages, split_pages
 from runtime.distributed.kv_transfer import gather_kv, scatter_kv, transfer_bucket
+from runtime.dtypes import DTYPES, param_dtype
 from runtime.models import build_model
+from runtime.models.config import ModelConfig
+from runtime.models.kv_cache import AttentionMetadata, slot_mapping
+from runtime.quant.kv import KV_DTYPES, allocate_pages, split_pages
+from runtime.worker.attention import make_attend_fn
 from runtime.worker.sampling import SamplingArrays, sample
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # sharding imports nothing of this module: no cycle
     from runtime.distributed.sharding import TensorParallel
 
-DTYPES = {"float32": jnp.float32, "bfloat16": jnp.bfloat16}
-KV_DTYPES = {**DTYPES, **QUANTIZED_KV_DTYPES}  # KV cache storage: the float dtypes, or int8 / fp8 codes + scales
-# The names EngineConfig accepts are defined JAX-free in runtime/api.py; these tables must cover exactly them.
-assert tuple(DTYPES) == DTYPE_NAMES and tuple(KV_DTYPES) == KV_DTYPE_NAMES, (DTYPES, KV_DTYPES)
+# DTYPES (runtime/dtypes.py) and KV_DTYPES (runtime/quant/kv.py), imported above, are also read from this
+# module by pallas_kernels/lowering_check.py and tests.
 
 
 class StepInputs(NamedTuple):
@@ -172,11 +171,6 @@ def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
     return jax.tree_util.tree_map_with_path(convert, params, is_leaf=lambda x: hasattr(x, "dequantize"))
 
 
-def param_dtype(path, dtype):
-    """The serving dtype of one parameter (by its pytree key path): norm scales stay float32."""
-    return jnp.float32 if any(getattr(k, "key", None) == "scale" for k in path) else dtype
-
-
 def next_power_of_two(n: int, minimum: int = 1) -> int:
     n = max(n, minimum)
     return 1 << (n - 1).bit_length()
@@ -312,7 +306,7 @@ class ModelRunner:
             pos = np.arange(c, c + n, dtype=np.int32)
             tokens[t:t + n] = out.token_ids[r]
             positions[t:t + n] = pos
-            slots[t:t + n] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+            slots[t:t + n] = slot_mapping(table, pos, self.block_size)
             pages[i, :len(table)] = table
             kv_lens[i] = c + n
             t += n
@@ -327,8 +321,10 @@ class ModelRunner:
         inputs = StepInputs(tokens, positions, md, logits_idx, SamplingArrays(temp, top_p, top_k, seeds, tok_index))
         return jax.device_put(inputs), req_ids
 
-    def score(self, token_ids, chunk: int = 128) -> np.ndarray:
-        """Teacher-forced logits [len, V] (float32) of one token sequence, for quality measurements.
+    def score(self, token_ids, chunk: int = 128, *, last_only: bool = False) -> np.ndarray:
+        """Teacher-forced logits [len, V] (float32) of one token sequence, for quality measurements;
+        with ``last_only``, only the last position's [V] (the next token's: parity tests), and no
+        other row of logits is computed.
 
         Chunks of ``chunk`` tokens go through the serving model, attention backend and KV cache
         (quantized if the cache is), each chunk reading the earlier ones' KV back from the pages, as
@@ -348,24 +344,23 @@ class ModelRunner:
             pos = np.arange(start, start + t, dtype=np.int32)
             tokens, positions, slots = (np.zeros(T, np.int32) for _ in range(3))
             tokens[:t], positions[:t] = ids[start:start + t], pos
-            slots[:t] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+            slots[:t] = slot_mapping(table, pos, self.block_size)
             md = AttentionMetadata(slots, np.array([start + t], np.int32), table[None], np.array([0, t], np.int32),
                                    np.array([1], np.int32))
             dummy = SamplingArrays(np.zeros(1, np.float32), np.ones(1, np.float32), np.zeros(1, np.int32),
                                    np.zeros(1, np.uint32), np.zeros(1, np.int32))
-            inputs = jax.device_put(StepInputs(tokens, positions, md, np.arange(T, dtype=np.int32), dummy))
+            rows = np.array([t - 1], np.int32) if last_only else np.arange(T, dtype=np.int32)
+            inputs = jax.device_put(StepInputs(tokens, positions, md, rows, dummy))
             logits, self.kv_caches = self._logits(self.params, self.kv_caches, inputs)
             out.append(np.asarray(logits[:t], np.float32))
-        return np.concatenate(out)
+        return out[-1][0] if last_only else np.concatenate(out)
 
     # ---- prefill/decode disaggregation: a request's KV out of and into the pages (runtime/distributed/kv_transfer.py)
 
     def _slots(self, block_table, start: int, end: int) -> np.ndarray:
         """Slots of positions start..end-1, padded with slot 0 (the null block) to a transfer bucket."""
-        table = np.asarray(block_table, np.int32)
-        pos = np.arange(start, end, dtype=np.int32)
         slots = np.zeros(transfer_bucket(end - start), np.int32)
-        slots[:end - start] = table[pos // self.block_size] * self.block_size + pos % self.block_size
+        slots[:end - start] = slot_mapping(block_table, np.arange(start, end), self.block_size)
         return slots
 
     def export_kv(self, block_table, num_tokens: int) -> tuple[np.ndarray, ...]:

@@ -19,19 +19,19 @@ import subprocess
 import time
 import uuid
 
+import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
-from gateway.config import keys
 from gateway.app import create_app
+from gateway.config import keys
+from gateway.config.admin import AdminConfig, hash_secret, parse_admin
 from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
-from gateway.security import AdminConfig, hash_secret, parse_admin
 from gateway.config.tiers import parse_tiers
+from runtime.api import EngineConfig
 from tests.support.gateway_server import ServerThread
 from tests.support.gateway_server import http as call
 from tests.support.redis_server import RedisServer
-from runtime.api import EngineConfig
 
-import openai  # a dev dependency: missing, fail rather than skip
 pytestmark = pytest.mark.slow
 
 MODEL = "smollm2-135m"

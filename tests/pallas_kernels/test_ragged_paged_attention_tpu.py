@@ -25,8 +25,8 @@ from pallas_kernels.ragged_paged_attention.tpu import (
     vmem_bytes,
     vmem_capacity,
 )
-from tests.runtime.quant.test_kv_quant import QUANT_CASES
-from tests.pallas_kernels.test_ragged_paged_attention import (
+from tests.support.attention_cases import (
+    QUANT_CASES,
     BAD_INPUTS,
     BF16,
     CASES,

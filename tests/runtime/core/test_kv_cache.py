@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from runtime.core.kv_cache_manager import NULL_BLOCK_ID, BlockPool, FreeBlockQueue, KVBlock, KVCacheManager
-from runtime.core.request import Request
 from runtime.api import SamplingParams
+from runtime.core.block_pool import NULL_BLOCK_ID, BlockPool, FreeBlockQueue, KVBlock
+from runtime.core.kv_cache_manager import KVCacheManager
+from runtime.core.request import Request
 
 
 def ids(blocks):

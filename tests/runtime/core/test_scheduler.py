@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from runtime.core.request import Request, RequestStatus
 from runtime.api import SamplingParams
+from runtime.core.request import Request, RequestStatus
 from runtime.core.scheduler import RequestUpdate, Scheduler, SchedulerConfig, SchedulerOutput
 
 
@@ -590,18 +590,38 @@ def test_randomized_interleaving_keeps_the_pool_consistent(prefix_caching):
 
 
 def test_scheduler_modules_import_only_the_standard_library():
-    """No JAX or NumPy: the scheduler and block pool stay testable without a model or device."""
+    """No JAX or NumPy: the scheduler and block pool stay testable without a model or device. Each
+    module of runtime/core (and the contract they take their params from, runtime/api.py) imports,
+    outside ``if TYPE_CHECKING:``, only the standard library and each other."""
     root = Path(__file__).resolve().parents[3]
-    own = {"runtime.kv_cache", "runtime.request", "runtime.scheduler"}
+    own = {"runtime.api"} | {f"runtime.core.{p.stem}" for p in (root / "runtime" / "core").glob("*.py")
+                             if p.stem != "__init__"}
+    assert {"runtime.core.block_pool", "runtime.core.kv_cache_manager", "runtime.core.scheduler"} <= own
     for name in sorted(own):
         tree = ast.parse((root / (name.replace(".", "/") + ".py")).read_text())
-        for node in ast.walk(tree):
+        for node in _runtime_imports(tree):
             if isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                modules = [node.module or ""]
             else:
-                continue
+                modules = [node.module or ""]
             for module in modules:
                 top = module.split(".")[0]
                 assert module in own or top in sys.stdlib_module_names, f"{name} imports {module}"
+
+
+def _runtime_imports(tree: ast.AST):
+    """Import statements that run: those under ``if TYPE_CHECKING:`` are for type checkers only."""
+    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+            for stmt in node.body for n in ast.walk(stmt)}
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in skip]
+
+
+def test_importing_the_core_and_the_contract_loads_neither_jax_nor_numpy():
+    import subprocess
+
+    code = ("import sys, runtime.api, runtime.core.block_pool, runtime.core.kv_cache_manager, runtime.core.kv_sizing, "
+            "runtime.core.request, runtime.core.scheduler, runtime.core.stopping; "
+            "print(sorted(m for m in ('jax', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[3])
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

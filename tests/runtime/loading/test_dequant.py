@@ -1,65 +1,62 @@
-"""Our GGML dequantizers against the gguf package's independent NumPy implementation."""
+"""The loader dequantizes with the gguf package (``gguf.quants.dequantize``), not with code of its own.
+
+Checked against an independent read of the same file (``gguf.GGUFReader``, which shares nothing with
+our header parser) on a tiny Llama whose weights span seven storage formats, and through the parameter
+tree the model family builds from them; a type gguf cannot decode fails naming the tensor and the type.
+Why gguf's dequantizers (load times of both real models, measured): ``runtime/loading/gguf.py``.
+"""
+
+from __future__ import annotations
 
 import gguf
 import numpy as np
 import pytest
 
-from runtime.loading.dequant import BLOCK_SIZES, UnsupportedTensorTypeError, dequantize
+from runtime.loading.gguf import GGUFError, load_gguf, read_gguf_tensors, tensor_array
+from tests.support.tiny_gguf import write_tiny_llama
 
-# Byte offsets of the half-precision header fields per block: random bytes there could be NaN/inf.
-F16_FIELDS = {
-    "Q4_0": [0], "Q4_1": [0, 2], "Q5_0": [0], "Q5_1": [0, 2], "Q8_0": [0],
-    "Q4_K": [0, 2], "Q5_K": [0, 2], "Q6_K": [208],
-}
-
-
-def random_blocks(type_name: str, rows: int, blocks_per_row: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    _, block_bytes = BLOCK_SIZES[type_name]
-    raw = rng.integers(0, 256, size=(rows, blocks_per_row, block_bytes), dtype=np.uint8)
-    for off in F16_FIELDS[type_name]:
-        halves = rng.uniform(-2, 2, size=(rows, blocks_per_row)).astype(np.float16)
-        raw[..., off:off + 2] = halves.view(np.uint8).reshape(rows, blocks_per_row, 2)
-    return raw.reshape(rows, blocks_per_row * block_bytes)
+Q = gguf.GGMLQuantizationType
+# On top of the file's own F32, F16 and Q8_0: every block format tiny_gguf can quantize.
+OVERRIDES = {"blk.0.ffn_down.weight": Q.Q4_0, "blk.0.ffn_up.weight": Q.Q4_1, "blk.1.ffn_down.weight": Q.Q5_0,
+             "blk.1.ffn_gate.weight": Q.Q5_1}
 
 
-@pytest.mark.parametrize("type_name", sorted(F16_FIELDS))
-def test_matches_gguf_reference(type_name):
-    raw = random_blocks(type_name, rows=3, blocks_per_row=2)
-    ours = dequantize(raw, type_name)
-    ref = gguf.quants.dequantize(raw, gguf.GGMLQuantizationType[type_name]).astype(np.float32)
-    assert ours.shape == ref.shape == (3, 2 * BLOCK_SIZES[type_name][0])
-    np.testing.assert_allclose(ours, ref, rtol=1e-6, atol=1e-6)
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return write_tiny_llama(tmp_path_factory.mktemp("formats"), tensor_type_override=OVERRIDES)
 
 
-def test_q8_0_by_hand():
-    # d = 0.5, quants 0..31 as int8, minus 16 -> values (q - 16) * 0.5
-    block = np.zeros(34, np.uint8)
-    block[:2] = np.array([0.5], np.float16).view(np.uint8)
-    block[2:] = (np.arange(32) - 16).astype(np.int8).view(np.uint8)
-    np.testing.assert_array_equal(dequantize(block[None], "Q8_0")[0], (np.arange(32) - 16) * 0.5)
+def reference(reader_tensor) -> np.ndarray:
+    """gguf's reader and gguf's dequantizer, in row-major order (reversed ggml dims)."""
+    shape = tuple(int(d) for d in reversed(reader_tensor.shape))
+    return gguf.quants.dequantize(reader_tensor.data, reader_tensor.tensor_type).astype(np.float32).reshape(shape)
 
 
-def test_q4_1_by_hand():
-    # d = 2, m = -1; byte j = (hi << 4) | lo with lo = j, hi = 15 - j:
-    # element j = 2*j - 1, element j+16 = 2*(15-j) - 1
-    block = np.zeros(20, np.uint8)
-    block[:2] = np.array([2.0], np.float16).view(np.uint8)
-    block[2:4] = np.array([-1.0], np.float16).view(np.uint8)
-    j = np.arange(16)
-    block[4:] = ((15 - j) << 4) | j
-    expected = np.concatenate([2 * j - 1, 2 * (15 - j) - 1]).astype(np.float32)
-    np.testing.assert_array_equal(dequantize(block[None], "Q4_1")[0], expected)
+def test_every_tensor_is_what_gguf_dequantizes(tiny):
+    reader = gguf.GGUFReader(tiny.path)
+    ours = read_gguf_tensors(tiny.path)
+    assert {t.tensor_type.name for t in reader.tensors} == {"F32", "F16", "Q8_0", "Q4_0", "Q4_1", "Q5_0", "Q5_1"}
+    assert set(ours) == {t.name for t in reader.tensors}
+    for t in reader.tensors:
+        got = tensor_array(ours[t.name])
+        assert got.dtype == np.float32, t.name
+        np.testing.assert_array_equal(got, reference(t), err_msg=t.name)
 
 
-def test_float_types():
-    x = np.array([[1.5, -2.25, 3.0]], np.float32)
-    np.testing.assert_array_equal(dequantize(x, "F32"), x)
-    np.testing.assert_array_equal(dequantize(x.astype(np.float16), "F16"), x)
-    bf16 = (x.view(np.uint32) >> 16).astype(np.uint16)
-    np.testing.assert_array_equal(dequantize(bf16, "BF16"), x)
+def test_the_parameter_tree_holds_gguf_values(tiny):
+    """Kernels are the dequantized [out, in] matrices transposed; the quantized formats round-tripped
+    the original weights (so the comparison is not of zeros)."""
+    params = load_gguf(tiny.path).params
+    reader = {t.name: t for t in gguf.GGUFReader(tiny.path).tensors}
+    for (layer, name), gguf_name in {(0, "down"): "ffn_down", (0, "up"): "ffn_up", (1, "down"): "ffn_down",
+                                     (1, "gate"): "ffn_gate"}.items():
+        ref = reference(reader[f"blk.{layer}.{gguf_name}.weight"])
+        np.testing.assert_array_equal(params[f"layers_{layer}"]["mlp"][name]["kernel"], ref.T)
+        np.testing.assert_allclose(ref, tiny.layers[layer][name], rtol=0, atol=0.1 * np.abs(ref).max())
+    np.testing.assert_array_equal(params["embed"], reference(reader["token_embd.weight"]))
 
 
-def test_unknown_type_names_it():
-    with pytest.raises(UnsupportedTensorTypeError, match="IQ2_XS"):
-        dequantize(np.zeros((1, 74), np.uint8), "IQ2_XS")
+def test_a_type_gguf_cannot_dequantize_names_the_tensor_and_the_type(tmp_path):
+    bad = write_tiny_llama(tmp_path, "q8_1.gguf", tensor_type_override={"blk.1.attn_v.weight": Q.Q8_1})
+    with pytest.raises(GGUFError, match=r"q8_1\.gguf.*'blk\.1\.attn_v\.weight'.*'Q8_1'"):
+        load_gguf(bad.path)

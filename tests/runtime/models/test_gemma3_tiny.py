@@ -11,18 +11,16 @@ against ``reference_logits``, a dense float64 NumPy forward pass written from Hu
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from pathlib import Path
 
 import gguf
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from runtime.loading.gguf import load_gguf
 from runtime.api import SamplingParams
+from runtime.loading.gguf import load_gguf
 
 # One tolerance table per dtype: (rtol, atol) for logits (magnitudes up to ~10 here).
 TOLERANCES = {"float32": (1e-4, 1e-4)}
@@ -200,7 +198,7 @@ def reference_greedy(tiny, ids, steps):
 
 
 def gemma3_generator(*args, **kwargs):
-    """``runtime.generate.Generator`` (kept as a name: the parity tests import it)."""
+    """``runtime.engine.offline.Generator`` (kept as a name: the parity tests import it)."""
     from runtime.engine.offline import Generator
 
     return Generator(*args, **kwargs)
@@ -343,10 +341,11 @@ def test_greedy_decode_with_kv_cache_matches_recomputation(gen, greedy_reference
 def test_chunked_prefill_matches_reference(tiny, gen):
     """A 23-token prompt in chunks of 7, 9 and 7 through the paged cache (queries of a later chunk
     see keys written by earlier steps, inside and outside the window), all rows' logits checked."""
-    from runtime.worker.attention import AttentionMetadata
-    from runtime.worker.model_runner import StepInputs, allocate_kv_cache
+    from runtime.models.kv_cache import AttentionMetadata, slot_mapping
+    from runtime.worker.model_runner import StepInputs, allocate_kv_cache, make_step_fn
     from runtime.worker.sampling import SamplingArrays
 
+    _, logits_fn = make_step_fn(gen.config, attention_backend="xla", dtype=jnp.float32)
     ids = prompt(tiny, 23, seed=3)
     ref = reference_logits(tiny, ids)
     pages = np.array([5, 2, 7, 1, 3, 6], np.int32)  # shuffled physical pages; 0 is the null page
@@ -357,13 +356,13 @@ def test_chunked_prefill_matches_reference(tiny, gen):
         T = 16
         tokens, positions, slots = (np.zeros(T, np.int32) for _ in range(3))
         tokens[:n], positions[:n] = np.asarray(ids)[pos], pos
-        slots[:n] = pages[pos // PAGE_SIZE] * PAGE_SIZE + pos % PAGE_SIZE
+        slots[:n] = slot_mapping(pages, pos, PAGE_SIZE)
         md = AttentionMetadata(jnp.asarray(slots), jnp.asarray([start + n], jnp.int32), jnp.asarray(pages[None]),
                                jnp.asarray([0, n], jnp.int32), jnp.asarray([1], jnp.int32))
         sampling = SamplingArrays(*(jnp.zeros(n, d) for d in (jnp.float32, jnp.float32, jnp.int32, jnp.uint32,
                                                                jnp.int32)))
         inputs = StepInputs(jnp.asarray(tokens), jnp.asarray(positions), md, jnp.arange(n, dtype=jnp.int32), sampling)
-        logits, kv = gen._logits(gen.params, kv, inputs)
+        logits, kv = logits_fn(gen.params, kv, inputs)
         rtol, atol = TOLERANCES["float32"]
         np.testing.assert_allclose(np.asarray(logits), ref[start:start + n], rtol=rtol, atol=atol)
         start += n

@@ -23,9 +23,9 @@ from pallas_kernels.ragged_paged_attention import (
     ragged_paged_attention_reference,
     ragged_paged_attention_xla,
 )
-from runtime.worker.attention import write_kv
+from runtime.models.kv_cache import write_kv
 from runtime.quant.kv import QuantizedPages, allocate_pages, dequantize, kv_dtype_support_error, quantize
-from tests.pallas_kernels.test_ragged_paged_attention import BF16, CASES, F32, assert_close, batch_for, case_id, run_kernel, run_reference, run_xla
+from tests.support.attention_cases import CASES, F32, QUANT_CASES, assert_close, batch_for, case_id, run_kernel, run_reference, run_xla
 
 INT8, FP8 = jnp.int8, jnp.float8_e4m3fn
 
@@ -119,15 +119,6 @@ def test_reference_on_quantized_cache_is_close_to_float_cache(kv_dtype):
 
 
 # ---- kernel (interpret) and XLA path vs the reference, same quantized cache ----------------------
-# (page_size, num_q_heads, num_kv_heads, head_dim, dtype, sliding_window, soft_cap, block_sizes), kv dtype
-QUANT_CASES = [
-    ((4, 6, 2, 32, F32, 5, None, BlockSizes(block_q=4, pages_per_block=2)), "int8"),
-    ((8, 2, 2, 64, BF16, None, 2.0, BlockSizes(block_q=8, pages_per_block=3)), "int8"),
-    ((16, 3, 1, 64, F32, None, None, BlockSizes()), "int8"),
-    ((8, 6, 2, 32, F32, 7, 2.0, BlockSizes(block_q=4)), "fp8"),
-]
-
-
 @pytest.mark.parametrize("case,kv_dtype", QUANT_CASES, ids=[f"{k}-{case_id(c)}" for c, k in QUANT_CASES])
 def test_kernel_and_xla_match_reference_on_quantized_cache(case, kv_dtype):
     """Mixed decode / prefill rows at edge lengths, permuted pages, poisoned unused slots (random

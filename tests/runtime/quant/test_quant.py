@@ -321,23 +321,15 @@ def tiny_path(tmp_path_factory):
 
 
 def all_position_logits(gen, ids):
-    """Teacher-forced logits [P, V] at every position of ids (one prefill, no sampling)."""
-    from runtime.worker.model_runner import allocate_kv_cache, next_power_of_two
-    from runtime.api import SamplingParams
-
-    P = len(ids)
-    T, pages = next_power_of_two(P, 16), gen._pages(P)
-    inputs = gen._inputs(np.pad(ids, (0, T - P)), np.arange(P), P, pages, P - 1, SamplingParams(), 0, 0)
-    kv = allocate_kv_cache(gen.config, pages + 1, gen.page_size, gen.dtype)
-    logits, _ = gen._logits(gen.params, kv, inputs._replace(logits_indices=jnp.arange(P, dtype=jnp.int32)))
-    return np.asarray(logits)
+    """Teacher-forced logits [P, V] at every position of ids (one prefill through the engine, no sampling)."""
+    return gen.engine.score(ids, chunk=len(ids))
 
 
 @pytest.fixture(scope="module")
 def forced(tiny_path):
     """The float32 model's greedy continuation of a prompt, and float32 / int8 teacher-forced logits on it."""
-    from runtime.engine.offline import Generator
     from runtime.api import SamplingParams
+    from runtime.engine.offline import Generator
 
     gens = {wq: Generator(gguf_path=tiny_path, attention_backend="xla", weight_quant=wq) for wq in ("none", "int8")}
     prompt = list(range(3, 20))
@@ -362,9 +354,8 @@ def test_tiny_model_int8_logits_close_and_greedy_tokens_mostly_equal(forced):
 
 def test_tiny_engine_int8(tiny_path, forced):
     """The engine (16-token buckets: the kernel's dequantized-tile path) with int8 weights."""
-    from runtime.api import EngineConfig
+    from runtime.api import EngineConfig, SamplingParams
     from runtime.engine.llm_engine import LLMEngine
-    from runtime.api import SamplingParams
 
     prompt, tokens, logits = forced
     eng = LLMEngine(EngineConfig(gguf_path=tiny_path, max_num_seqs=1, max_num_batched_tokens=16, max_model_len=64,

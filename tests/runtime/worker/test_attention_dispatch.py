@@ -14,11 +14,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from runtime.worker.attention import BACKENDS, AttentionMetadata, make_attend_fn, resolve_backend
 from runtime.api import EngineConfig
 from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.gguf import load_gguf
+from runtime.models.kv_cache import AttentionMetadata
 from runtime.quant.kv import QuantizedPages
+from runtime.worker.attention import BACKENDS, make_attend_fn, resolve_backend
 from runtime.worker.model_runner import DTYPES, KV_DTYPES, abstract_params, abstract_step, params_to_device
 from tests.support.tiny_gguf import write_tiny_llama
 

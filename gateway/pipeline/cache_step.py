@@ -1,0 +1,88 @@
+"""The cache step: look the request up in the semantic cache, and say how to store its answer.
+
+In: the request's ``Cache-Control`` header, the caller's tenant, the ``ChatRequest`` and the routed tier.
+Out: a ``Cached``: the ``x-cache*`` headers, the stored entry on a hit, and on a miss the coroutine
+function that stores the answer once it is known (None when it must not be stored). Lookup counts and
+similarities go to the metrics. Runs on the event loop; the cache embeds on its own worker.
+
+    no cache, or one that refuses these sampling settings, or messages it cannot scope -> bypass
+    scope (tenant, routed tier, system prompt, history, answer-changing parameters) -> lookup
+      exact / semantic -> hit: replayed, x-served-by the routed tier
+      anything else    -> miss: store the answer afterwards, unless ``Cache-Control: no-store``
+
+The scope names the routed tier, not what the client typed: ``auto`` and an explicit tier share entries
+when they land on the same tier, and one tier never answers for another. Only the routed tier's own
+finished answers (``finish_reason`` "stop", no fallback) are stored, so that stays true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gateway.api.schemas import ChatRequest
+from gateway.observability.metrics import GatewayMetrics
+from gateway.pipeline.fallback import Answer
+
+if TYPE_CHECKING:  # the cache package loads numpy and the index: only a gateway with a cache imports it
+    from gateway.cache import CacheEntry, CacheScope, SemanticCache
+
+Store = Callable[[str, Answer], Awaitable[None]]
+
+
+@dataclass
+class Cached:
+    headers: dict[str, str]
+    entry: CacheEntry | None = None  # a hit: the stored answer to replay
+    store: Store | None = None  # a miss: store(text, answer) once the answer is complete
+
+
+def cache_control(headers: Mapping[str, str]) -> tuple[bool, bool]:
+    """(no_cache: skip the lookup, no_store: do not store the answer) from Cache-Control."""
+    directives = {d.strip().lower() for d in headers.get("Cache-Control", "").split(",")}
+    return "no-cache" in directives, "no-store" in directives
+
+
+def cache_scope(tenant: str, chat: ChatRequest, tier: str) -> tuple[CacheScope | None, str | None]:
+    """(scope, question), or (None, None) when the request cannot be cached (the cache is bypassed)."""
+    from gateway.cache import CacheScope
+
+    try:
+        return CacheScope.from_request(tenant, tier, list(chat.messages), chat.answer_params())
+    except ValueError:
+        return None, None
+
+
+class CacheStep:
+    def __init__(self, cache: SemanticCache | None, metrics: GatewayMetrics):
+        self.cache, self.metrics = cache, metrics
+
+    async def lookup(self, headers: Mapping[str, str], tenant: str, chat: ChatRequest, tier: str) -> Cached:
+        no_cache, no_store = cache_control(headers)
+        scope = question = None
+        if self.cache is not None and self.cache.accepts(temperature=chat.temperature, seed=chat.seed):
+            scope, question = cache_scope(tenant, chat, tier)
+        if scope is None:
+            if self.cache is not None:  # a gateway without a cache counts no lookups at all
+                self.metrics.cache_lookups.labels("bypass", tier).inc()
+            return Cached({"x-cache": "miss", "x-cache-lookup": "bypass"})
+        lookup = await self.cache.lookup(scope, question, no_cache=no_cache)
+        self.metrics.cache_lookups.labels(lookup.kind, tier).inc()
+        out = {"x-cache": "miss", "x-cache-lookup": lookup.kind}
+        if lookup.similarity is not None:
+            self.metrics.cache_similarity.observe(lookup.similarity)
+            out["x-cache-similarity"] = f"{lookup.similarity:.4f}"
+        if lookup.kind in ("exact", "semantic"):
+            return Cached({**out, "x-cache": "hit", "x-served-by": tier}, entry=lookup.entry)
+        return Cached(out, store=None if no_store else self._store_for(scope, question, tier))
+
+    def _store_for(self, scope: CacheScope, question: str, tier: str) -> Store:
+        cache = self.cache
+
+        async def store(text: str, answer: Answer) -> None:
+            if answer.finish_reason == "stop" and not answer.fallbacks:  # only the routed tier's own answers
+                usage = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens}
+                await cache.store(scope, question, text, answer.finish_reason, usage, tier)
+
+        return store

@@ -1,0 +1,233 @@
+"""The fallback chain: the first tier of a routing decision's chain that can answer, answers.
+
+In: a ``ChatRequest``, the router's ``Decision`` (the routed tier, then the fallbacks the caller may
+use) and an empty ``Answer``. Out: the answer's text deltas, as an async iterator, and the ``Answer``
+filled in as they arrive (which tier served, tokens, what to charge each tier, why tiers were left).
+Runs on the event loop; each backend steps on its own thread or in its own process.
+
+    for each tier of the chain:
+      down (not ready) or at capacity (in-flight count)  -> skip, recorded as a fallback
+      encode -> sampling params for this tier's context -> generate, each output within timeout_s
+        finished                   -> done
+        BackendError / timeout     -> abandon: what it streamed stays (continue_partial, a stream the
+                                      client already has) or is dropped (a JSON answer starts over)
+        RequestError / APIError    -> the first tier: the request is bad (400); a fallback tier: it cannot
+                                      take this request (e.g. a shorter context), next one
+    every tier failed -> ChainFailed (a 503 for the client)
+
+A ``None`` delta marks a tier abandoned mid-answer, so the consumer can tell the client (a stream) or
+throw away the partial text (a JSON answer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gateway.api.schemas import ChatRequest
+from gateway.backends import BackendError
+from gateway.config.tiers import TierConfig, TiersSpec
+from gateway.observability.metrics import GatewayMetrics
+from gateway.pipeline.routing import Decision
+from runtime.api import RequestError, SamplingParams
+from runtime.serving.errors import APIError, invalid
+
+log = logging.getLogger("gateway")
+
+
+@dataclass
+class Answer:
+    """What the fallback chain produced for one request, filled in as it goes."""
+
+    current: str | None = None  # the tier generating now
+    served_by: str | None = None  # the tier that finished the answer
+    replica: str | None = None  # which replica of a replicated tier (``gateway.backends.replicas``) answered
+    prompt_tokens: int = 0  # of the serving tier's prompt
+    completion_tokens: int = 0  # all tiers together
+    finish_reason: str | None = None
+    ttft: float | None = None
+    fallbacks: list = field(default_factory=list)  # (from, to, cause)
+    charges: list = field(default_factory=list)  # (tier, prompt_tokens, completion_tokens)
+
+    def finished(self, tier: str, prompt_tokens: int, completion_tokens: int, finish_reason: str | None) -> None:
+        self.served_by, self.prompt_tokens, self.finish_reason = tier, prompt_tokens, finish_reason
+        self.completion_tokens += completion_tokens
+        self.charges.append((tier, prompt_tokens, completion_tokens))
+
+    def kept_partial(self, tier: str, prompt_tokens: int, completion_tokens: int) -> None:
+        """An abandoned tier's text that the client keeps: it counts, and is charged, like any other."""
+        self.completion_tokens += completion_tokens
+        self.charges.append((tier, prompt_tokens, completion_tokens))
+
+    def headers(self, cost: float | None = None) -> dict[str, str]:
+        """Who answered and how: ``x-served-by`` (and its replica), ``x-fallback``, ``x-cost-usd``."""
+        h = {"x-served-by": self.served_by or self.current or ""}
+        if self.replica:
+            h["x-served-by-replica"] = self.replica
+        if self.fallbacks:
+            h["x-fallback"] = ", ".join(f"{a}->{b} ({c})" for a, b, c in self.fallbacks)
+        if cost is not None:
+            h["x-cost-usd"] = f"{cost:.9f}"
+        return h
+
+
+class ChainFailed(Exception):
+    """Every tier of the chain was skipped or failed; ``api_error()`` is what the client gets."""
+
+    def __init__(self, fallbacks: list, chain: tuple[str, ...]):
+        super().__init__("; ".join(f"{a} {c}" for a, _, c in fallbacks))
+        self.chain = chain
+
+    def api_error(self) -> APIError:
+        return APIError(503, f"no tier could answer ({self}); tried {', '.join(self.chain)}",
+                        type="service_unavailable", code="tiers_unavailable", headers={"Retry-After": "5"})
+
+
+def sampling_params(chat: ChatRequest, tier: TierConfig, max_model_len: int, prompt_len: int, already: int,
+                    default_max_tokens: int) -> SamplingParams:
+    """The request's sampling settings on this tier: what is left of ``max_tokens`` after the ``already``
+    tokens earlier tiers streamed, within the tier's context. 400 ``context_length_exceeded`` when the
+    prompt (or prompt + max_tokens) does not fit."""
+    context = min(tier.max_context or max_model_len, max_model_len)
+    room = context - prompt_len
+    if room < 1:
+        raise invalid(f"the messages are {prompt_len} tokens; the {tier.name!r} tier's context is "
+                      f"{context} tokens and at least one must be left for the answer", "messages",
+                      "context_length_exceeded")
+    if chat.max_tokens is not None and chat.max_tokens - already > room:
+        raise invalid(f"messages ({prompt_len} tokens) + max_tokens ({chat.max_tokens}) exceed the "
+                      f"{tier.name!r} tier's context of {context} tokens", "max_tokens", "context_length_exceeded")
+    max_tokens = (chat.max_tokens or min(default_max_tokens, room + already)) - already
+    try:
+        return SamplingParams(temperature=chat.temperature, top_p=chat.top_p, max_tokens=max(1, max_tokens),
+                              stop=chat.stop, seed=None if chat.seed is None else chat.seed % 2**32)
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
+
+
+@dataclass
+class _Attempt:
+    """One tier's try at the answer: what it streamed before it finished or was abandoned."""
+
+    tier: str
+    request_id: str
+    prompt_len: int = 0
+    texts: list = field(default_factory=list)
+    tokens: int = 0
+
+
+class FallbackChain:
+    """Runs one request down a decision's chain. ``inflight`` (tier -> requests in flight through this
+    gateway) is shared by every request of the app: it is how ``capacity`` is enforced."""
+
+    def __init__(self, spec: TiersSpec, backends: Mapping[str, Any], inflight: MutableMapping[str, int],
+                 metrics: GatewayMetrics, *, default_max_tokens: int):
+        self.spec, self.backends, self.inflight = spec, backends, inflight
+        self.metrics = metrics
+        self.default_max_tokens = default_max_tokens
+
+    async def run(self, chat: ChatRequest, decision: Decision, answer: Answer, t0: float, *,
+                  continue_partial: bool) -> AsyncIterator[str | None]:
+        """Yield text deltas (``None``: a tier was abandoned mid-answer) from the first tier that can
+        answer. With ``continue_partial`` the next tier continues what an abandoned one streamed (a
+        streaming client already has it), otherwise it starts over. ``t0`` is when the request arrived
+        (for time to first token). Raises ``APIError`` for a bad request, ``ChainFailed`` when every
+        tier failed."""
+        sent = ""  # text abandoned tiers streamed that the client keeps: the next tier continues it
+        for i, name in enumerate(decision.chain):
+            nxt = decision.chain[i + 1] if i + 1 < len(decision.chain) else "none"
+            cause = self._cannot_take(name)
+            if cause is not None:
+                self._fell_back(answer, name, nxt, cause)
+                continue
+            attempt = _Attempt(name, f"{decision.tier}-{id(answer):x}-{i}")
+            try:
+                async with contextlib.aclosing(self._attempt(chat, attempt, answer, sent, t0)) as deltas:
+                    async for delta in deltas:
+                        yield delta
+                return
+            except (RequestError, APIError) as exc:
+                if i == 0:  # the routed tier refuses the request itself: no other tier would do better
+                    raise invalid(str(exc), "messages") if isinstance(exc, RequestError) else exc from None
+                cause = "failed"  # a fallback tier that cannot take this request (e.g. a shorter context)
+            except BackendError as exc:
+                cause = exc.cause
+            except TimeoutError:
+                cause = "timeout"
+            log.warning("tier %s %s for a request; falling back to %s", name, cause, nxt)
+            if continue_partial and attempt.texts:  # the client has this text: keep it, charge it
+                sent += "".join(attempt.texts)
+                answer.kept_partial(name, attempt.prompt_len, attempt.tokens)
+            self._fell_back(answer, name, nxt, cause)
+            if attempt.texts:
+                yield None  # a tier was abandoned mid-answer: the consumer continues or starts over
+        raise ChainFailed(answer.fallbacks, decision.chain)
+
+    def _cannot_take(self, name: str) -> str | None:
+        """Why a tier is skipped without trying it (a fallback cause), or None."""
+        if not self.backends[name].ready:
+            return "unavailable"
+        if self.inflight[name] >= self.spec.tier(name).capacity:
+            return "overloaded"
+        return None
+
+    async def _attempt(self, chat: ChatRequest, attempt: _Attempt, answer: Answer, sent: str,
+                       t0: float) -> AsyncIterator[str]:
+        """One tier's text deltas until it finishes; raises when it cannot (the chain falls back). Every
+        step, the first token included, must come within the tier's ``timeout_s``."""
+        name = attempt.tier
+        tier, backend = self.spec.tier(name), self.backends[name]
+        self.inflight[name] += 1
+        try:
+            prompt_ids = await asyncio.wait_for(backend.encode(chat.messages, sent), tier.timeout_s)
+            attempt.prompt_len = len(prompt_ids)
+            answer.current = name
+            params = sampling_params(chat, tier, backend.max_model_len, len(prompt_ids), answer.completion_tokens,
+                                     self.default_max_tokens)
+            gen = backend.generate(prompt_ids, params, attempt.request_id)
+            async with contextlib.aclosing(gen):  # leaving early (fallback, hang-up) aborts the generation
+                last = None  # when the previous tokens arrived
+                while True:
+                    out = await _next(gen, tier)
+                    if out.token_ids:
+                        last = self._tokens_arrived(name, len(out.token_ids), last, answer, t0)
+                    attempt.tokens += len(out.token_ids)
+                    answer.replica = out.metrics.get("replica", answer.replica)
+                    if out.text:
+                        attempt.texts.append(out.text)
+                        yield out.text
+                    if out.finished:
+                        if out.metrics.get("queue_s") is not None:
+                            self.metrics.queue.labels(name).observe(out.metrics["queue_s"])
+                        answer.finished(name, attempt.prompt_len, out.completion_tokens, out.finish_reason)
+                        return
+        finally:
+            self.inflight[name] -= 1
+
+    def _tokens_arrived(self, tier: str, n: int, last: float | None, answer: Answer, t0: float) -> float:
+        """Inter-token latency (an output may carry several tokens: the gap is shared among them) and
+        time to first token; returns now."""
+        now = time.perf_counter()
+        if last is not None:
+            gap = (now - last) / n
+            for _ in range(n):
+                self.metrics.itl.labels(tier).observe(gap)
+        if answer.ttft is None:
+            answer.ttft = now - t0
+        return now
+
+    def _fell_back(self, answer: Answer, tier: str, to: str, cause: str) -> None:
+        answer.fallbacks.append((tier, to, cause))
+        self.metrics.fallbacks.labels(tier, to, cause).inc()
+
+
+async def _next(gen: AsyncIterator, tier: TierConfig):
+    try:
+        return await asyncio.wait_for(anext(gen), tier.timeout_s)
+    except StopAsyncIteration:  # a backend must end with a finished output; ending without one is a failure
+        raise BackendError("failed", f"tier {tier.name!r} ended its answer without finishing") from None

@@ -1,0 +1,70 @@
+"""The paged KV cache as the model sees it: one step's ``AttentionMetadata``, where each token's K/V goes
+(``slot_mapping``), and ``write_kv``, which puts it there.
+
+The model runner (runtime/worker/model_runner.py) builds the metadata on the host from the scheduler's
+block tables; the model families (llama.py, gemma3.py) take it into the jitted step, write their new
+K/V with ``write_kv`` and pass it on to the attention function (runtime/worker/attention.py). All the
+step's tokens sit on one flattened axis:
+
+    tokens:      | seq0 chunk (3) | seq1 decode (1) | seq2 decode (1) | padding ... |
+    cu_q_lens:   [0, 3, 4, 5, 5, 5 ...]           (seq i owns rows cu_q_lens[i]:cu_q_lens[i+1])
+    kv_lens:     [ctx0 + 3, ctx1 + 1, ctx2 + 1, 0 ...]   (context including this step's tokens)
+    page_indices[i]: the pages of seq i in order (unused tail: the null page 0)
+    slot_mapping[t]: page * page_size + offset where token t's K/V is written (padding: slot 0, null page)
+
+The cache is float pages ``[P, page, KVH, D]`` or, for an 8-bit KV cache, ``QuantizedPages`` (codes and
+per-token, per-head scales, runtime/quant/kv.py): ``write_kv`` quantizes into those.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import numpy as np
+
+from runtime.quant.kv import QuantizedPages, quantize
+
+
+class AttentionMetadata(NamedTuple):
+    slot_mapping: jax.Array  # int32[T]
+    kv_lens: jax.Array  # int32[S]
+    page_indices: jax.Array  # int32[S, pages_per_seq]
+    cu_q_lens: jax.Array  # int32[S + 1]
+    num_seqs: jax.Array  # int32[1]
+
+
+def slot_mapping(block_table, positions, block_size: int) -> np.ndarray:
+    """int32 KV slot of each token position of one request: where ``write_kv`` puts its K/V.
+
+    Position ``p`` lives in block ``block_table[p // block_size]`` at offset ``p % block_size``; the
+    cache viewed as ``[num_blocks * block_size, ...]`` has it at that block's first slot + offset::
+
+        positions    0 1 2 3 | 4 5 6 7 | 8 9         (block_size 4)
+        block_table  [   7   ,    2    ,  5  ]
+        slots        28..31  |  8..11  | 20 21       = table[p // 4] * 4 + p % 4
+
+    The one place this arithmetic is written: the model runner's steps, scoring and KV transfers use it.
+    """
+    table = np.asarray(block_table, np.int32)
+    pos = np.asarray(positions, np.int32)
+    return table[pos // block_size] * block_size + pos % block_size
+
+
+def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Array):
+    """Scatter this step's K/V ([T, KVH, D]) into the paged cache ([P, page, KVH, D]) in place.
+
+    A ``QuantizedPages`` cache gets each new token's K and V quantized per kv head (symmetric absmax,
+    ``runtime.kv_quant.quantize``): codes into the pages, scales into the same slots of the scales.
+    """
+    return _write_pages(k_pages, k, slot_mapping), _write_pages(v_pages, v, slot_mapping)
+
+
+def _write_pages(pages, x: jax.Array, slot_mapping: jax.Array):
+    num_pages, page_size, kvh, d = pages.shape
+    if isinstance(pages, QuantizedPages):
+        codes, scales = quantize(x, pages.codes.dtype)  # [T, KVH, D], [T, KVH]
+        return QuantizedPages(
+            pages.codes.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(codes).reshape(pages.shape),
+            pages.scales.reshape(num_pages * page_size, kvh).at[slot_mapping].set(scales).reshape(pages.shape[:3]))
+    return pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(x.astype(pages.dtype)).reshape(pages.shape)
