@@ -29,7 +29,7 @@ from aiohttp import web
 
 from gateway.accounting.usage import Caller, UsageLedger
 from gateway.api.schemas import ChatRequest, Completion, new_completion_id
-from gateway.config import keys
+from gateway import keys
 from gateway.config.gateway import GatewayConfig
 from gateway.lifecycle import drain_middleware
 from gateway.observability.dashboard import setup_dashboard

@@ -23,7 +23,7 @@ import time
 
 from aiohttp import web
 
-from gateway.config import keys
+from gateway import keys
 from runtime.serving.errors import APIError
 
 log = logging.getLogger("gateway")

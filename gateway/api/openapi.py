@@ -18,7 +18,7 @@ from aiohttp import web
 from pydantic.json_schema import models_json_schema
 
 from gateway.api.schemas import ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ErrorResponse, ModelList
-from gateway.config import keys
+from gateway import keys
 
 REF = "#/components/schemas/{model}"
 

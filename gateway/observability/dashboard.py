@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from aiohttp import web
 
-from gateway.config import keys
+from gateway import keys
 
 log = logging.getLogger("gateway.dashboard")
 

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from aiohttp import web
 
-from gateway.config import keys
+from gateway import keys
 from gateway.observability.metrics import GatewayMetrics
 from runtime.serving.errors import APIError
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from gateway.api.schemas import ChatRequest, Completion
-from gateway.config import keys
+from gateway import keys
 from gateway.pipeline.fallback import Answer, ChainFailed
 from gateway.pipeline.sse import EventStream, split_for_stream
 from gateway.security import log_content

@@ -31,7 +31,7 @@ from http.client import HTTPConnection
 import pytest
 import yaml
 
-from gateway.config import keys
+from gateway import keys
 from gateway.app import create_app
 from gateway.cache.store import FileStore
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry

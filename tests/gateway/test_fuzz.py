@@ -33,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gateway.config import keys
+from gateway import keys
 from gateway.app import create_app
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from gateway.security import AdminConfig, hash_secret

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gateway.config import keys
+from gateway import keys
 from gateway.app import create_app
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from tests.support.gateway_server import ServerThread, http

@@ -23,7 +23,7 @@ import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
 from gateway.app import create_app
-from gateway.config import keys
+from gateway import keys
 from gateway.config.admin import AdminConfig, hash_secret, parse_admin
 from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
 from gateway.config.tiers import parse_tiers

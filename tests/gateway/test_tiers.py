@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from gateway.config import keys
+from gateway import keys
 from gateway.app import create_app
 from gateway.backends import BackendError
 from runtime.serving.local import LocalEngine

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from gateway.api import openapi
 from gateway.api.schemas import ChatCompletionRequest, Completion, ErrorResponse, parse_chat_request
-from gateway.config import keys
+from gateway import keys
 from gateway.config.gateway import GatewayConfig, Limits
 from runtime.api import MAX_TOKENS, TEMPERATURE, TOP_P, SamplingParams
 from runtime.serving.errors import APIError, invalid

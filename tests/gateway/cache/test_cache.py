@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.fakes import FakeClock
+
 from gateway.cache import CacheConfig, CacheScope, SemanticCache
 from gateway.cache import guard
 from gateway.cache.embedder import Embedder, find_model_dir
@@ -39,14 +41,6 @@ def embedder():
     e.load()
     yield e
     e.close()
-
-
-class FakeClock:
-    def __init__(self, t: float = 1_000_000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def file_cache(tmp_path, embedder, **overrides) -> SemanticCache:

@@ -13,24 +13,10 @@ import urllib.request
 
 import pytest
 
-from gateway.config import keys
-from gateway.app import create_app
-from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from tests.support.gateway_server import ServerThread
+from tests.support.cached_gateway import chat, start, stop_for
 from tests.support.redis_server import RedisServer
-from runtime.api import EngineConfig
-from tests.support.tiny_gguf import write_tiny_llama
 
 import openai  # a dev dependency: missing, fail rather than skip
-
-
-def start(tmp_path_factory, cache: dict, warmup: bool = True) -> ServerThread:
-    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-    engine = EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256,
-                          num_blocks=64, compilation_cache=False)
-    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), cache=cache,
-                           limits=Limits(default_max_tokens=16), warmup=warmup)
-    return ServerThread(create_app(config)).start()
 
 
 @pytest.fixture(scope="module")
@@ -39,25 +25,6 @@ def server(tmp_path_factory):
                                    "cache_sampled": "seeded"})
     yield srv
     srv.stop()
-
-
-def chat(server, messages, *, key="k1", headers=None, stream=False, **params):
-    body = {"model": "tiny", "messages": messages, "temperature": 0, "max_tokens": 16, "stream": stream, **params}
-    req = urllib.request.Request(server.url + "/v1/chat/completions", data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}",
-                                          **(headers or {})})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return dict(r.headers), r.read().decode()
-
-
-def stop_for(server, question: str) -> str:
-    _, body = chat(server, [{"role": "user", "content": question}], headers={"Cache-Control": "no-store"})
-    text = json.loads(body)["choices"][0]["message"]["content"]
-    # the first character that appears after the start (random tiny models babble: "YYY\x18\x18...")
-    for i in range(1, len(text)):
-        if text[i] != "\ufffd" and text.index(text[i]) == i:
-            return text[i]
-    pytest.fail(f"no usable stop string in {text!r}")
 
 
 def sse_events(body: str) -> list:
@@ -132,7 +99,9 @@ def test_openai_client_streaming_hit(server):
     chunks = list(client.chat.completions.create(model="tiny", messages=q, temperature=0, max_tokens=16,
                                                  stop=[stop], stream=True))
     assert "".join(c.choices[0].delta.content or "" for c in chunks) == first.choices[0].message.content
-    status, body = urllib.request.urlopen(server.url + "/metrics").status, urllib.request.urlopen(server.url + "/metrics").read().decode()
+    with urllib.request.urlopen(server.url + "/metrics") as r:
+        assert r.status == 200
+        body = r.read().decode()
     assert 'gateway_cache_lookups_total{model="tiny",result="exact"}' in body
 
 

@@ -137,7 +137,7 @@ def test_tiers_file_is_read_relative_to_the_config(tmp_path):
 def test_config_imports_no_room_above_it():
     """gateway.config is the bottom of the gateway: importing it loads neither security, api nor observability
     (the cycle config -> security -> api.openapi -> config.keys -> config is gone)."""
-    code = ("import sys, gateway.config.gateway, gateway.config.keys; "
+    code = ("import sys, gateway.config.gateway, gateway.keys; "
             "print([m for m in sys.modules if m.startswith(('gateway.security', 'gateway.api', "
             "'gateway.observability', 'jax'))])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

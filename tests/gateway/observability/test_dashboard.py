@@ -20,7 +20,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from gateway.observability.dashboard import (Snapshot, build_data, bucket_deltas, histogram_quantile, hit_rate_series,
                                read_registry, window_start)
-from tests.gateway.cache.test_gateway_cache import chat, start, stop_for
+from tests.support.cached_gateway import chat, start, stop_for
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from aiohttp import web
 
-from gateway.config import keys
+from gateway import keys
 from gateway.pipeline.outcome import Outcome
 from runtime.serving.errors import APIError
 from tests.gateway.pipeline.fakes import FakeRequest, metrics, sample

@@ -6,7 +6,7 @@ import json
 from types import SimpleNamespace
 
 from gateway.api.schemas import Completion
-from gateway.config import keys
+from gateway import keys
 from gateway.pipeline.fallback import Answer, ChainFailed
 from gateway.pipeline.respond import Miss, Reply
 from tests.gateway.pipeline.fakes import call, chat, events

@@ -1,0 +1,43 @@
+"""A gateway over a tiny random Llama with the semantic cache on, and the calls its tests make
+(tests/gateway/cache/test_gateway_cache.py, tests/gateway/observability/test_dashboard.py)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+from gateway.app import create_app
+from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
+from runtime.api import EngineConfig
+from tests.support.gateway_server import ServerThread
+from tests.support.tiny_gguf import write_tiny_llama
+
+
+def start(tmp_path_factory, cache: dict, warmup: bool = True) -> ServerThread:
+    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
+    engine = EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256,
+                          num_blocks=64, compilation_cache=False)
+    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), cache=cache,
+                           limits=Limits(default_max_tokens=16), warmup=warmup)
+    return ServerThread(create_app(config)).start()
+
+
+def chat(server, messages, *, key="k1", headers=None, stream=False, **params):
+    body = {"model": "tiny", "messages": messages, "temperature": 0, "max_tokens": 16, "stream": stream, **params}
+    req = urllib.request.Request(server.url + "/v1/chat/completions", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}",
+                                          **(headers or {})})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return dict(r.headers), r.read().decode()
+
+
+def stop_for(server, question: str) -> str:
+    _, body = chat(server, [{"role": "user", "content": question}], headers={"Cache-Control": "no-store"})
+    text = json.loads(body)["choices"][0]["message"]["content"]
+    # the first character that appears after the start (random tiny models babble: "YYY\x18\x18...")
+    for i in range(1, len(text)):
+        if text[i] != "\ufffd" and text.index(text[i]) == i:
+            return text[i]
+    pytest.fail(f"no usable stop string in {text!r}")
