@@ -15,23 +15,31 @@ import logging
 import sys
 
 
-
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m gateway", description="OpenAI-compatible chat API with a semantic cache")
+    p = argparse.ArgumentParser(
+        prog="python -m gateway", description="OpenAI-compatible chat API with a semantic cache"
+    )
     p.add_argument("--config", default="configs/gateway.yaml", help="YAML config (default: configs/gateway.yaml)")
     p.add_argument("--host")
     p.add_argument("--port", type=int)
     p.add_argument("--redis-url", help="use Redis as the cache store (default: the embedded file store)")
     p.add_argument("--no-cache", action="store_true", help="serve without the semantic cache")
-    p.add_argument("--drain-timeout", type=float, default=60.0, metavar="S",
-                   help="on SIGTERM/SIGINT: seconds to let in-flight requests finish while new ones get 503 "
-                        "(default 60)")
+    p.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="on SIGTERM/SIGINT: seconds to let in-flight requests finish while new ones get 503 (default 60)",
+    )
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args(argv)
     if args.drain_timeout < 0:
         p.error("--drain-timeout must be >= 0")
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     # XLA's flags (runtime.platform.configure_xla) are set by an in-process engine before its first
     # computation; a gateway whose tiers are all remote never loads JAX.
     from gateway.app import create_app

@@ -27,9 +27,9 @@ from typing import Any
 
 from aiohttp import web
 
+from gateway import keys
 from gateway.accounting.usage import Caller, UsageLedger
 from gateway.api.schemas import ChatRequest, Completion, new_completion_id
-from gateway import keys
 from gateway.config.gateway import GatewayConfig
 from gateway.lifecycle import drain_middleware
 from gateway.observability.dashboard import setup_dashboard
@@ -65,13 +65,19 @@ class ChatHandler:
             admission.check_budget(caller, chat, decision)
             return outcome.done(await self._answer(request, outcome, caller, chat, decision))
 
-    async def _answer(self, request: web.Request, outcome: Outcome, caller: Caller, chat: ChatRequest,
-                      decision: Decision) -> web.StreamResponse:
+    async def _answer(
+        self, request: web.Request, outcome: Outcome, caller: Caller, chat: ChatRequest, decision: Decision
+    ) -> web.StreamResponse:
         config, state, metrics = self.app[keys.CONFIG], self.app[keys.STATE], self.app[keys.METRICS]
         completion = Completion(new_completion_id(), chat.model if chat.model != AUTO else decision.tier)
         log_content(config.log_content, "messages", completion.id, chat.messages)  # off by default
-        reply = Reply(request, chat, completion, {"x-route-tier": decision.tier, "x-route-reason": decision.reason},
-                      config.log_content)
+        reply = Reply(
+            request,
+            chat,
+            completion,
+            {"x-route-tier": decision.tier, "x-route-reason": decision.reason},
+            config.log_content,
+        )
         billing = Billing(state.ledger, state.router.spec, metrics)
         cached = await CacheStep(state.cache, metrics).lookup(request.headers, caller.tenant, chat, decision.tier)
         reply.headers.update(cached.headers)
@@ -80,22 +86,30 @@ class ChatHandler:
             return await reply.hit(cached.entry, lambda: outcome.observe_hit(decision.tier))
 
         answer = Answer()
-        chain = FallbackChain(state.router.spec, state.backends, state.inflight, metrics,
-                              default_max_tokens=config.limits.default_max_tokens)
+        chain = FallbackChain(
+            state.router.spec,
+            state.backends,
+            state.inflight,
+            metrics,
+            default_max_tokens=config.limits.default_max_tokens,
+        )
 
         def settle() -> float:  # latency under the tier that served (the routed one when none did)
             outcome.observe_miss(answer.served_by or decision.tier, answer.ttft)
             return billing.charge(caller, answer)
 
-        miss = Miss(chain.run(chat, decision, answer, outcome.t0, continue_partial=chat.stream), answer, settle,
-                    cached.store)
+        miss = Miss(
+            chain.run(chat, decision, answer, outcome.t0, continue_partial=chat.stream), answer, settle, cached.store
+        )
         return await (reply.stream(miss, state.shielded) if chat.stream else reply.whole(miss))
 
 
 async def list_models(request: web.Request) -> web.Response:
     st = request.app[keys.STATE]
-    data = [{"id": name, "object": "model", "created": st.started, "owned_by": "jaxserve"}
-            for name in [*st.router.spec.names, AUTO]]
+    data = [
+        {"id": name, "object": "model", "created": st.started, "owned_by": "jaxserve"}
+        for name in [*st.router.spec.names, AUTO]
+    ]
     return web.json_response({"object": "list", "data": data})
 
 
@@ -127,17 +141,29 @@ async def metrics(request: web.Request) -> web.Response:
 
 # ---------------------------------------------------------------- the factory
 
-def create_app(config: GatewayConfig, *, backends: Mapping[str, Any] | None = None, cache=None,
-               cache_enabled: bool | None = None, clock=time.time) -> web.Application:
+
+def create_app(
+    config: GatewayConfig,
+    *,
+    backends: Mapping[str, Any] | None = None,
+    cache=None,
+    cache_enabled: bool | None = None,
+    clock=time.time,
+) -> web.Application:
     """Build the gateway. ``backends`` (tier name -> backend) and ``cache`` may be given (tests,
     embedding); otherwise they are built from ``config`` when the app starts."""
-    app = web.Application(middlewares=[error_middleware, drain_middleware],
-                          client_max_size=config.limits.max_body_bytes)
+    app = web.Application(
+        middlewares=[error_middleware, drain_middleware], client_max_size=config.limits.max_body_bytes
+    )
     app[keys.CONFIG] = config
     spec = config.tier_spec
     state = app[keys.STATE] = keys.GatewayState(
-        backends=dict(backends or {}), started=int(time.time()), router=Router(spec),
-        ledger=UsageLedger(spec.keys, clock=clock), inflight={t.name: 0 for t in spec.tiers})
+        backends=dict(backends or {}),
+        started=int(time.time()),
+        router=Router(spec),
+        ledger=UsageLedger(spec.keys, clock=clock),
+        inflight={t.name: 0 for t in spec.tiers},
+    )
     app[keys.METRICS] = GatewayMetrics(lambda: state.backends, lambda: state.cache, lambda: state.ledger_sync)
 
     async def models_ctx(app: web.Application):

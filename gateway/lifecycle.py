@@ -36,8 +36,13 @@ ALWAYS_SERVED = frozenset({"/healthz", "/metrics"})  # alive and observable whil
 async def drain_middleware(request: web.Request, handler):
     state = request.app[keys.STATE]
     if state.draining and request.path not in ALWAYS_SERVED:
-        raise APIError(503, "the gateway is shutting down; retry shortly (another replica may answer now)",
-                       type="service_unavailable", code="draining", headers={"Retry-After": DRAIN_RETRY_AFTER_S})
+        raise APIError(
+            503,
+            "the gateway is shutting down; retry shortly (another replica may answer now)",
+            type="service_unavailable",
+            code="draining",
+            headers={"Retry-After": DRAIN_RETRY_AFTER_S},
+        )
     state.active_requests += 1
     try:
         return await handler(request)  # a stream's handler returns after its last event
@@ -53,15 +58,19 @@ async def drain(app: web.Application, timeout_s: float, *, abandon: asyncio.Even
     deadline = time.monotonic() + timeout_s
     while state.active_requests > 0 or state.background_pending:
         if time.monotonic() >= deadline or (abandon is not None and abandon.is_set()):
-            log.warning("drain: %d request(s) still in flight, %d answer(s) still being stored; closing anyway",
-                        state.active_requests, state.background_pending)
+            log.warning(
+                "drain: %d request(s) still in flight, %d answer(s) still being stored; closing anyway",
+                state.active_requests,
+                state.background_pending,
+            )
             return False
         await asyncio.sleep(0.05)
     return True
 
 
-async def serve(app: web.Application, host: str, port: int, *, drain_timeout_s: float = 60.0,
-                backlog: int = 1024) -> None:
+async def serve(
+    app: web.Application, host: str, port: int, *, drain_timeout_s: float = 60.0, backlog: int = 1024
+) -> None:
     """Serve until SIGTERM or SIGINT, then drain and close (see the module docstring)."""
     runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
     await runner.setup()
@@ -76,8 +85,12 @@ async def serve(app: web.Application, host: str, port: int, *, drain_timeout_s: 
                 log.warning("%s again: closing without waiting for in-flight requests", sig.name)
                 abandon.set()
             else:
-                log.info("%s: draining (new requests get 503), waiting up to %.0f s for %d in flight",
-                         sig.name, drain_timeout_s, app[keys.STATE].active_requests)
+                log.info(
+                    "%s: draining (new requests get 503), waiting up to %.0f s for %d in flight",
+                    sig.name,
+                    drain_timeout_s,
+                    app[keys.STATE].active_requests,
+                )
                 stop.set()
 
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -65,9 +65,14 @@ def admin_middleware_for(admin: AdminConfig | None):
                 secret = presented_secret(request)
                 if not admits(admin, secret):
                     code = "missing_admin_key" if secret is None else "invalid_admin_key"
-                    raise APIError(401, "this page needs the admin key: 'Authorization: Bearer <admin key>' "
-                                   "(or HTTP Basic with the admin key as the password)",
-                                   type="authentication_error", code=code, headers={"WWW-Authenticate": REALM})
+                    raise APIError(
+                        401,
+                        "this page needs the admin key: 'Authorization: Bearer <admin key>' "
+                        "(or HTTP Basic with the admin key as the password)",
+                        type="authentication_error",
+                        code=code,
+                        headers={"WWW-Authenticate": REALM},
+                    )
         return await handler(request)
 
     return admin_middleware

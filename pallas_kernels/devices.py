@@ -12,8 +12,17 @@ import jax
 from jax.experimental.pallas import tpu as pltpu
 
 # device_kind prefix -> chip name of ``pltpu.ChipVersion`` (longest prefixes first).
-_TPU_CHIPS = (("TPU v5 lite", "v5e"), ("TPU v5e", "v5e"), ("TPU v6 lite", "v6e"), ("TPU v6e", "v6e"),
-              ("TPU v5p", "v5p"), ("TPU v5", "v5p"), ("TPU v4", "v4"), ("TPU7x", "7x"), ("TPU 7x", "7x"))
+_TPU_CHIPS = (
+    ("TPU v5 lite", "v5e"),
+    ("TPU v5e", "v5e"),
+    ("TPU v6 lite", "v6e"),
+    ("TPU v6e", "v6e"),
+    ("TPU v5p", "v5p"),
+    ("TPU v5", "v5p"),
+    ("TPU v4", "v4"),
+    ("TPU7x", "7x"),
+    ("TPU 7x", "7x"),
+)
 
 
 def tpu_chip(device_kind: str | None) -> str | None:

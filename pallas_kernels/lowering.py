@@ -21,7 +21,8 @@ still fail at compile time there.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import jax
 from jax.sharding import AbstractDevice, AbstractMesh

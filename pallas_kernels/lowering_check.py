@@ -47,7 +47,8 @@ import math
 import re
 import sys
 import time
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 GiB = 2**30
 KV_BYTES_PER_LAYER = 4 * GiB  # the least a serving cache holds per layer (K + V, scales included)
@@ -68,14 +69,17 @@ class Target:
     kernel_calls: tuple[str, ...]  # custom-call targets a Pallas kernel lowers to here
 
 
-TARGETS: dict[str, Target] = {t.name: t for t in (
-    # With no GPU attached, Triton lowers for compute capability 9.0 and Mosaic GPU allows 227 KiB of
-    # shared memory a block: Hopper. The kernels' tables are asked for the H100's entries (the H200's
-    # are the same family); left to themselves in a CPU process they would take their fallback rows.
-    Target("cuda", "cuda", "NVIDIA H100 80GB HBM3", ("__gpu$xla.gpu.triton", "mosaic_gpu_v2")),
-    Target("tpu-v5e", "tpu", "TPU v5 lite", ("tpu_custom_call",)),
-    Target("tpu-v6e", "tpu", "TPU v6 lite", ("tpu_custom_call",)),
-)}
+TARGETS: dict[str, Target] = {
+    t.name: t
+    for t in (
+        # With no GPU attached, Triton lowers for compute capability 9.0 and Mosaic GPU allows 227 KiB of
+        # shared memory a block: Hopper. The kernels' tables are asked for the H100's entries (the H200's
+        # are the same family); left to themselves in a CPU process they would take their fallback rows.
+        Target("cuda", "cuda", "NVIDIA H100 80GB HBM3", ("__gpu$xla.gpu.triton", "mosaic_gpu_v2")),
+        Target("tpu-v5e", "tpu", "TPU v5 lite", ("tpu_custom_call",)),
+        Target("tpu-v6e", "tpu", "TPU v6 lite", ("tpu_custom_call",)),
+    )
+}
 
 
 def lower(fn: Callable, args: Sequence, target: Target) -> str:
@@ -142,11 +146,20 @@ class AttentionShape:
 
     def describe(self) -> dict[str, Any]:
         kv_bytes = self.pages * kv_bytes_per_page(self.page_size, self.num_kv_heads, self.head_dim, self.kv_dtype)
-        d = {"tokens": self.tokens, "num_heads": self.num_heads, "num_kv_heads": self.num_kv_heads,
-             "group": self.num_heads // self.num_kv_heads, "head_dim": self.head_dim, "dtype": "bfloat16",
-             "kv_dtype": self.kv_dtype, "page_size": self.page_size, "num_pages": self.pages,
-             "max_seqs": self.max_seqs, "pages_per_seq": self.pages_per_seq,
-             "kv_gib_per_layer": round(kv_bytes / GiB, 3)}
+        d = {
+            "tokens": self.tokens,
+            "num_heads": self.num_heads,
+            "num_kv_heads": self.num_kv_heads,
+            "group": self.num_heads // self.num_kv_heads,
+            "head_dim": self.head_dim,
+            "dtype": "bfloat16",
+            "kv_dtype": self.kv_dtype,
+            "page_size": self.page_size,
+            "num_pages": self.pages,
+            "max_seqs": self.max_seqs,
+            "pages_per_seq": self.pages_per_seq,
+            "kv_gib_per_layer": round(kv_bytes / GiB, 3),
+        }
         if self.sliding_window is not None:
             d["sliding_window"] = self.sliding_window
         if self.soft_cap is not None:
@@ -162,10 +175,15 @@ class AttentionShape:
 
         S, i32 = jax.ShapeDtypeStruct, jnp.int32
         pages = (self.pages, self.page_size, self.num_kv_heads, self.head_dim)
-        args = (S((self.tokens, self.num_heads, self.head_dim), jnp.bfloat16),
-                S(pages, _code_dtype(self.kv_dtype)), S(pages, _code_dtype(self.kv_dtype)),
-                S((self.max_seqs,), i32), S((self.max_seqs, self.pages_per_seq), i32),
-                S((self.max_seqs + 1,), i32), S((1,), i32))
+        args = (
+            S((self.tokens, self.num_heads, self.head_dim), jnp.bfloat16),
+            S(pages, _code_dtype(self.kv_dtype)),
+            S(pages, _code_dtype(self.kv_dtype)),
+            S((self.max_seqs,), i32),
+            S((self.max_seqs, self.pages_per_seq), i32),
+            S((self.max_seqs + 1,), i32),
+            S((1,), i32),
+        )
         scales = {}
         if self.kv_dtype != "bfloat16":
             scales = {"k_scales": S(pages[:3], jnp.bfloat16), "v_scales": S(pages[:3], jnp.bfloat16)}
@@ -218,8 +236,15 @@ class EngineShape:
     num_pages: int | None = None  # None: enough pages for KV_BYTES_PER_LAYER (per layer)
 
     def describe(self) -> dict[str, Any]:
-        d = {"model": self.model, "tokens": self.tokens, "max_seqs": self.max_seqs, "page_size": self.page_size,
-             "dtype": "bfloat16", "kv_dtype": self.kv_dtype, "max_model_len": self.max_model_len}
+        d = {
+            "model": self.model,
+            "tokens": self.tokens,
+            "max_seqs": self.max_seqs,
+            "page_size": self.page_size,
+            "dtype": "bfloat16",
+            "kv_dtype": self.kv_dtype,
+            "max_model_len": self.max_model_len,
+        }
         if self.num_pages is not None:
             d["num_pages"] = self.num_pages
         return d
@@ -266,8 +291,7 @@ class Kernel:
 
 
 def _attention_kw(shape: AttentionShape) -> dict[str, Any]:
-    return dict(sm_scale=1.0 / math.sqrt(shape.head_dim), sliding_window=shape.sliding_window,
-                soft_cap=shape.soft_cap)
+    return dict(sm_scale=1.0 / math.sqrt(shape.head_dim), sliding_window=shape.sliding_window, soft_cap=shape.soft_cap)
 
 
 def _attention(impl: Callable, shape: AttentionShape, **tuning: Any) -> tuple[Callable, tuple]:
@@ -287,9 +311,14 @@ def build_attention_gpu(shape: AttentionShape, target: Target) -> tuple[Callable
     from pallas_kernels.ragged_paged_attention.gpu_block_sizes import gpu_block_sizes
 
     block_sizes = gpu_block_sizes(
-        target.device_kind, head_dim=shape.head_dim, num_q_heads=shape.num_heads, num_kv_heads=shape.num_kv_heads,
-        page_size=shape.page_size, dtype=jnp.bfloat16,
-        kv_dtype=None if shape.kv_dtype == "bfloat16" else _code_dtype(shape.kv_dtype))
+        target.device_kind,
+        head_dim=shape.head_dim,
+        num_q_heads=shape.num_heads,
+        num_kv_heads=shape.num_kv_heads,
+        page_size=shape.page_size,
+        dtype=jnp.bfloat16,
+        kv_dtype=None if shape.kv_dtype == "bfloat16" else _code_dtype(shape.kv_dtype),
+    )
     fn, args = _attention(ragged_paged_attention, shape, block_sizes=block_sizes)
     return fn, args, {"block_sizes": repr(block_sizes)}
 
@@ -302,8 +331,15 @@ def build_attention_tpu(shape: AttentionShape, target: Target) -> tuple[Callable
     from pallas_kernels.ragged_paged_attention import Dims
     from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu, tpu_block_sizes
 
-    dims = Dims(shape.tokens, shape.num_heads, shape.head_dim, shape.num_kv_heads, shape.max_seqs, shape.page_size,
-                shape.pages_per_seq)
+    dims = Dims(
+        shape.tokens,
+        shape.num_heads,
+        shape.head_dim,
+        shape.num_kv_heads,
+        shape.max_seqs,
+        shape.page_size,
+        shape.pages_per_seq,
+    )
     scale_dtype = None if shape.kv_dtype == "bfloat16" else jnp.bfloat16
     block_sizes = tpu_block_sizes(target.device_kind, dims, jnp.bfloat16, _code_dtype(shape.kv_dtype), scale_dtype)
     fn, args = _attention(ragged_paged_attention_tpu, shape, device_kind=target.device_kind)
@@ -327,7 +363,7 @@ def build_matmul_tpu(shape: MatmulShape, target: Target) -> tuple[Callable, tupl
     return _matmul(quant_matmul_tpu, shape)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def model_config(preset: str):
     """A preset's ``ModelConfig`` from its GGUF file's header (no tensor data is read)."""
     from runtime.loading.gguf import read_gguf_config
@@ -349,26 +385,49 @@ def build_engine_step(shape: EngineShape, target: Target) -> tuple[Callable, tup
     from runtime.worker.model_runner import abstract_step
 
     config = model_config(shape.model)
-    num_pages = shape.num_pages or pages_for(KV_BYTES_PER_LAYER, shape.page_size, config.num_kv_heads,
-                                             config.head_dim, shape.kv_dtype)
-    step, args = abstract_step(config, attention_backend="auto", platform=target.platform, dtype="bfloat16",
-                               kv_dtype=shape.kv_dtype, num_tokens=shape.tokens, num_seqs=shape.max_seqs,
-                               num_pages=num_pages, page_size=shape.page_size,
-                               pages_per_seq=-(-shape.max_model_len // shape.page_size))
+    num_pages = shape.num_pages or pages_for(
+        KV_BYTES_PER_LAYER, shape.page_size, config.num_kv_heads, config.head_dim, shape.kv_dtype
+    )
+    step, args = abstract_step(
+        config,
+        attention_backend="auto",
+        platform=target.platform,
+        dtype="bfloat16",
+        kv_dtype=shape.kv_dtype,
+        num_tokens=shape.tokens,
+        num_seqs=shape.max_seqs,
+        num_pages=num_pages,
+        page_size=shape.page_size,
+        pages_per_seq=-(-shape.max_model_len // shape.page_size),
+    )
     kv_bytes = num_pages * kv_bytes_per_page(shape.page_size, config.num_kv_heads, config.head_dim, shape.kv_dtype)
-    return step, args, {"attention_backend": engine_backend(target),
-                        "shape": {"num_layers": config.num_layers, "num_heads": config.num_heads,
-                                  "num_kv_heads": config.num_kv_heads, "head_dim": config.head_dim,
-                                  "num_pages": num_pages, "kv_gib_per_layer": round(kv_bytes / GiB, 3)}}
+    return (
+        step,
+        args,
+        {
+            "attention_backend": engine_backend(target),
+            "shape": {
+                "num_layers": config.num_layers,
+                "num_heads": config.num_heads,
+                "num_kv_heads": config.num_kv_heads,
+                "head_dim": config.head_dim,
+                "num_pages": num_pages,
+                "kv_gib_per_layer": round(kv_bytes / GiB, 3),
+            },
+        },
+    )
 
 
-KERNELS: dict[str, Kernel] = {k.name: k for k in (
-    Kernel("ragged_paged_attention_gpu", ("cuda",), "attention", build_attention_gpu),
-    Kernel("ragged_paged_attention_tpu", ("tpu",), "attention", build_attention_tpu),
-    Kernel("quant_matmul_gpu", ("cuda",), "matmul", build_matmul_gpu),
-    Kernel("quant_matmul_tpu", ("tpu",), "matmul", build_matmul_tpu),
-    Kernel("engine_step", ("cuda", "tpu"), "engine", build_engine_step),
-)}
+KERNELS: dict[str, Kernel] = {
+    k.name: k
+    for k in (
+        Kernel("ragged_paged_attention_gpu", ("cuda",), "attention", build_attention_gpu),
+        Kernel("ragged_paged_attention_tpu", ("tpu",), "attention", build_attention_tpu),
+        Kernel("quant_matmul_gpu", ("cuda",), "matmul", build_matmul_gpu),
+        Kernel("quant_matmul_tpu", ("tpu",), "matmul", build_matmul_tpu),
+        Kernel("engine_step", ("cuda", "tpu"), "engine", build_engine_step),
+    )
+}
 
 
 # ---------------------------------------------------------------- running
@@ -384,14 +443,20 @@ class Case:
 def _error_text(exc: BaseException, limit: int = 1200) -> str:
     text = " | ".join(line.strip() for line in str(exc).strip().splitlines() if line.strip())
     text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check(case: Case) -> dict[str, Any]:
     """Lower one case; the JSON record of its outcome (never raises for the case's own errors)."""
-    record = {"kernel": case.kernel.name, "platform": case.target.platform, "target": case.target.name,
-              "device_kind": case.target.device_kind, "shape": case.shape.describe(), "ok": False,
-              "error": None}
+    record = {
+        "kernel": case.kernel.name,
+        "platform": case.target.platform,
+        "target": case.target.name,
+        "device_kind": case.target.device_kind,
+        "shape": case.shape.describe(),
+        "ok": False,
+        "error": None,
+    }
     start = time.perf_counter()
     try:
         fn, args, *info = case.kernel.build(case.shape, case.target)
@@ -401,8 +466,10 @@ def check(case: Case) -> dict[str, Any]:
         calls = custom_calls(lower(fn, args, case.target))
         record["custom_calls"] = calls
         if case.kernel.expect_kernel_call and not set(calls) & set(case.target.kernel_calls):
-            record["error"] = (f"lowered, but without a Pallas kernel for {case.target.name} (expected a custom call "
-                               f"to one of {', '.join(case.target.kernel_calls)}; found {calls or 'none'})")
+            record["error"] = (
+                f"lowered, but without a Pallas kernel for {case.target.name} (expected a custom call "
+                f"to one of {', '.join(case.target.kernel_calls)}; found {calls or 'none'})"
+            )
         else:
             record["ok"] = True
     except Exception as exc:  # noqa: BLE001 - any failure to lower is the finding, reported and counted
@@ -423,16 +490,21 @@ def run(cases: Iterable[Case], out=None) -> tuple[int, int, float]:
         failed += not record["ok"]
         print(json.dumps(record), file=out, flush=True)
     seconds = round(time.perf_counter() - start, 2)
-    print(json.dumps({"summary": True, "total": total, "ok": total - failed, "failed": failed, "seconds": seconds}),
-          file=out, flush=True)
+    print(
+        json.dumps({"summary": True, "total": total, "ok": total - failed, "failed": failed, "seconds": seconds}),
+        file=out,
+        flush=True,
+    )
     return total, failed, seconds
 
 
-def build_cases(targets: Sequence[Target], kernels: Sequence[Kernel],
-                shapes: Mapping[str, Sequence[Any]]) -> list[Case]:
+def build_cases(
+    targets: Sequence[Target], kernels: Sequence[Kernel], shapes: Mapping[str, Sequence[Any]]
+) -> list[Case]:
     """Every (target, kernel, shape) with the kernel meant for the target's platform, target-major."""
-    return [Case(k, t, s) for t in targets for k in kernels if t.platform in k.platforms
-            for s in shapes.get(k.shapes, ())]
+    return [
+        Case(k, t, s) for t in targets for k in kernels if t.platform in k.platforms for s in shapes.get(k.shapes, ())
+    ]
 
 
 # ---------------------------------------------------------------- command line
@@ -458,12 +530,15 @@ def parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m pallas_kernels.lowering_check",
         description="Lower every Pallas kernel and the engine step for cuda and TPU v5e/v6e with abstract "
-                    "arrays; one JSON line per case, exit 1 on any failure.")
+        "arrays; one JSON line per case, exit 1 on any failure.",
+    )
     shape = p.add_argument_group(
-        "your shape", "any of these replaces the default matrix by this one shape (the others default to "
+        "your shape",
+        "any of these replaces the default matrix by this one shape (the others default to "
         "head_dim 128, 32 heads, 8 kv heads, page 16, bfloat16 KV, 2048 tokens, 256 sequences, pages for "
         "4 GiB of KV a layer), checked for every kernel and target; the quantized matmul takes "
-        "K = heads * head_dim and N = (heads + 2 * kv_heads) * head_dim (a fused QKV projection)")
+        "K = heads * head_dim and N = (heads + 2 * kv_heads) * head_dim (a fused QKV projection)",
+    )
     shape.add_argument("--head-dim", type=_positive)
     shape.add_argument("--num-heads", type=_positive, help="query heads")
     shape.add_argument("--num-kv-heads", type=_positive)
@@ -472,15 +547,25 @@ def parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     shape.add_argument("--max-seqs", type=_positive, help="sequences per step")
     shape.add_argument("--tokens", type=_positive, help="query tokens per step")
     shape.add_argument("--kv-dtype", type=_kv_dtype, help="bfloat16 | int8 | fp8")
-    p.add_argument("--max-model-len", type=_positive, default=4096,
-                   help="page-table width = ceil(this / page size) (default 4096)")
-    p.add_argument("--platform", action="append", choices=list(TARGETS), metavar="{" + ",".join(TARGETS) + "}",
-                   help="only this target (repeatable; default: all)")
+    p.add_argument(
+        "--max-model-len", type=_positive, default=4096, help="page-table width = ceil(this / page size) (default 4096)"
+    )
+    p.add_argument(
+        "--platform",
+        action="append",
+        choices=list(TARGETS),
+        metavar="{" + ",".join(TARGETS) + "}",
+        help="only this target (repeatable; default: all)",
+    )
     p.add_argument("--kernels", help="comma-separated names or prefixes of: " + ", ".join(kernel_names))
-    p.add_argument("--engine", action=argparse.BooleanOptionalAction, default=None,
-                   help="lower the engine step of SmolLM2-135M and Gemma 3 270M (default: on with the default "
-                        "matrix, off with a shape of your own; with one, its page size, pages, tokens, "
-                        "sequences and KV dtype are used)")
+    p.add_argument(
+        "--engine",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="lower the engine step of SmolLM2-135M and Gemma 3 270M (default: on with the default "
+        "matrix, off with a shape of your own; with one, its page size, pages, tokens, "
+        "sequences and KV dtype are used)",
+    )
     return p
 
 
@@ -503,17 +588,37 @@ def user_shapes(args: argparse.Namespace) -> dict[str, list[Any]]:
     num_kv_heads = args.num_kv_heads or math.gcd(num_heads, 8)
     kv_dtype = args.kv_dtype or "bfloat16"
     tokens, max_seqs, page_size = args.tokens or 2048, args.max_seqs or 256, args.page_size or 16
-    attention = AttentionShape(head_dim, num_heads, num_kv_heads, page_size, kv_dtype, tokens=tokens,
-                               max_seqs=max_seqs, max_model_len=args.max_model_len, num_pages=args.num_pages,
-                               like="command line")
+    attention = AttentionShape(
+        head_dim,
+        num_heads,
+        num_kv_heads,
+        page_size,
+        kv_dtype,
+        tokens=tokens,
+        max_seqs=max_seqs,
+        max_model_len=args.max_model_len,
+        num_pages=args.num_pages,
+        like="command line",
+    )
     k = num_heads * head_dim
     n = (num_heads + 2 * num_kv_heads) * head_dim
     group = next((g for g in (128, 64, 32) if k % g == 0), 32)
-    matmul = [MatmulShape(tokens, k, n, 8, like="command line: QKV projection"),
-              MatmulShape(tokens, k, n, 4, group, like="command line: QKV projection")]
-    engine = [dataclasses.replace(s, tokens=tokens, max_seqs=max_seqs, page_size=page_size, kv_dtype=kv_dtype,
-                                  max_model_len=args.max_model_len, num_pages=args.num_pages)
-              for s in DEFAULT_ENGINE_SHAPES]
+    matmul = [
+        MatmulShape(tokens, k, n, 8, like="command line: QKV projection"),
+        MatmulShape(tokens, k, n, 4, group, like="command line: QKV projection"),
+    ]
+    engine = [
+        dataclasses.replace(
+            s,
+            tokens=tokens,
+            max_seqs=max_seqs,
+            page_size=page_size,
+            kv_dtype=kv_dtype,
+            max_model_len=args.max_model_len,
+            num_pages=args.num_pages,
+        )
+        for s in DEFAULT_ENGINE_SHAPES
+    ]
     return {"attention": [attention], "matmul": matmul, "engine": engine}
 
 
@@ -528,10 +633,11 @@ def main(argv: Sequence[str] | None = None, *, kernels: Mapping[str, Kernel] | N
     if custom:
         shapes = user_shapes(args)
     else:
-        shapes = {"attention": [dataclasses.replace(s, max_model_len=args.max_model_len)
-                                for s in DEFAULT_ATTENTION_SHAPES],
-                  "matmul": list(DEFAULT_MATMUL_SHAPES),
-                  "engine": [dataclasses.replace(s, max_model_len=args.max_model_len) for s in DEFAULT_ENGINE_SHAPES]}
+        shapes = {
+            "attention": [dataclasses.replace(s, max_model_len=args.max_model_len) for s in DEFAULT_ATTENTION_SHAPES],
+            "matmul": list(DEFAULT_MATMUL_SHAPES),
+            "engine": [dataclasses.replace(s, max_model_len=args.max_model_len) for s in DEFAULT_ENGINE_SHAPES],
+        }
     engine = (not custom) if args.engine is None else args.engine
     if not engine:
         shapes["engine"] = []

@@ -13,9 +13,9 @@ quantization) are defined here once; the modules that implement them check they 
 from __future__ import annotations
 
 import math
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, AsyncIterator, Protocol, Sequence
-
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from runtime.distributed.kv_transfer import PrefilledKV
@@ -24,8 +24,16 @@ DTYPE_NAMES = ("float32", "bfloat16")  # weights and activations
 QUANTIZED_KV_DTYPE_NAMES = ("int8", "fp8")  # 8-bit KV codes with a bfloat16 scale per token and kv head
 KV_DTYPE_NAMES = (*DTYPE_NAMES, *QUANTIZED_KV_DTYPE_NAMES)
 # auto picks per platform (runtime/worker/attention.py); pallas_interpret is the old name of pallas_gpu_interpret
-ATTENTION_BACKENDS = ("auto", "xla", "pallas", "pallas_gpu", "pallas_tpu", "pallas_gpu_interpret",
-                      "pallas_tpu_interpret", "pallas_interpret")
+ATTENTION_BACKENDS = (
+    "auto",
+    "xla",
+    "pallas",
+    "pallas_gpu",
+    "pallas_tpu",
+    "pallas_gpu_interpret",
+    "pallas_tpu_interpret",
+    "pallas_interpret",
+)
 WEIGHT_QUANT_MODES = ("none", "int8", "int4")
 INT4_GROUPS = (32, 64, 128)
 DEFAULT_MEMORY_FRACTION = 0.9  # of the device's memory, weights + KV cache + working memory together
@@ -33,8 +41,14 @@ DEFAULT_MEMORY_FRACTION = 0.9  # of the device's memory, weights + KV cache + wo
 
 def check_memory_fraction(fraction: float) -> None:
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0 < fraction <= 1:
-        raise ValueError(f"kv_cache_memory_fraction must be in (0, 1] (the share of the device's memory the engine "
-                         f"may use in all); got {fraction!r}")
+        raise ValueError(
+            f"kv_cache_memory_fraction must be in (0, 1] (the share of the device's memory the engine "
+            f"may use in all); got {fraction!r}"
+        )
+
+
+class ConfigError(ValueError):
+    """A configuration is invalid (a model file's header, the gateway's YAML); the message names the key."""
 
 
 def validate_weight_quant(mode: str, group: int) -> None:
@@ -59,8 +73,9 @@ class Bound:
         return {k: v for k, v in (("ge", self.ge), ("gt", self.gt), ("le", self.le)) if v is not None}
 
     def contains(self, x: float) -> bool:
-        return ((self.ge is None or x >= self.ge) and (self.gt is None or x > self.gt)
-                and (self.le is None or x <= self.le))
+        return (
+            (self.ge is None or x >= self.ge) and (self.gt is None or x > self.gt) and (self.le is None or x <= self.le)
+        )
 
 
 # Sampling bounds, defined once: SamplingParams checks them and the gateway's request model
@@ -105,15 +120,11 @@ class SamplingParams:
         if not is_int(self.max_tokens) or not MAX_TOKENS.contains(self.max_tokens):
             raise ValueError(f"max_tokens must be an int >= {MAX_TOKENS.ge:g}, got {self.max_tokens!r}")
         if isinstance(self.stop_token_ids, (str, bytes)):
-            raise ValueError(
-                f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
-            )
+            raise ValueError(f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}")
         try:
             stop_ids = tuple(self.stop_token_ids)
         except TypeError:
-            raise ValueError(
-                f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}"
-            ) from None
+            raise ValueError(f"stop_token_ids must be a sequence of ints, got {self.stop_token_ids!r}") from None
         if not all(is_int(t) and t >= 0 for t in stop_ids):
             raise ValueError(f"stop_token_ids must be ints >= 0, got {stop_ids!r}")
         # A list is accepted for convenience but stored as a tuple so the params stay hashable.
@@ -134,7 +145,6 @@ class SamplingParams:
 
 def is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
-
 
 
 class RequestError(ValueError):
@@ -181,13 +191,16 @@ class EngineConfig:
         if self.kv_dtype is not None and self.kv_dtype not in KV_DTYPE_NAMES:
             raise ValueError(f"kv_dtype must be one of {', '.join(KV_DTYPE_NAMES)}; got {self.kv_dtype!r}")
         if self.attention_backend not in ATTENTION_BACKENDS:  # whether it runs on this platform: at engine start
-            raise ValueError(f"attention_backend must be one of {', '.join(ATTENTION_BACKENDS)}; got {self.attention_backend!r}")
+            raise ValueError(
+                f"attention_backend must be one of {', '.join(ATTENTION_BACKENDS)}; got {self.attention_backend!r}"
+            )
         for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "tensor_parallel"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
         if self.kv_cache_bytes is not None and self.kv_cache_bytes < 1:
-            raise ValueError(f"kv_cache_bytes must be > 0 (or left out: sized from the device); "
-                             f"got {self.kv_cache_bytes}")
+            raise ValueError(
+                f"kv_cache_bytes must be > 0 (or left out: sized from the device); got {self.kv_cache_bytes}"
+            )
         if self.num_blocks is not None and self.num_blocks < 2:
             raise ValueError(f"num_blocks must be >= 2 (block 0 is the null block); got {self.num_blocks}")
         check_memory_fraction(self.kv_cache_memory_fraction)
@@ -204,7 +217,7 @@ class RequestOutput:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     metrics: dict = field(default_factory=dict)  # on the final output: queue, ttft, tpot, e2e seconds
-    prefilled: "PrefilledKV | None" = None  # the final output of a prefill-only request: its KV to hand over
+    prefilled: PrefilledKV | None = None  # the final output of a prefill-only request: its KV to hand over
 
 
 @dataclass(frozen=True)
@@ -223,7 +236,8 @@ class EngineClient(Protocol):
     """What serves requests: ``runtime.engine.AsyncLLMEngine`` in-process, or a runtime server over HTTP
     (``gateway.backends.remote``) speaking the same contract."""
 
-    def generate(self, prompt: Sequence[int], sampling_params: SamplingParams = ...,
-                 request_id: str | None = None) -> AsyncIterator[RequestOutput]: ...
+    def generate(
+        self, prompt: Sequence[int], sampling_params: SamplingParams = ..., request_id: str | None = None
+    ) -> AsyncIterator[RequestOutput]: ...
 
     def abort(self, request_id: str) -> None: ...

@@ -56,18 +56,29 @@ def device_budget(config, args) -> dict:
         dtype = resolve_dtype(args.dtype, platform)
         stats = device_memory_stats() if is_accelerator(platform) else None
         if stats is None:  # what the engine does there too
-            return {"device": platform, "dtype": dtype, "budget_bytes": DEFAULT_KV_CACHE_BYTES,
-                    "budget_source": f"the engine's fixed default on {platform}, which reports no device memory"}
+            return {
+                "device": platform,
+                "dtype": dtype,
+                "budget_bytes": DEFAULT_KV_CACHE_BYTES,
+                "budget_source": f"the engine's fixed default on {platform}, which reports no device memory",
+            }
         limit, in_use_now = stats["bytes_limit"], stats["bytes_in_use"]
     else:
         platform, dtype = "hypothetical", resolve_dtype(args.dtype, "gpu")  # an accelerator: bfloat16 by default
         limit, in_use_now = int(args.device_memory_gib * 2**30), 0
     weights = int(args.weights_gib * 2**30) if args.weights_gib is not None else weight_bytes(config, dtype)
     budget = kv_budget_from_memory(limit, in_use_now + weights, args.memory_fraction)
-    return {"device": platform, "dtype": dtype, "device_memory_bytes": limit, "weights_bytes": weights,
-            "in_use_bytes": in_use_now + weights, "memory_fraction": args.memory_fraction, "budget_bytes": budget,
-            "budget_source": f"kv_cache_memory_fraction {args.memory_fraction} x {format_bytes(limit)} - "
-                             f"{format_bytes(in_use_now + weights)} in use after the weights load"}
+    return {
+        "device": platform,
+        "dtype": dtype,
+        "device_memory_bytes": limit,
+        "weights_bytes": weights,
+        "in_use_bytes": in_use_now + weights,
+        "memory_fraction": args.memory_fraction,
+        "budget_bytes": budget,
+        "budget_source": f"kv_cache_memory_fraction {args.memory_fraction} x {format_bytes(limit)} - "
+        f"{format_bytes(in_use_now + weights)} in use after the weights load",
+    }
 
 
 def main(argv=None) -> int:
@@ -76,24 +87,45 @@ def main(argv=None) -> int:
     p.add_argument("--gguf", help="read the shape from this GGUF file instead of a preset")
     p.add_argument("--context", type=int, required=True, help="tokens per request")
     p.add_argument("--concurrency", type=int, default=1)
-    p.add_argument("--kv-dtype", default="bfloat16", choices=sorted(DTYPE_BYTES),
-                   help="KV storage: float32, bfloat16 (float16), or int8 / fp8 (e4m3) with one bfloat16 scale "
-                        "per token and kv head")
+    p.add_argument(
+        "--kv-dtype",
+        default="bfloat16",
+        choices=sorted(DTYPE_BYTES),
+        help="KV storage: float32, bfloat16 (float16), or int8 / fp8 (e4m3) with one bfloat16 scale "
+        "per token and kv head",
+    )
     p.add_argument("--block-size", type=int, default=16)
     p.add_argument("--budget-gib", type=float, help="also report the blocks and requests this KV budget holds")
     dev = p.add_mutually_exclusive_group()
-    dev.add_argument("--device", action="store_true",
-                     help="size the KV budget as the engine would on this machine's first device "
-                          "(kv_cache_memory_fraction of its memory after the weights; CPU: the fixed default)")
-    dev.add_argument("--device-memory-gib", type=float,
-                     help="size the KV budget for a device with this much memory (e.g. 141 for an H200)")
-    p.add_argument("--weights-gib", type=float,
-                   help="with --device / --device-memory-gib: memory the weights take (default: estimated from the "
-                        "model's parameter shapes at --dtype)")
-    p.add_argument("--memory-fraction", type=float, default=DEFAULT_MEMORY_FRACTION,
-                   help="kv_cache_memory_fraction: share of the device's memory the engine may use in all")
-    p.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16"],
-                   help="weights dtype for the estimate (auto: bfloat16 on an accelerator, float32 on CPU)")
+    dev.add_argument(
+        "--device",
+        action="store_true",
+        help="size the KV budget as the engine would on this machine's first device "
+        "(kv_cache_memory_fraction of its memory after the weights; CPU: the fixed default)",
+    )
+    dev.add_argument(
+        "--device-memory-gib",
+        type=float,
+        help="size the KV budget for a device with this much memory (e.g. 141 for an H200)",
+    )
+    p.add_argument(
+        "--weights-gib",
+        type=float,
+        help="with --device / --device-memory-gib: memory the weights take (default: estimated from the "
+        "model's parameter shapes at --dtype)",
+    )
+    p.add_argument(
+        "--memory-fraction",
+        type=float,
+        default=DEFAULT_MEMORY_FRACTION,
+        help="kv_cache_memory_fraction: share of the device's memory the engine may use in all",
+    )
+    p.add_argument(
+        "--dtype",
+        default="auto",
+        choices=["auto", "float32", "bfloat16"],
+        help="weights dtype for the estimate (auto: bfloat16 on an accelerator, float32 on CPU)",
+    )
     args = p.parse_args(argv)
     try:
         if args.context < 1 or args.concurrency < 1 or args.block_size < 1:
@@ -122,17 +154,29 @@ def main(argv=None) -> int:
         s["device"] = device
     print(json.dumps(s))
     scale = SCALE_BYTES.get(args.kv_dtype, 0)
-    per_head = (f"({shape.head_dim} dims x {DTYPE_BYTES[args.kv_dtype]} B + {scale} B scale)" if scale
-                else f"{shape.head_dim} dims x {DTYPE_BYTES[args.kv_dtype]} B")
-    print(f"{args.model}: 2 x {shape.num_layers} layers x {shape.num_kv_heads} kv heads x {per_head} x "
-          f"{args.context} tokens x {args.concurrency} requests = {s['kv_gib']} GiB", file=sys.stderr)
+    per_head = (
+        f"({shape.head_dim} dims x {DTYPE_BYTES[args.kv_dtype]} B + {scale} B scale)"
+        if scale
+        else f"{shape.head_dim} dims x {DTYPE_BYTES[args.kv_dtype]} B"
+    )
+    print(
+        f"{args.model}: 2 x {shape.num_layers} layers x {shape.num_kv_heads} kv heads x {per_head} x "
+        f"{args.context} tokens x {args.concurrency} requests = {s['kv_gib']} GiB",
+        file=sys.stderr,
+    )
     if device is not None:
-        print(f"{device['device']} device: KV budget {format_bytes(budget)} ({device['budget_source']}) holds "
-              f"{s['blocks_in_budget']} blocks of {args.block_size} tokens: {s['max_concurrency_in_budget']} "
-              f"sequences of {args.context} tokens at once", file=sys.stderr)
+        print(
+            f"{device['device']} device: KV budget {format_bytes(budget)} ({device['budget_source']}) holds "
+            f"{s['blocks_in_budget']} blocks of {args.block_size} tokens: {s['max_concurrency_in_budget']} "
+            f"sequences of {args.context} tokens at once",
+            file=sys.stderr,
+        )
     elif budget is not None:
-        print(f"a {args.budget_gib} GiB budget holds {s['blocks_in_budget']} blocks of {args.block_size} tokens: "
-              f"{s['max_concurrency_in_budget']} requests of {args.context} tokens at once", file=sys.stderr)
+        print(
+            f"a {args.budget_gib} GiB budget holds {s['blocks_in_budget']} blocks of {args.block_size} tokens: "
+            f"{s['max_concurrency_in_budget']} requests of {args.context} tokens at once",
+            file=sys.stderr,
+        )
     return 0
 
 

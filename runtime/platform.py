@@ -17,7 +17,7 @@ Platform defaults (each taken at engine start from the platform name, so tests c
 from __future__ import annotations
 
 import os
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 CPU_FLAGS = ("--xla_cpu_use_onednn=true",)
 

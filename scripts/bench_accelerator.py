@@ -57,23 +57,40 @@ log = bench_kernel.log
 # ---------------------------------------------------------------- engine throughput
 
 
-def engine_throughput(*, batches: list[int], prompt_len: int, output_len: int, model: str, gguf: str | None,
-                      smoke: bool, spec, deadline: float, on_batch=None) -> dict:
+def engine_throughput(
+    *,
+    batches: list[int],
+    prompt_len: int,
+    output_len: int,
+    model: str,
+    gguf: str | None,
+    smoke: bool,
+    spec,
+    deadline: float,
+    on_batch=None,
+) -> dict:
     """Throughput of the serving engine at each batch size (see the module docstring). ``on_batch``
     is called with the report so far after each batch size."""
     import jax
     import numpy as np
 
-    from runtime.api import EngineConfig
+    from runtime.api import EngineConfig, SamplingParams
     from runtime.engine.llm_engine import LLMEngine
-    from runtime.api import SamplingParams
 
     dtype = "bfloat16"
     max_len = prompt_len + output_len
-    config = EngineConfig(model=model, gguf_path=gguf, dtype=dtype, attention_backend="auto",
-                          max_num_seqs=max(batches), max_num_batched_tokens=min(2048, max(batches) * prompt_len),
-                          max_model_len=max(max_len, 64), kv_cache_bytes=2 * 2**30 if not smoke else 64 * 2**20,
-                          enable_prefix_caching=False, compilation_cache=False)
+    config = EngineConfig(
+        model=model,
+        gguf_path=gguf,
+        dtype=dtype,
+        attention_backend="auto",
+        max_num_seqs=max(batches),
+        max_num_batched_tokens=min(2048, max(batches) * prompt_len),
+        max_model_len=max(max_len, 64),
+        kv_cache_bytes=2 * 2**30 if not smoke else 64 * 2**20,
+        enable_prefix_caching=False,
+        compilation_cache=False,
+    )
     t = time.perf_counter()
     engine = LLMEngine(config)
     load_s = time.perf_counter() - t
@@ -81,9 +98,16 @@ def engine_throughput(*, batches: list[int], prompt_len: int, output_len: int, m
     weight_bytes = sum(int(x.nbytes) for x in jax.tree_util.tree_leaves(engine.runner.params))
     kv_bytes_per_token = 2 * mc.num_layers * mc.num_kv_heads * mc.head_dim * 2  # bfloat16 K and V, all layers
     report: dict[str, Any] = {
-        "model": model if gguf is None else Path(gguf).name, "dtype": dtype, "attention_backend": engine.attention_backend,
-        "prompt_tokens": prompt_len, "output_tokens": output_len, "weight_bytes": weight_bytes,
-        "kv_bytes_per_token": kv_bytes_per_token, "load_seconds": round(load_s, 1), "batches": []}
+        "model": model if gguf is None else Path(gguf).name,
+        "dtype": dtype,
+        "attention_backend": engine.attention_backend,
+        "prompt_tokens": prompt_len,
+        "output_tokens": output_len,
+        "weight_bytes": weight_bytes,
+        "kv_bytes_per_token": kv_bytes_per_token,
+        "load_seconds": round(load_s, 1),
+        "batches": [],
+    }
     rng = np.random.default_rng(0)
 
     def run(batch: int, new_tokens: int) -> dict:
@@ -106,8 +130,13 @@ def engine_throughput(*, batches: list[int], prompt_len: int, output_len: int, m
                     tpots.append(o.metrics["tpot_s"])
         end = time.perf_counter()
         all_first = max(first.values())
-        return {"wall_s": end - start, "decode_s": end - all_first, "steps": steps, "tokens": sum(tokens.values()),
-                "tpots": tpots}
+        return {
+            "wall_s": end - start,
+            "decode_s": end - all_first,
+            "steps": steps,
+            "tokens": sum(tokens.values()),
+            "tpots": tpots,
+        }
 
     for batch in batches:
         if time.monotonic() > deadline:
@@ -124,8 +153,13 @@ def engine_throughput(*, batches: list[int], prompt_len: int, output_len: int, m
             decode_steps = output_len - 1
             record.update(steps=r["steps"], output_tokens=r["tokens"])
             if smoke:
-                record.update(output_tokens_per_s=None, decode_tokens_per_s=None, tpot_ms_median=None,
-                              decode_step_ms=None, mbu=None)
+                record.update(
+                    output_tokens_per_s=None,
+                    decode_tokens_per_s=None,
+                    tpot_ms_median=None,
+                    decode_step_ms=None,
+                    mbu=None,
+                )
             else:
                 step_s = r["decode_s"] / decode_steps
                 # A decode step reads every weight once and the KV of every sequence (its mean length here).
@@ -137,7 +171,8 @@ def engine_throughput(*, batches: list[int], prompt_len: int, output_len: int, m
                     tpot_ms_median=round(statistics.median(r["tpots"]) * 1e3, 3) if r["tpots"] else None,
                     decode_step_ms=round(step_s * 1e3, 3),
                     decode_step_bytes=int(step_bytes),
-                    mbu=round(step_bytes / step_s / 1e9 / spec.hbm_gbs, 4) if spec else None)
+                    mbu=round(step_bytes / step_s / 1e9 / spec.hbm_gbs, 4) if spec else None,
+                )
         except Exception as exc:  # noqa: BLE001 - one batch size failing leaves the others' numbers
             record["error"] = bench_kernel._error(exc)
             log(traceback.format_exc(limit=4))
@@ -153,17 +188,27 @@ def engine_throughput(*, batches: list[int], prompt_len: int, output_len: int, m
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--smoke", action="store_true",
-                   help="tiny shapes, kernels interpreted, timings null: shows the script runs (any machine)")
+    p.add_argument(
+        "--smoke",
+        action="store_true",
+        help="tiny shapes, kernels interpreted, timings null: shows the script runs (any machine)",
+    )
     p.add_argument("--quick", action="store_true", help="fewer timed kernel runs, 64 generated tokens")
     p.add_argument("--out", default="out/accelerator.json")
-    p.add_argument("--budget-s", type=float, default=540.0,
-                   help="wall-clock budget from start; parts that would start after it are skipped (default 540)")
+    p.add_argument(
+        "--budget-s",
+        type=float,
+        default=540.0,
+        help="wall-clock budget from start; parts that would start after it are skipped (default 540)",
+    )
     p.add_argument("--engine-model", default="smollm2-135m", help="model preset for the engine part")
     p.add_argument("--engine-gguf", default=None, help="a GGUF file for the engine part instead of the preset")
     p.add_argument("--no-engine", action="store_true", help="kernels only")
-    p.add_argument("--platform-detected", default=None,
-                   help="what bench_accelerator.sh detected (gpu | tpu | cpu), recorded beside jax's platform")
+    p.add_argument(
+        "--platform-detected",
+        default=None,
+        help="what bench_accelerator.sh detected (gpu | tpu | cpu), recorded beside jax's platform",
+    )
     args = p.parse_args(argv)
     start, deadline = time.perf_counter(), time.monotonic() + args.budget_s
 
@@ -174,18 +219,25 @@ def main(argv=None) -> int:
 
     platform = jax.default_backend()
     if args.platform_detected and args.platform_detected != "cpu" and platform == "cpu":
-        log(f"bench_accelerator: a {args.platform_detected} was detected but JAX runs on the CPU "
-            f"(is the JAX {args.platform_detected} plugin installed?): refusing to time the host CPU")
+        log(
+            f"bench_accelerator: a {args.platform_detected} was detected but JAX runs on the CPU "
+            f"(is the JAX {args.platform_detected} plugin installed?): refusing to time the host CPU"
+        )
         return 2
     reason = bench_kernel.refuse_reason(platform, args.smoke)
     if reason:
         log(f"bench_accelerator: {reason}")
         return 2
 
-    report: dict[str, Any] = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                              "mode": "smoke" if args.smoke else ("quick" if args.quick else "full"),
-                              "platform_detected": args.platform_detected, "python": sys.version.split()[0],
-                              "jax_pinned": PINNED_JAX, "jax_matches_pin": jax.__version__ == PINNED_JAX}
+    report: dict[str, Any] = {
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "mode": "smoke" if args.smoke else ("quick" if args.quick else "full"),
+        "platform_detected": args.platform_detected,
+        "python": sys.version.split()[0],
+        "jax_pinned": PINNED_JAX,
+        "jax_matches_pin": jax.__version__ == PINNED_JAX,
+    }
+
     def save(final: bool) -> None:
         """Written after each part too, so a run killed at its hard time limit still leaves its results."""
         if args.out:
@@ -207,26 +259,37 @@ def main(argv=None) -> int:
         log("engine throughput ...")
         try:
             report["engine"] = engine_throughput(
-                batches=[1, 2] if args.smoke else [1, 32, 256], prompt_len=16 if args.smoke else 64,
-                output_len=4 if args.smoke else (64 if args.quick else 128), model=args.engine_model,
-                gguf=args.engine_gguf, smoke=args.smoke, spec=spec, deadline=deadline,
-                on_batch=lambda partial: (report.__setitem__("engine", partial), save(final=False)))
+                batches=[1, 2] if args.smoke else [1, 32, 256],
+                prompt_len=16 if args.smoke else 64,
+                output_len=4 if args.smoke else (64 if args.quick else 128),
+                model=args.engine_model,
+                gguf=args.engine_gguf,
+                smoke=args.smoke,
+                spec=spec,
+                deadline=deadline,
+                on_batch=lambda partial: (report.__setitem__("engine", partial), save(final=False)),
+            )
         except Exception as exc:  # noqa: BLE001 - e.g. the model package is not installed on this machine
             report["engine"] = {"error": bench_kernel._error(exc)}
             log(traceback.format_exc(limit=4))
 
     decode = report.get("decode")
-    kernel_decode = next((d for d in decode if d["impl"] != "xla" and d["kv_dtype"] == d["dtype"]), None) \
-        if isinstance(decode, list) else None
+    kernel_decode = (
+        next((d for d in decode if d["impl"] != "xla" and d["kv_dtype"] == d["dtype"]), None)
+        if isinstance(decode, list)
+        else None
+    )
     prefill = report.get("prefill")
     engine_ok = "error" not in report["engine"] and all("error" not in b for b in report["engine"].get("batches", []))
     report["summary"] = {
-        "device": report["device_kind"], "attention_backend": report["attention_backend"],
+        "device": report["device_kind"],
+        "attention_backend": report["attention_backend"],
         "checks_passed": report["passed"],
         "decode_hbm_fraction": kernel_decode and kernel_decode.get("hbm_fraction"),
         "prefill_flops_fraction": prefill[0].get("flops_fraction") if isinstance(prefill, list) and prefill else None,
-        "engine_decode_tokens_per_s": {str(b["batch"]): b.get("decode_tokens_per_s")
-                                       for b in report["engine"].get("batches", [])},
+        "engine_decode_tokens_per_s": {
+            str(b["batch"]): b.get("decode_tokens_per_s") for b in report["engine"].get("batches", [])
+        },
     }
     report["passed"] = bool(report["passed"] and engine_ok)
     report["seconds"] = round(time.perf_counter() - start, 1)

@@ -65,16 +65,26 @@ def pct(values, q):
 
 
 def summary(name: str, lat: list[float], **extra) -> dict:
-    return {"bench": name, "n": len(lat), "p50_ms": round(pct(lat, 50), 2), "p99_ms": round(pct(lat, 99), 2),
-            "mean_ms": round(statistics.mean(lat) * 1000, 2), **extra}
+    return {
+        "bench": name,
+        "n": len(lat),
+        "p50_ms": round(pct(lat, 50), 2),
+        "p99_ms": round(pct(lat, 99), 2),
+        "mean_ms": round(statistics.mean(lat) * 1000, 2),
+        **extra,
+    }
 
 
 SYSTEM = "Answer in one short sentence."  # short answers finish ("stop") and are cached
 
 
 async def ask(session, url, question, max_tokens):
-    body = {"model": "smollm2-135m", "temperature": 0, "max_tokens": max_tokens,
-            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}]}
+    body = {
+        "model": "smollm2-135m",
+        "temperature": 0,
+        "max_tokens": max_tokens,
+        "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question}],
+    }
     t = time.perf_counter()
     async with session.post(url, json=body) as r:
         await r.read()
@@ -108,9 +118,18 @@ async def run(args, base: str) -> None:
                     n += 1
                     if cache == "hit":
                         lat.append(dt)
-            print(json.dumps(summary(kind, lat, hit_rate=round(len(lat) / n, 3),
-                                     miss_over_hit_p50=round(statistics.median(misses) / statistics.median(lat), 1),
-                                     targets={"p99_ms_at_most": 25, "ratio_at_least": 50})), flush=True)
+            print(
+                json.dumps(
+                    summary(
+                        kind,
+                        lat,
+                        hit_rate=round(len(lat) / n, 3),
+                        miss_over_hit_p50=round(statistics.median(misses) / statistics.median(lat), 1),
+                        targets={"p99_ms_at_most": 25, "ratio_at_least": 50},
+                    )
+                ),
+                flush=True,
+            )
 
     # Load: N concurrent clients, each with its own connection, asking cached questions.
     deadline = time.perf_counter() + args.seconds
@@ -131,9 +150,19 @@ async def run(args, base: str) -> None:
     t = time.perf_counter()
     await asyncio.gather(*(client(i) for i in range(args.clients)))
     elapsed = time.perf_counter() - t
-    print(json.dumps(summary("hits_under_load", lat, clients=args.clients, seconds=round(elapsed, 1),
-                             requests_per_s=round(len(lat) / elapsed, 1), hit_rate=round(kinds["hit"] / len(lat), 3))),
-          flush=True)
+    print(
+        json.dumps(
+            summary(
+                "hits_under_load",
+                lat,
+                clients=args.clients,
+                seconds=round(elapsed, 1),
+                requests_per_s=round(len(lat) / elapsed, 1),
+                hit_rate=round(kinds["hit"] / len(lat), 3),
+            )
+        ),
+        flush=True,
+    )
 
 
 def main(argv=None) -> int:
@@ -150,12 +179,13 @@ def main(argv=None) -> int:
     configure_xla()
     from gateway.app import create_app
     from gateway.config.gateway import GatewayConfig, ModelEntry, load_config
-    from tests.support.gateway_server import ServerThread
     from runtime.api import EngineConfig
+    from tests.support.gateway_server import ServerThread
 
     tmp = tempfile.mkdtemp(prefix="bench_cache_")
-    engine = EngineConfig(model="smollm2-135m", max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512,
-                          num_blocks=128)
+    engine = EngineConfig(
+        model="smollm2-135m", max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512, num_blocks=128
+    )
     # The cache exactly as configs/gateway.yaml ships it, with a fresh file.
     shipped = load_config(Path(__file__).resolve().parent.parent / "configs" / "gateway.yaml").cache
     cache = {**shipped, "store": "file", "path": f"{tmp}/cache.jsonl"}

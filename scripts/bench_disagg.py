@@ -55,11 +55,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 sys.path.insert(0, str(ROOT))  # runtime.kv_transfer, for decoding one payload
 
-TOPICS = ["the harbour", "a mountain village", "the old railway", "a spice market", "the river delta",
-          "a lighthouse", "the northern forest", "a desert town"]
-SHORT_QUESTIONS = ["Say hello in three languages.", "Name a colour and a fruit.", "What is two plus two?",
-                   "Give me a short tip for sleeping well.", "Describe the sea in one line.",
-                   "What do cats like?", "Name a famous bridge.", "Write a four-word poem."]
+TOPICS = [
+    "the harbour",
+    "a mountain village",
+    "the old railway",
+    "a spice market",
+    "the river delta",
+    "a lighthouse",
+    "the northern forest",
+    "a desert town",
+]
+SHORT_QUESTIONS = [
+    "Say hello in three languages.",
+    "Name a colour and a fruit.",
+    "What is two plus two?",
+    "Give me a short tip for sleeping well.",
+    "Describe the sea in one line.",
+    "What do cats like?",
+    "Name a famous bridge.",
+    "Write a four-word poem.",
+]
 
 
 # ---------------------------------------------------------------- server processes
@@ -83,9 +98,15 @@ class Server:
         self.log = Path(tempfile.mkstemp(prefix=f"bench-disagg-{name}-", suffix=".log")[1])
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "Server":
-        self.proc = subprocess.Popen(self.cmd, cwd=ROOT, env=self.env, stdout=open(self.log, "wb"),
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+    def start(self) -> Server:
+        self.proc = subprocess.Popen(
+            self.cmd,
+            cwd=ROOT,
+            env=self.env,
+            stdout=open(self.log, "wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         return self
 
     def wait_ready(self, timeout: float) -> None:
@@ -158,8 +179,10 @@ async def long_prompt(s, url: str, i: int, n_tokens: int, rng: random.Random) ->
         per_note = max(1.0, (len(ids) - 30) / len(notes)) if notes else 20.0
         for _ in range(max(1, int((n_tokens - len(ids)) / per_note))):
             topic = rng.choice(TOPICS)
-            notes.append(f"Note {len(notes) + 1}: {topic} saw {rng.randrange(2, 999)} visitors and sent "
-                         f"{rng.randrange(2, 99)} letters.")
+            notes.append(
+                f"Note {len(notes) + 1}: {topic} saw {rng.randrange(2, 999)} visitors and sent "
+                f"{rng.randrange(2, 99)} letters."
+            )
         ids = await encode(s, url, long_text(i, notes))
     return ids
 
@@ -204,11 +227,15 @@ async def run_load(url: str, load: Load, label: str, deadline_s: float) -> list[
     progress = Progress(label, len(load.long_prompts))
     timeout = aiohttp.ClientTimeout(total=deadline_s)
     async with aiohttp.ClientSession(timeout=timeout) as session:
+
         async def stream(i: int):
             k = i
             while not stop.is_set():
-                results.append(await one_request(session, url, "stream", load.short_prompts[k % len(load.short_prompts)],
-                                                 load.stream_tokens))
+                results.append(
+                    await one_request(
+                        session, url, "stream", load.short_prompts[k % len(load.short_prompts)], load.stream_tokens
+                    )
+                )
                 k += load.streams
 
         async def long(i: int, prompt):
@@ -235,8 +262,12 @@ class Progress:
 
     def _draw(self):
         bar = "#" * self.n + "." * (self.total - self.n)
-        print(f"\r{self.label:>18} [{bar}] {self.n}/{self.total} long prompts answered", end="", file=sys.stderr,
-              flush=True)
+        print(
+            f"\r{self.label:>18} [{bar}] {self.n}/{self.total} long prompts answered",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
     def step(self):
         self.n += 1
@@ -258,13 +289,18 @@ def summarize(results: list[Result], wall: float) -> dict:
     out = {"wall_s": round(wall, 1), "errors": [r.error for r in results if r.error][:5]}
     for kind in ("stream", "long"):
         rs = [r for r in results if r.kind == kind and not r.error]
-        out[kind] = {"requests": len(rs), "tokens": sum(r.tokens for r in rs),
-                     "ttft_ms": {"p50": pct([r.ttft for r in rs], 50), "p99": pct([r.ttft for r in rs], 99)},
-                     "tpot_ms": {"p50": pct([r.tpot for r in rs], 50), "p99": pct([r.tpot for r in rs], 99)},
-                     # per-request TPOT is a mean; a decode step stalled behind a prefill chunk shows here
-                     "itl_ms": {"p50": pct([g for r in rs for g in r.gaps], 50),
-                                "p99": pct([g for r in rs for g in r.gaps], 99),
-                                "max": pct([g for r in rs for g in r.gaps], 100)}}
+        out[kind] = {
+            "requests": len(rs),
+            "tokens": sum(r.tokens for r in rs),
+            "ttft_ms": {"p50": pct([r.ttft for r in rs], 50), "p99": pct([r.ttft for r in rs], 99)},
+            "tpot_ms": {"p50": pct([r.tpot for r in rs], 50), "p99": pct([r.tpot for r in rs], 99)},
+            # per-request TPOT is a mean; a decode step stalled behind a prefill chunk shows here
+            "itl_ms": {
+                "p50": pct([g for r in rs for g in r.gaps], 50),
+                "p99": pct([g for r in rs for g in r.gaps], 99),
+                "max": pct([g for r in rs for g in r.gaps], 100),
+            },
+        }
     out["decode_tokens_per_s"] = round(sum(r.tokens for r in results if not r.error) / wall, 1)
     return out
 
@@ -281,11 +317,13 @@ def ratios(colo: dict, dis: dict) -> dict:
 
 def table(colo: dict, dis: dict, rat: dict) -> str:
     rows = ["| request | metric | colocated | disaggregated | ratio (disagg / colo) |", "|---|---|---|---|---|"]
-    for kind, name in (("stream", f"steady streams"), ("long", "long prompts")):
+    for kind, name in (("stream", "steady streams"), ("long", "long prompts")):
         for metric in ("ttft_ms", "tpot_ms", "itl_ms"):
             for q in ("p50", "p99"):
-                rows.append(f"| {name} | {metric[:-3].upper()} {q} (ms) | {colo[kind][metric][q]} | "
-                            f"{dis[kind][metric][q]} | {rat[f'{kind}_{metric[:-3]}_{q}']} |")
+                rows.append(
+                    f"| {name} | {metric[:-3].upper()} {q} (ms) | {colo[kind][metric][q]} | "
+                    f"{dis[kind][metric][q]} | {rat[f'{kind}_{metric[:-3]}_{q}']} |"
+                )
     return "\n".join(rows)
 
 
@@ -306,19 +344,36 @@ async def measure_transfer(prefill_url: str, prompt_ids: list[int]) -> dict:
             total_ms = (time.perf_counter() - t) * 1e3
             runs.append((total_ms - prefill_ms, total_ms, prefill_ms, float(r.headers["X-Encode-Ms"])))
     move_ms, total_ms, prefill_ms, encode_ms = min(runs)
-    return {"prompt_tokens": len(prompt_ids), "payload_bytes": len(data), "bytes_per_token": len(data) // len(prompt_ids),
-            "round_trip_ms": round(total_ms, 1), "prefill_and_gather_ms": round(prefill_ms, 1),
-            "encode_ms": round(encode_ms, 1), "encode_http_decode_ms": round(move_ms, 1),
-            "wire_mb_per_s": round(len(data) / move_ms / 1e3, 1)}
+    return {
+        "prompt_tokens": len(prompt_ids),
+        "payload_bytes": len(data),
+        "bytes_per_token": len(data) // len(prompt_ids),
+        "round_trip_ms": round(total_ms, 1),
+        "prefill_and_gather_ms": round(prefill_ms, 1),
+        "encode_ms": round(encode_ms, 1),
+        "encode_http_decode_ms": round(move_ms, 1),
+        "wire_mb_per_s": round(len(data) / move_ms / 1e3, 1),
+    }
 
 
 # ---------------------------------------------------------------- main
 
 
 def server_args(args) -> list[str]:
-    return ["--model", args.model, "--max-num-seqs", str(args.max_num_seqs), "--max-num-batched-tokens",
-            str(args.max_num_batched_tokens), "--max-model-len", str(args.max_model_len), "--kv-cache-mb",
-            str(args.kv_cache_mb), "--dtype", args.dtype]
+    return [
+        "--model",
+        args.model,
+        "--max-num-seqs",
+        str(args.max_num_seqs),
+        "--max-num-batched-tokens",
+        str(args.max_num_batched_tokens),
+        "--max-model-len",
+        str(args.max_model_len),
+        "--kv-cache-mb",
+        str(args.kv_cache_mb),
+        "--dtype",
+        args.dtype,
+    ]
 
 
 def env_pairs(pairs: list[str]) -> dict:
@@ -346,8 +401,12 @@ def main(argv=None) -> int:
     p.add_argument("--max-num-batched-tokens", type=int, default=128)
     p.add_argument("--max-model-len", type=int, default=1024)
     p.add_argument("--kv-cache-mb", type=int, default=128)
-    p.add_argument("--local-prefill-tokens", type=int, default=0,
-                   help="the decode server prefills prompts of at most this many tokens itself (0: none)")
+    p.add_argument(
+        "--local-prefill-tokens",
+        type=int,
+        default=0,
+        help="the decode server prefills prompts of at most this many tokens itself (0: none)",
+    )
     p.add_argument("--pin", action="store_true", help="prefill on the first half of the CPUs, decode on the rest")
     p.add_argument("--prefill-env", action="append", default=[], help="KEY=VALUE for the prefill process")
     p.add_argument("--decode-env", action="append", default=[], help="KEY=VALUE for the decode process")
@@ -364,19 +423,38 @@ def main(argv=None) -> int:
     half = max(1, ncpu // 2)
     cpus = (f"0-{half - 1}", f"{half}-{ncpu - 1}") if args.pin and ncpu > 1 else (None, None)
     common = server_args(args)
-    report: dict = {"benchmark": "bench_disagg", "host": {"cpus": ncpu, "machine": platform.machine(),
-                                                        "python": platform.python_version(),
-                                                        # other work on the host moves every figure here
-                                                        "loadavg_1m_at_start": os.getloadavg()[0]},
-                    "config": {k: v for k, v in vars(args).items() if k != "out"}}
+    report: dict = {
+        "benchmark": "bench_disagg",
+        "host": {
+            "cpus": ncpu,
+            "machine": platform.machine(),
+            "python": platform.python_version(),
+            # other work on the host moves every figure here
+            "loadavg_1m_at_start": os.getloadavg()[0],
+        },
+        "config": {k: v for k, v in vars(args).items() if k != "out"},
+    }
 
     # All three servers up at once (an idle server costs no CPU); the set-ups then take turns, the
     # order alternating per repeat, so a change in the machine's background load hits both alike.
     servers = {"colocated": Server("colocated", [*common, "--role", "both"])}
-    servers["prefill"] = Server("prefill", [*common, "--role", "prefill"], cpus=cpus[0], env=env_pairs(args.prefill_env))
-    servers["decode"] = Server("decode", [*common, "--role", "decode", "--prefill-url", servers["prefill"].url,
-                                          "--local-prefill-tokens", str(args.local_prefill_tokens)],
-                               cpus=cpus[1], env=env_pairs(args.decode_env))
+    servers["prefill"] = Server(
+        "prefill", [*common, "--role", "prefill"], cpus=cpus[0], env=env_pairs(args.prefill_env)
+    )
+    servers["decode"] = Server(
+        "decode",
+        [
+            *common,
+            "--role",
+            "decode",
+            "--prefill-url",
+            servers["prefill"].url,
+            "--local-prefill-tokens",
+            str(args.local_prefill_tokens),
+        ],
+        cpus=cpus[1],
+        env=env_pairs(args.decode_env),
+    )
     urls = {"colocated": servers["colocated"].url, "disaggregated": servers["decode"].url}
     results: dict[str, list[Result]] = {"colocated": [], "disaggregated": []}
     walls = {"colocated": 0.0, "disaggregated": 0.0}
@@ -392,9 +470,16 @@ def main(argv=None) -> int:
         for mode, url in urls.items():
             asyncio.run(run_load(url, Load(load.short_prompts, [warm], 4, 4, 1, 0, 0), f"warm-up {mode[:6]}", 300))
         for r in range(args.repeats):
-            part = Load(load.short_prompts, load.long_prompts[r * args.long:(r + 1) * args.long], load.stream_tokens,
-                        load.long_out, load.streams, load.interval, load.lead)
-            for mode in (list(urls) if r % 2 == 0 else list(urls)[::-1]):
+            part = Load(
+                load.short_prompts,
+                load.long_prompts[r * args.long : (r + 1) * args.long],
+                load.stream_tokens,
+                load.long_out,
+                load.streams,
+                load.interval,
+                load.lead,
+            )
+            for mode in list(urls) if r % 2 == 0 else list(urls)[::-1]:
                 t = time.perf_counter()
                 res = asyncio.run(run_load(urls[mode], part, f"{mode} {r + 1}/{args.repeats}", args.phase_timeout))
                 wall = time.perf_counter() - t
@@ -409,12 +494,24 @@ def main(argv=None) -> int:
     report["host"]["loadavg_1m_at_end"] = os.getloadavg()[0]
     colocated, disaggregated = (summarize(results[m], walls[m]) for m in ("colocated", "disaggregated"))
     rat = ratios(colocated, disaggregated)
-    report.update(workload={"long_prompt_tokens": [len(x) for x in load.long_prompts],
-                            "short_prompt_tokens": [len(x) for x in load.short_prompts]},
-                  colocated=colocated, disaggregated=disaggregated, ratios=rat, kv_transfer=transfer,
-                  table=table(colocated, disaggregated, rat), runs=runs,
-                  ratios_per_repeat=[ratios(a, b) for a, b in zip(
-                      [x for x in runs if x["mode"] == "colocated"], [x for x in runs if x["mode"] == "disaggregated"])])
+    report.update(
+        workload={
+            "long_prompt_tokens": [len(x) for x in load.long_prompts],
+            "short_prompt_tokens": [len(x) for x in load.short_prompts],
+        },
+        colocated=colocated,
+        disaggregated=disaggregated,
+        ratios=rat,
+        kv_transfer=transfer,
+        table=table(colocated, disaggregated, rat),
+        runs=runs,
+        ratios_per_repeat=[
+            ratios(a, b)
+            for a, b in zip(
+                [x for x in runs if x["mode"] == "colocated"], [x for x in runs if x["mode"] == "disaggregated"]
+            )
+        ],
+    )
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

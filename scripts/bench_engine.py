@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 import time
@@ -30,17 +29,39 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-TOPICS = ["the ocean", "a city at night", "learning to cook", "the history of tea", "how bridges work",
-          "a friendly robot", "mountain weather", "saving money", "the moon landing", "autumn leaves",
-          "a chess game", "honeybees", "the printing press", "a long train journey", "volcanoes", "jazz music"]
-STYLES = ["Write a short story about {}.", "Explain {} to a child.", "Give me facts about {}.",
-          "Describe {} in detail.", "Write a poem about {}."]
+TOPICS = [
+    "the ocean",
+    "a city at night",
+    "learning to cook",
+    "the history of tea",
+    "how bridges work",
+    "a friendly robot",
+    "mountain weather",
+    "saving money",
+    "the moon landing",
+    "autumn leaves",
+    "a chess game",
+    "honeybees",
+    "the printing press",
+    "a long train journey",
+    "volcanoes",
+    "jazz music",
+]
+STYLES = [
+    "Write a short story about {}.",
+    "Explain {} to a child.",
+    "Give me facts about {}.",
+    "Describe {} in detail.",
+    "Write a poem about {}.",
+]
 
 
 def workload(n: int, seed: int = 0, lo: int = 16, hi: int = 512):
     rng = np.random.default_rng(seed)
-    prompts = [[{"role": "user", "content": STYLES[rng.integers(len(STYLES))].format(TOPICS[rng.integers(len(TOPICS))])}]
-               for _ in range(n)]
+    prompts = [
+        [{"role": "user", "content": STYLES[rng.integers(len(STYLES))].format(TOPICS[rng.integers(len(TOPICS))])}]
+        for _ in range(n)
+    ]
     lengths = np.clip(rng.lognormal(mean=math.log(64), sigma=0.9, size=n), lo, hi).astype(int).tolist()
     return prompts, lengths
 
@@ -73,6 +94,7 @@ def _timed(fn) -> float:
 
 # ---------------------------------------------------------------- our engine
 
+
 def run_continuous(engine, prompts, lengths, cap: int, label: str, sample_memory: bool = False):
     """Keep at most ``cap`` requests in flight, admitting a new one as soon as one finishes."""
     from runtime.api import SamplingParams
@@ -103,10 +125,15 @@ def run_continuous(engine, prompts, lengths, cap: int, label: str, sample_memory
     elapsed = time.perf_counter() - t0
     outs = [outputs[i] for i in range(len(prompts))]
     useful = sum(o.completion_tokens for o in outs)
-    return {"elapsed_s": elapsed, "useful_tokens": useful, "tok_s": useful / elapsed,
-            "tpot_ms_p50": 1000 * statistics.median([o.metrics["tpot_s"] for o in outs if o.metrics.get("tpot_s")]),
-            "ttft_ms_p50": 1000 * statistics.median([o.metrics["ttft_s"] for o in outs]),
-            "steps": engine.num_steps, "memory": mem}
+    return {
+        "elapsed_s": elapsed,
+        "useful_tokens": useful,
+        "tok_s": useful / elapsed,
+        "tpot_ms_p50": 1000 * statistics.median([o.metrics["tpot_s"] for o in outs if o.metrics.get("tpot_s")]),
+        "ttft_ms_p50": 1000 * statistics.median([o.metrics["ttft_s"] for o in outs]),
+        "steps": engine.num_steps,
+        "memory": mem,
+    }
 
 
 def run_static(engine, prompts, lengths, batch: int, label: str):
@@ -116,14 +143,15 @@ def run_static(engine, prompts, lengths, batch: int, label: str):
     t0 = time.perf_counter()
     useful = 0
     for b in tqdm(range(0, len(prompts), batch), desc=label, file=sys.stderr, leave=False):
-        n = max(lengths[b:b + batch])
-        engine.generate(prompts[b:b + batch], SamplingParams(max_tokens=n, ignore_eos=True))
-        useful += sum(lengths[b:b + batch])
+        n = max(lengths[b : b + batch])
+        engine.generate(prompts[b : b + batch], SamplingParams(max_tokens=n, ignore_eos=True))
+        useful += sum(lengths[b : b + batch])
     elapsed = time.perf_counter() - t0
     return {"elapsed_s": elapsed, "useful_tokens": useful, "tok_s": useful / elapsed}
 
 
 # ---------------------------------------------------------------- HF transformers
+
 
 def run_hf(prompts, lengths, batch: int, tokenizer_apply):
     import torch
@@ -137,21 +165,27 @@ def run_hf(prompts, lengths, batch: int, tokenizer_apply):
     t0 = time.perf_counter()
     useful = 0
     for b in tqdm(range(0, len(ids), batch), desc="hf static", file=sys.stderr, leave=False):
-        chunk = ids[b:b + batch]
+        chunk = ids[b : b + batch]
         width = max(len(x) for x in chunk)
         x = torch.tensor([[0] * (width - len(r)) + r for r in chunk])  # left padding
         mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in chunk])
-        n = max(lengths[b:b + batch])
+        n = max(lengths[b : b + batch])
         with torch.no_grad():
             model.generate(x, attention_mask=mask, max_new_tokens=n, min_new_tokens=n, do_sample=False, pad_token_id=0)
-        useful += sum(lengths[b:b + batch])
+        useful += sum(lengths[b : b + batch])
     elapsed = time.perf_counter() - t0
-    steps = sum(max(lengths[b:b + batch]) for b in range(0, len(ids), batch))  # decode steps HF ran
-    return {"elapsed_s": elapsed, "useful_tokens": useful, "tok_s": useful / elapsed, "steps": steps,
-            "torch_threads": torch.get_num_threads()}
+    steps = sum(max(lengths[b : b + batch]) for b in range(0, len(ids), batch))  # decode steps HF ran
+    return {
+        "elapsed_s": elapsed,
+        "useful_tokens": useful,
+        "tok_s": useful / elapsed,
+        "steps": steps,
+        "torch_threads": torch.get_num_threads(),
+    }
 
 
 # ---------------------------------------------------------------- plots
+
 
 def plot(out_dir: Path, results: dict) -> list[str]:
     import matplotlib
@@ -163,8 +197,9 @@ def plot(out_dir: Path, results: dict) -> list[str]:
     fig, axes = plt.subplots(1, 3, figsize=(15, 4))
     names = ["static", "continuous"] + (["hf static"] if "hf" in results else [])
     vals = [results["static"]["tok_s"], results["continuous"]["tok_s"]] + (
-        [results["hf"]["tok_s"]] if "hf" in results else [])
-    axes[0].bar(names, vals, color=["#999", "#2a7", "#c63"][:len(vals)])
+        [results["hf"]["tok_s"]] if "hf" in results else []
+    )
+    axes[0].bar(names, vals, color=["#999", "#2a7", "#c63"][: len(vals)])
     axes[0].set_ylabel("useful output tokens / s")
     axes[0].set_title("Batching policies, same workload")
     mem = np.array([m[:3] for m in results["continuous"]["memory"]], float)
@@ -191,6 +226,7 @@ def plot(out_dir: Path, results: dict) -> list[str]:
 
 
 # ---------------------------------------------------------------- main
+
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -219,9 +255,15 @@ def main(argv=None) -> int:
     emit({"bench": "limits", "device": jax.default_backend(), **{k: round(v, 2) for k, v in limits.items()}})
 
     block = args.block_size
-    engine = LLMEngine(EngineConfig(max_num_seqs=max(64, args.batch), max_num_batched_tokens=256,
-                                    max_model_len=args.max_model_len, num_blocks=args.kv_tokens // block + 1,
-                                    block_size=block))
+    engine = LLMEngine(
+        EngineConfig(
+            max_num_seqs=max(64, args.batch),
+            max_num_batched_tokens=256,
+            max_model_len=args.max_model_len,
+            num_blocks=args.kv_tokens // block + 1,
+            block_size=block,
+        )
+    )
     bar = tqdm(total=len(engine.runner.buckets), desc="compile buckets", file=sys.stderr, leave=False)
     t = time.perf_counter()
     engine.warmup(lambda *_: bar.update(1))
@@ -237,11 +279,20 @@ def main(argv=None) -> int:
     cont = run_continuous(engine, prompts, lengths, cap=args.batch, label="continuous", sample_memory=True)
     stat = run_static(engine, prompts, lengths, batch=args.batch, label="static")
     results["continuous"], results["static"] = cont, stat
-    emit({"bench": "continuous_vs_static", "requests": args.requests, "batch": args.batch,
-          "output_len_mean": round(float(np.mean(lengths)), 1), "output_len_min": min(lengths),
-          "output_len_max": max(lengths), "continuous_tok_s": round(cont["tok_s"], 1),
-          "static_tok_s": round(stat["tok_s"], 1), "ratio": round(cont["tok_s"] / stat["tok_s"], 2),
-          "target": 3.0})
+    emit(
+        {
+            "bench": "continuous_vs_static",
+            "requests": args.requests,
+            "batch": args.batch,
+            "output_len_mean": round(float(np.mean(lengths)), 1),
+            "output_len_min": min(lengths),
+            "output_len_max": max(lengths),
+            "continuous_tok_s": round(cont["tok_s"], 1),
+            "static_tok_s": round(stat["tok_s"], 1),
+            "ratio": round(cont["tok_s"] / stat["tok_s"], 2),
+            "target": 3.0,
+        }
+    )
 
     # Memory: paged vs contiguous in the same budget.
     mem = np.array([m[:3] for m in cont["memory"]], float)
@@ -256,20 +307,36 @@ def main(argv=None) -> int:
     engine_many = engine  # same cache, admit up to 64 at once
     peak = run_continuous(engine_many, prompts, lengths, cap=64, label="paged concurrency", sample_memory=True)
     peak_running = int(max(m[2] for m in peak["memory"]))
-    emit({"bench": "paged_vs_contiguous", "kv_budget_tokens": args.kv_tokens, "max_model_len": args.max_model_len,
-          "block_size": block, "paged_waste_pct": round(100 * paged_waste, 2),
-          "paged_waste_pct_by_block_size": waste_by_block, "contiguous_waste_pct": round(100 * contiguous_waste, 2),
-          "max_concurrent_contiguous": max_contiguous, "max_concurrent_paged": peak_running,
-          "concurrency_ratio": round(peak_running / max(max_contiguous, 1), 2),
-          "preemptions": engine.stats().num_preemptions_total, "targets": {"waste_pct_below": 4, "ratio_at_least": 2}})
+    emit(
+        {
+            "bench": "paged_vs_contiguous",
+            "kv_budget_tokens": args.kv_tokens,
+            "max_model_len": args.max_model_len,
+            "block_size": block,
+            "paged_waste_pct": round(100 * paged_waste, 2),
+            "paged_waste_pct_by_block_size": waste_by_block,
+            "contiguous_waste_pct": round(100 * contiguous_waste, 2),
+            "max_concurrent_contiguous": max_contiguous,
+            "max_concurrent_paged": peak_running,
+            "concurrency_ratio": round(peak_running / max(max_contiguous, 1), 2),
+            "preemptions": engine.stats().num_preemptions_total,
+            "targets": {"waste_pct_below": 4, "ratio_at_least": 2},
+        }
+    )
 
     # 3: throughput vs concurrency cap.
     sweep = []
-    sp, sl = prompts[:args.sweep_requests], [64] * args.sweep_requests
+    sp, sl = prompts[: args.sweep_requests], [64] * args.sweep_requests
     for cap in [int(c) for c in args.sweep.split(",")]:
         r = run_continuous(engine, sp, sl, cap=cap, label=f"cap {cap}")
-        sweep.append({"cap": cap, "tok_s": round(r["tok_s"], 1), "tpot_ms_p50": round(r["tpot_ms_p50"], 1),
-                      "ttft_ms_p50": round(r["ttft_ms_p50"], 1)})
+        sweep.append(
+            {
+                "cap": cap,
+                "tok_s": round(r["tok_s"], 1),
+                "tpot_ms_p50": round(r["tpot_ms_p50"], 1),
+                "ttft_ms_p50": round(r["ttft_ms_p50"], 1),
+            }
+        )
         emit({"bench": "throughput_vs_batch", **sweep[-1]})
     results["sweep"] = sweep
 
@@ -278,14 +345,25 @@ def main(argv=None) -> int:
         hf = run_hf(prompts, lengths, args.batch, engine.encode)
         results["hf"] = hf
         steps_per_s = cont["steps"] / cont["elapsed_s"] if cont["elapsed_s"] else 0
-        emit({"bench": "engine_vs_hf", "requests": args.requests, "ours_tok_s": round(cont["tok_s"], 1),
-              "hf_tok_s": round(hf["tok_s"], 1), "ratio": round(cont["tok_s"] / hf["tok_s"], 2), "target": 3.0,
-              "ours_fraction_of_peak_compute": round(2 * n_params * cont["tok_s"] / (limits["peak_gflops"] * 1e9), 3),
-              "hf_fraction_of_peak_compute": round(2 * n_params * hf["tok_s"] / (limits["peak_gflops"] * 1e9), 3),
-              "ours_weight_stream_fraction_of_bandwidth": round(weight_bytes * steps_per_s / (limits["bandwidth_gbs"] * 1e9), 3),
-              "hf_weight_stream_fraction_of_bandwidth": round(weight_bytes * hf["steps"] / hf["elapsed_s"]
-                                                              / (limits["bandwidth_gbs"] * 1e9), 3),
-              "hf_torch_threads": hf["torch_threads"]})
+        emit(
+            {
+                "bench": "engine_vs_hf",
+                "requests": args.requests,
+                "ours_tok_s": round(cont["tok_s"], 1),
+                "hf_tok_s": round(hf["tok_s"], 1),
+                "ratio": round(cont["tok_s"] / hf["tok_s"], 2),
+                "target": 3.0,
+                "ours_fraction_of_peak_compute": round(2 * n_params * cont["tok_s"] / (limits["peak_gflops"] * 1e9), 3),
+                "hf_fraction_of_peak_compute": round(2 * n_params * hf["tok_s"] / (limits["peak_gflops"] * 1e9), 3),
+                "ours_weight_stream_fraction_of_bandwidth": round(
+                    weight_bytes * steps_per_s / (limits["bandwidth_gbs"] * 1e9), 3
+                ),
+                "hf_weight_stream_fraction_of_bandwidth": round(
+                    weight_bytes * hf["steps"] / hf["elapsed_s"] / (limits["bandwidth_gbs"] * 1e9), 3
+                ),
+                "hf_torch_threads": hf["torch_threads"],
+            }
+        )
     files = plot(out_dir, results)
     emit({"bench": "plots", "files": files})
     return 0

@@ -45,12 +45,13 @@ def measure_bandwidth_gbs() -> float:
     return 2 * src.nbytes / best / 1e9
 
 
-def bench_ours(model: str, dtype: str, n_tokens: int, prompts: list[str], modes: list[str] = ("none",),
-               group: int = 64) -> dict[str, dict]:
+def bench_ours(
+    model: str, dtype: str, n_tokens: int, prompts: list[str], modes: list[str] = ("none",), group: int = 64
+) -> dict[str, dict]:
     """Per weight-quant mode: median decode tok/s and TTFT over the prompts, weight bytes; prompt ids."""
+    from runtime.api import SamplingParams
     from runtime.engine.offline import Generator
     from runtime.worker.model_runner import enable_compilation_cache
-    from runtime.api import SamplingParams
 
     enable_compilation_cache()
     gens = {mode: Generator(model, dtype=dtype, weight_quant=mode, weight_quant_group=group) for mode in modes}
@@ -67,9 +68,12 @@ def bench_ours(model: str, dtype: str, n_tokens: int, prompts: list[str], modes:
             ttfts[mode].append(stats.ttft_s)
     out = {}
     for mode, gen in gens.items():
-        out[mode] = {"tok_s": statistics.median(rates[mode]), "ttft_s": statistics.median(ttfts[mode]),
-                     "weight_bytes": sum(int(x.size) * x.dtype.itemsize for x in _leaves(gen.params)),
-                     "weight_bytes_per_token": _bytes_per_decode_token(gen)}
+        out[mode] = {
+            "tok_s": statistics.median(rates[mode]),
+            "ttft_s": statistics.median(ttfts[mode]),
+            "weight_bytes": sum(int(x.size) * x.dtype.itemsize for x in _leaves(gen.params)),
+            "weight_bytes_per_token": _bytes_per_decode_token(gen),
+        }
     n_params = sum(int(np.prod(x.shape)) for x in _leaves(gens["none"].params)) if "none" in gens else None
     return {"modes": out, "params": n_params, "prompt_ids": ids}
 
@@ -81,8 +85,11 @@ def _bytes_per_decode_token(gen) -> int:
     if gen.config.tie_word_embeddings:
         return total
     embed = _leaves(gen.params["embed"])
-    return total - sum(int(x.size) * x.dtype.itemsize for x in embed) + sum(
-        int(x[0].size) * x.dtype.itemsize for x in embed)
+    return (
+        total
+        - sum(int(x.size) * x.dtype.itemsize for x in embed)
+        + sum(int(x[0].size) * x.dtype.itemsize for x in embed)
+    )
 
 
 def _leaves(tree):
@@ -105,8 +112,14 @@ def bench_hf(model: str, n_tokens: int, prompt_ids: list[list[int]]) -> dict:
         x = torch.tensor([ids])
         t = time.perf_counter()
         with torch.no_grad():
-            hf.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n, min_new_tokens=n, do_sample=False,
-                        pad_token_id=0)
+            hf.generate(
+                x,
+                attention_mask=torch.ones_like(x),
+                max_new_tokens=n,
+                min_new_tokens=n,
+                do_sample=False,
+                pad_token_id=0,
+            )
         return time.perf_counter() - t
 
     run(prompt_ids[0], 4)  # warm-up
@@ -124,8 +137,11 @@ def main(argv=None) -> int:
     p.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--prompts", type=int, default=len(PROMPTS))
-    p.add_argument("--weight-quant", default="none,int8,int4",
-                   help="comma-separated weight-only quantization modes to compare (none = float weights)")
+    p.add_argument(
+        "--weight-quant",
+        default="none,int8,int4",
+        help="comma-separated weight-only quantization modes to compare (none = float weights)",
+    )
     p.add_argument("--weight-quant-group", type=int, default=64, help="int4 group size (32, 64 or 128)")
     p.add_argument("--no-hf", action="store_true", help="skip the Hugging Face transformers baseline")
     args = p.parse_args(argv)
@@ -142,8 +158,9 @@ def main(argv=None) -> int:
 
     prompts = PROMPTS[: args.prompts]
     bandwidth = measure_bandwidth_gbs()
-    print(f"memory bandwidth ~{bandwidth:.1f} GB/s; benchmarking {args.model} ({', '.join(modes)}) ...",
-          file=sys.stderr)
+    print(
+        f"memory bandwidth ~{bandwidth:.1f} GB/s; benchmarking {args.model} ({', '.join(modes)}) ...", file=sys.stderr
+    )
     ours = bench_ours(args.model, args.dtype, args.tokens, prompts, modes, args.weight_quant_group)
     per_mode = ours["modes"]
     base = per_mode.get("none")

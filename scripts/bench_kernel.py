@@ -42,8 +42,9 @@ import statistics
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -116,9 +117,11 @@ def attention_impls(platform: str, smoke: bool) -> dict[str, Callable]:
         return ragged_paged_attention_tpu(*a, **kw)
 
     if smoke:
-        return {"pallas_gpu_interpret": lambda *a, **kw: ragged_paged_attention(*a, interpret=True, **kw),
-                "pallas_tpu_interpret": lambda *a, **kw: tpu_kernel(*a, interpret=True, **kw),
-                "xla": ragged_paged_attention_xla}
+        return {
+            "pallas_gpu_interpret": lambda *a, **kw: ragged_paged_attention(*a, interpret=True, **kw),
+            "pallas_tpu_interpret": lambda *a, **kw: tpu_kernel(*a, interpret=True, **kw),
+            "xla": ragged_paged_attention_xla,
+        }
     backend = kernel_backend(platform)
     compiled = {"pallas_gpu": ragged_paged_attention, "pallas_tpu": tpu_kernel}
     if backend not in compiled:
@@ -135,8 +138,10 @@ def matmul_impls(platform: str, smoke: bool) -> dict[str, Callable]:
         return quant_matmul_tpu(*a, **kw)
 
     if smoke:
-        return {"pallas_gpu_interpret": lambda *a, **kw: quant_matmul(*a, interpret=True, **kw),
-                "pallas_tpu_interpret": lambda *a, **kw: tpu_matmul(*a, interpret=True, **kw)}
+        return {
+            "pallas_gpu_interpret": lambda *a, **kw: quant_matmul(*a, interpret=True, **kw),
+            "pallas_tpu_interpret": lambda *a, **kw: tpu_matmul(*a, interpret=True, **kw),
+        }
     backend = kernel_backend(platform)
     return {backend: lambda *a, **kw: (quant_matmul if backend == "pallas_gpu" else tpu_matmul)(*a, **kw)}
 
@@ -150,23 +155,103 @@ def attention_cases(smoke: bool) -> list[tuple[str, dict, dict]]:
     import jax.numpy as jnp
 
     if smoke:
-        return [("tiny mixed f32", dict(q_lens=[1, 3], kv_lens=[5, 12], num_q_heads=2, num_kv_heads=1,
-                                        head_dim=32, page_size=16, dtype=jnp.float32), {})]
+        return [
+            (
+                "tiny mixed f32",
+                dict(
+                    q_lens=[1, 3],
+                    kv_lens=[5, 12],
+                    num_q_heads=2,
+                    num_kv_heads=1,
+                    head_dim=32,
+                    page_size=16,
+                    dtype=jnp.float32,
+                ),
+                {},
+            )
+        ]
     return [
         # decodes at page edges, a prefill chunk on a long context, a whole short prompt, an empty row
-        ("mixed f32", dict(q_lens=[1, 1, 1, 17, 1, 0, 5], kv_lens=[1, 16, 33, 17, 100, 0, 64], num_q_heads=8,
-                           num_kv_heads=2, head_dim=64, page_size=16, dtype=jnp.float32), {}),
-        ("mixed bf16 window", dict(q_lens=[1, 9, 1, 1, 32], kv_lens=[70, 9, 16, 129, 96], num_q_heads=8,
-                                   num_kv_heads=2, head_dim=128, page_size=16, dtype=jnp.bfloat16),
-         dict(sliding_window=48)),
-        ("decode bf16 softcap", dict(q_lens=[1] * 6, kv_lens=[1, 15, 16, 17, 200, 31], num_q_heads=4, num_kv_heads=4,
-                                     head_dim=64, page_size=16, dtype=jnp.bfloat16), dict(soft_cap=30.0)),
-        ("gemma-like bf16 d256", dict(q_lens=[1, 1, 40, 1], kv_lens=[600, 1, 40, 513], num_q_heads=4, num_kv_heads=1,
-                                      head_dim=256, page_size=16, dtype=jnp.bfloat16), dict(sliding_window=512)),
-        ("int8 KV bf16", dict(q_lens=[1, 1, 7, 1], kv_lens=[64, 300, 7, 33], num_q_heads=32, num_kv_heads=8,
-                              head_dim=128, page_size=16, dtype=jnp.bfloat16, kv_dtype="int8"), {}),
-        ("fp8 KV bf16", dict(q_lens=[1, 5, 1], kv_lens=[129, 5, 250], num_q_heads=9, num_kv_heads=3, head_dim=64,
-                             page_size=32, dtype=jnp.bfloat16, kv_dtype="fp8"), {}),
+        (
+            "mixed f32",
+            dict(
+                q_lens=[1, 1, 1, 17, 1, 0, 5],
+                kv_lens=[1, 16, 33, 17, 100, 0, 64],
+                num_q_heads=8,
+                num_kv_heads=2,
+                head_dim=64,
+                page_size=16,
+                dtype=jnp.float32,
+            ),
+            {},
+        ),
+        (
+            "mixed bf16 window",
+            dict(
+                q_lens=[1, 9, 1, 1, 32],
+                kv_lens=[70, 9, 16, 129, 96],
+                num_q_heads=8,
+                num_kv_heads=2,
+                head_dim=128,
+                page_size=16,
+                dtype=jnp.bfloat16,
+            ),
+            dict(sliding_window=48),
+        ),
+        (
+            "decode bf16 softcap",
+            dict(
+                q_lens=[1] * 6,
+                kv_lens=[1, 15, 16, 17, 200, 31],
+                num_q_heads=4,
+                num_kv_heads=4,
+                head_dim=64,
+                page_size=16,
+                dtype=jnp.bfloat16,
+            ),
+            dict(soft_cap=30.0),
+        ),
+        (
+            "gemma-like bf16 d256",
+            dict(
+                q_lens=[1, 1, 40, 1],
+                kv_lens=[600, 1, 40, 513],
+                num_q_heads=4,
+                num_kv_heads=1,
+                head_dim=256,
+                page_size=16,
+                dtype=jnp.bfloat16,
+            ),
+            dict(sliding_window=512),
+        ),
+        (
+            "int8 KV bf16",
+            dict(
+                q_lens=[1, 1, 7, 1],
+                kv_lens=[64, 300, 7, 33],
+                num_q_heads=32,
+                num_kv_heads=8,
+                head_dim=128,
+                page_size=16,
+                dtype=jnp.bfloat16,
+                kv_dtype="int8",
+            ),
+            {},
+        ),
+        (
+            "fp8 KV bf16",
+            dict(
+                q_lens=[1, 5, 1],
+                kv_lens=[129, 5, 250],
+                num_q_heads=9,
+                num_kv_heads=3,
+                head_dim=64,
+                page_size=32,
+                dtype=jnp.bfloat16,
+                kv_dtype="fp8",
+            ),
+            {},
+        ),
     ]
 
 
@@ -196,13 +281,16 @@ def _run_case(record: dict, fn: Callable) -> dict:
         record["passed"] = False
         record["error"] = _error(exc)
         log(traceback.format_exc(limit=4))
-    log(f"  check {record['name']:<24} {record['impl']:<21} {'ok' if record['passed'] else 'FAILED: ' + record['error']}")
+    log(
+        f"  check {record['name']:<24} {record['impl']:<21} {'ok' if record['passed'] else 'FAILED: ' + record['error']}"
+    )
     return record
 
 
 def check_attention(platform: str, smoke: bool) -> dict:
-    from pallas_kernels.ragged_paged_attention import ragged_paged_attention_reference
     from test_ragged_paged_attention import TOLERANCES, make_batch  # the tests' table and batch builder
+
+    from pallas_kernels.ragged_paged_attention import ragged_paged_attention_reference
 
     impls = attention_impls(platform, smoke)
     cases = []
@@ -212,30 +300,50 @@ def check_attention(platform: str, smoke: bool) -> dict:
         quantized = "kq" in b
         k, v = (b["kq"], b["vq"]) if quantized else (b["k"], b["v"])
         scales = dict(k_scales=b["k_scales"], v_scales=b["v_scales"]) if quantized else {}
-        expected = np.asarray(ragged_paged_attention_reference(b["q"], k, v, b["kv_lens"], b["cu_q_lens"],
-                                                               b["num_seqs"], **scales, **kw))
+        expected = np.asarray(
+            ragged_paged_attention_reference(b["q"], k, v, b["kv_lens"], b["cu_q_lens"], b["num_seqs"], **scales, **kw)
+        )
         rtol, atol = TOLERANCES[expected.dtype]
         for impl, fn in impls.items():
-            record = {"name": name, "impl": impl, "dtype": str(expected.dtype),
-                      "kv_dtype": shape.get("kv_dtype") or str(expected.dtype), "q_lens": shape["q_lens"],
-                      "kv_lens": shape["kv_lens"], "heads": [shape["num_q_heads"], shape["num_kv_heads"]],
-                      "head_dim": shape["head_dim"], "page_size": shape["page_size"], **extra,
-                      "rtol": rtol, "atol": atol}
-            cases.append(_run_case(record, lambda: _compare(fn(*_paged(b), **_scale_pages(b), **kw), expected,
-                                                            rtol, atol, record)))
+            record = {
+                "name": name,
+                "impl": impl,
+                "dtype": str(expected.dtype),
+                "kv_dtype": shape.get("kv_dtype") or str(expected.dtype),
+                "q_lens": shape["q_lens"],
+                "kv_lens": shape["kv_lens"],
+                "heads": [shape["num_q_heads"], shape["num_kv_heads"]],
+                "head_dim": shape["head_dim"],
+                "page_size": shape["page_size"],
+                **extra,
+                "rtol": rtol,
+                "atol": atol,
+            }
+            cases.append(
+                _run_case(
+                    record, lambda: _compare(fn(*_paged(b), **_scale_pages(b), **kw), expected, rtol, atol, record)
+                )
+            )
     return {"passed": all(c["passed"] for c in cases), "cases": cases}
 
 
 def check_quant_matmul(platform: str, smoke: bool) -> dict:
     import jax.numpy as jnp
+    from test_quant import TOLERANCES
 
     from pallas_kernels.quant_matmul import quant_matmul_reference
     from runtime.quant.weights import QuantizedMatrix
-    from test_quant import TOLERANCES
 
-    shapes = [(3, 256, 128, "int8", 0), (5, 256, 128, "int4", 64)] if smoke else \
-        [(1, 576, 1536, "int8", 0), (64, 4096, 1024, "int8", 0), (1, 576, 1536, "int4", 64),
-         (64, 4096, 1024, "int4", 128)]
+    shapes = (
+        [(3, 256, 128, "int8", 0), (5, 256, 128, "int4", 64)]
+        if smoke
+        else [
+            (1, 576, 1536, "int8", 0),
+            (64, 4096, 1024, "int8", 0),
+            (1, 576, 1536, "int4", 64),
+            (64, 4096, 1024, "int4", 128),
+        ]
+    )
     impls = matmul_impls(platform, smoke)
     rng = np.random.default_rng(7)
     cases = []
@@ -247,8 +355,12 @@ def check_quant_matmul(platform: str, smoke: bool) -> dict:
         expected = np.asarray(quant_matmul_reference(x, q, scale, **kw))
         rtol, atol = TOLERANCES[expected.dtype]
         for impl, fn in impls.items():
-            record = {"name": f"{mode} {m}x{k}x{n}" + (f" g{w.group}" if w.bits == 4 else ""), "impl": impl,
-                      "rtol": rtol, "atol": atol}
+            record = {
+                "name": f"{mode} {m}x{k}x{n}" + (f" g{w.group}" if w.bits == 4 else ""),
+                "impl": impl,
+                "rtol": rtol,
+                "atol": atol,
+            }
             cases.append(_run_case(record, lambda: _compare(fn(x, q, scale, **kw), expected, rtol, atol, record)))
     return {"passed": all(c["passed"] for c in cases), "cases": cases}
 
@@ -272,25 +384,64 @@ def time_calls(fn: Callable[[], Any], runs: int, warmup: int, smoke: bool) -> di
         jax.block_until_ready(fn())
         times.append(time.perf_counter() - start)
     times.sort()
-    return {"median_ms": round(statistics.median(times) * 1e3, 4),
-            "p90_ms": round(times[min(len(times) - 1, math.ceil(0.9 * len(times)) - 1)] * 1e3, 4),
-            "min_ms": round(times[0] * 1e3, 4), "runs": runs}
+    return {
+        "median_ms": round(statistics.median(times) * 1e3, 4),
+        "p90_ms": round(times[min(len(times) - 1, math.ceil(0.9 * len(times)) - 1)] * 1e3, 4),
+        "min_ms": round(times[0] * 1e3, 4),
+        "runs": runs,
+    }
 
 
 def decode_shape(smoke: bool, kv_dtype: str) -> dict:
     if smoke:
-        return dict(seqs=2, kv_len=20, q_len=1, num_q_heads=2, num_kv_heads=1, head_dim=32, page_size=16,
-                    dtype="float32", kv_dtype=kv_dtype)
-    return dict(seqs=128, kv_len=4096, q_len=1, num_q_heads=32, num_kv_heads=8, head_dim=128, page_size=16,
-                dtype="bfloat16", kv_dtype=kv_dtype)
+        return dict(
+            seqs=2,
+            kv_len=20,
+            q_len=1,
+            num_q_heads=2,
+            num_kv_heads=1,
+            head_dim=32,
+            page_size=16,
+            dtype="float32",
+            kv_dtype=kv_dtype,
+        )
+    return dict(
+        seqs=128,
+        kv_len=4096,
+        q_len=1,
+        num_q_heads=32,
+        num_kv_heads=8,
+        head_dim=128,
+        page_size=16,
+        dtype="bfloat16",
+        kv_dtype=kv_dtype,
+    )
 
 
 def prefill_shape(smoke: bool) -> dict:
     if smoke:
-        return dict(seqs=2, kv_len=8, q_len=8, num_q_heads=2, num_kv_heads=1, head_dim=32, page_size=16,
-                    dtype="float32", kv_dtype="float")
-    return dict(seqs=8, kv_len=2048, q_len=2048, num_q_heads=32, num_kv_heads=8, head_dim=128, page_size=16,
-                dtype="bfloat16", kv_dtype="float")
+        return dict(
+            seqs=2,
+            kv_len=8,
+            q_len=8,
+            num_q_heads=2,
+            num_kv_heads=1,
+            head_dim=32,
+            page_size=16,
+            dtype="float32",
+            kv_dtype="float",
+        )
+    return dict(
+        seqs=8,
+        kv_len=2048,
+        q_len=2048,
+        num_q_heads=32,
+        num_kv_heads=8,
+        head_dim=128,
+        page_size=16,
+        dtype="bfloat16",
+        kv_dtype="float",
+    )
 
 
 def build_inputs(s: dict, seed: int = 0) -> tuple[tuple, dict]:
@@ -302,7 +453,7 @@ def build_inputs(s: dict, seed: int = 0) -> tuple[tuple, dict]:
     ps, n, kv_len = s["page_size"], s["seqs"], s["kv_len"]
     pages_per_seq = -(-kv_len // ps)
     n_pages = n * pages_per_seq + 1
-    page_indices = np.random.default_rng(seed).permutation(n_pages)[:n * pages_per_seq].reshape(n, pages_per_seq)
+    page_indices = np.random.default_rng(seed).permutation(n_pages)[: n * pages_per_seq].reshape(n, pages_per_seq)
     keys = jax.random.split(jax.random.key(seed), 5)
     shape = (n_pages, ps, s["num_kv_heads"], s["head_dim"])
     T = n * s["q_len"]
@@ -315,10 +466,19 @@ def build_inputs(s: dict, seed: int = 0) -> tuple[tuple, dict]:
 
         code = QUANTIZED_KV_DTYPES[s["kv_dtype"]]
         k, v = ((jax.random.normal(kk, shape, jnp.float32) * 20).astype(code) for kk in keys[1:3])
-        scales = {name: jax.random.uniform(kk, shape[:3], SCALE_DTYPE, 0.01, 0.1)
-                  for name, kk in zip(("k_scales", "v_scales"), keys[3:5])}
-    args = (q, k, v, jnp.full((n,), kv_len, jnp.int32), jnp.asarray(page_indices, jnp.int32),
-            jnp.arange(n + 1, dtype=jnp.int32) * s["q_len"], jnp.asarray([n], jnp.int32))
+        scales = {
+            name: jax.random.uniform(kk, shape[:3], SCALE_DTYPE, 0.01, 0.1)
+            for name, kk in zip(("k_scales", "v_scales"), keys[3:5])
+        }
+    args = (
+        q,
+        k,
+        v,
+        jnp.full((n,), kv_len, jnp.int32),
+        jnp.asarray(page_indices, jnp.int32),
+        jnp.arange(n + 1, dtype=jnp.int32) * s["q_len"],
+        jnp.asarray([n], jnp.int32),
+    )
     return args, scales
 
 
@@ -364,8 +524,10 @@ def time_decode(platform: str, smoke: bool, runs: int, spec: DeviceSpec | None) 
         ms = record.get("median_ms")
         record["achieved_gbs"] = round(record["bytes"] / (ms / 1e3) / 1e9, 2) if ms else None
         record["hbm_fraction"] = round(record["achieved_gbs"] / spec.hbm_gbs, 4) if ms and spec else None
-        log(f"  decode {impl:<21} {record['kv_dtype']:<9} {ms} ms  {record['achieved_gbs']} GB/s  "
-            f"fraction {record['hbm_fraction']}" + (f"  ERROR {record['error']}" if "error" in record else ""))
+        log(
+            f"  decode {impl:<21} {record['kv_dtype']:<9} {ms} ms  {record['achieved_gbs']} GB/s  "
+            f"fraction {record['hbm_fraction']}" + (f"  ERROR {record['error']}" if "error" in record else "")
+        )
         out.append(record)
     return out
 
@@ -379,16 +541,19 @@ def time_prefill(platform: str, smoke: bool, runs: int, spec: DeviceSpec | None)
         try:
             args, _ = build_inputs(s, seed=1)
             fn = impls[impl]
-            record.update(time_calls(lambda: fn(*args, sm_scale=1.0 / math.sqrt(s["head_dim"])), runs, warmup=3,
-                                     smoke=smoke))
+            record.update(
+                time_calls(lambda: fn(*args, sm_scale=1.0 / math.sqrt(s["head_dim"])), runs, warmup=3, smoke=smoke)
+            )
         except Exception as exc:  # noqa: BLE001
             record["error"] = _error(exc)
             log(traceback.format_exc(limit=4))
         ms = record.get("median_ms")
         record["achieved_tflops"] = round(record["flops"] / (ms / 1e3) / 1e12, 3) if ms else None
         record["flops_fraction"] = round(record["achieved_tflops"] / spec.bf16_tflops, 4) if ms and spec else None
-        log(f"  prefill {impl:<20} {ms} ms  {record['achieved_tflops']} TFLOP/s  fraction {record['flops_fraction']}"
-            + (f"  ERROR {record['error']}" if "error" in record else ""))
+        log(
+            f"  prefill {impl:<20} {ms} ms  {record['achieved_tflops']} TFLOP/s  fraction {record['flops_fraction']}"
+            + (f"  ERROR {record['error']}" if "error" in record else "")
+        )
         out.append(record)
     return out
 
@@ -401,16 +566,22 @@ def environment() -> dict:
 
     device = jax.devices()[0]
     spec = device_spec(device.device_kind)
-    return {"platform": jax.default_backend(), "device_kind": device.device_kind, "device_count": jax.device_count(),
-            "jax_version": jax.__version__,
-            "peak": None if spec is None else {**dataclasses.asdict(spec), "source": "vendor spec sheet"}}
+    return {
+        "platform": jax.default_backend(),
+        "device_kind": device.device_kind,
+        "device_count": jax.device_count(),
+        "jax_version": jax.__version__,
+        "peak": None if spec is None else {**dataclasses.asdict(spec), "source": "vendor spec sheet"},
+    }
 
 
 def refuse_reason(platform: str, smoke: bool) -> str | None:
     if smoke or platform in ("gpu", "tpu"):
         return None
-    return (f"no accelerator here (jax platform {platform!r}): nothing is timed on the host CPU. "
-            f"--smoke runs every step on tiny shapes in interpret mode, with timings null")
+    return (
+        f"no accelerator here (jax platform {platform!r}): nothing is timed on the host CPU. "
+        f"--smoke runs every step on tiny shapes in interpret mode, with timings null"
+    )
 
 
 def run_kernels(*, smoke: bool, runs: int, deadline: float | None = None) -> dict:
@@ -420,8 +591,7 @@ def run_kernels(*, smoke: bool, runs: int, deadline: float | None = None) -> dic
     platform = env["platform"]
     spec = device_spec(env["device_kind"])
     report: dict[str, Any] = {"attention_backend": "interpret (smoke)" if smoke else kernel_backend(platform)}
-    log(f"bench_kernel: {platform} ({env['device_kind']}), jax {env['jax_version']}"
-        f"{', smoke' if smoke else ''}")
+    log(f"bench_kernel: {platform} ({env['device_kind']}), jax {env['jax_version']}{', smoke' if smoke else ''}")
     log("checking the attention kernel against the reference ...")
     t = time.perf_counter()
     report["attention_check"] = check_attention(platform, smoke)

@@ -52,8 +52,12 @@ TEXTS = [
     "tell each other where flowers are with a waggle dance whose angle points at the sun and whose length "
     "says how far away the food is.",
 ]
-CHATS = ["Give me three tips for better sleep.", "Explain how a bridge carries its load.",
-         "Write a short poem about autumn leaves.", "What is the boiling point of water in Fahrenheit?"]
+CHATS = [
+    "Give me three tips for better sleep.",
+    "Explain how a bridge carries its load.",
+    "Write a short poem about autumn leaves.",
+    "What is the boiling point of water in Fahrenheit?",
+]
 
 
 def emit(record: dict) -> None:
@@ -81,8 +85,12 @@ def run_batch(engine, n: int, prompt_len: int, output_len: int, seed: int) -> di
 
     rng = np.random.default_rng(seed)
     vocab = engine.model_config.vocab_size
-    ids = [engine.add_request(rng.integers(100, vocab, prompt_len).tolist(),
-                              SamplingParams(max_tokens=output_len, ignore_eos=True)) for _ in range(n)]
+    ids = [
+        engine.add_request(
+            rng.integers(100, vocab, prompt_len).tolist(), SamplingParams(max_tokens=output_len, ignore_eos=True)
+        )
+        for _ in range(n)
+    ]
     got = {i: 0 for i in ids}
     peak, preempt0, steps, decode_s = 0, engine.stats().num_preemptions_total, 0, []
     t0 = time.perf_counter()
@@ -100,14 +108,21 @@ def run_batch(engine, n: int, prompt_len: int, output_len: int, seed: int) -> di
     elapsed = time.perf_counter() - t0
     assert all(v == output_len for v in got.values()), got
     step = float(np.median(decode_s)) if decode_s else None
-    return {"requests": n, "peak_running": peak, "preemptions": engine.stats().num_preemptions_total - preempt0,
-            "steps": steps, "elapsed_s": round(elapsed, 2), "full_batch_decode_steps": len(decode_s),
-            "decode_ms_per_step": round(1000 * step, 1) if step else None,
-            "decode_tok_s": round(n / step, 1) if step else None}
+    return {
+        "requests": n,
+        "peak_running": peak,
+        "preemptions": engine.stats().num_preemptions_total - preempt0,
+        "steps": steps,
+        "elapsed_s": round(elapsed, 2),
+        "full_batch_decode_steps": len(decode_s),
+        "decode_ms_per_step": round(1000 * step, 1) if step else None,
+        "decode_tok_s": round(n / step, 1) if step else None,
+    }
 
 
-def stream_fraction(run: dict, weight_bytes: int, kv_bytes_per_token: int, context_mean: float,
-                    bandwidth: float) -> float | None:
+def stream_fraction(
+    run: dict, weight_bytes: int, kv_bytes_per_token: int, context_mean: float, bandwidth: float
+) -> float | None:
     """(weights + the KV every running request reads) per decode step / step time, over the bandwidth."""
     if not run["decode_ms_per_step"]:
         return None
@@ -132,13 +147,12 @@ def main(argv=None) -> int:
     configure_xla()
     import jax
 
-    from runtime.api import EngineConfig
+    from runtime.api import EngineConfig, SamplingParams
+    from runtime.core.kv_sizing import KVShape, blocks_for_budget, kv_bytes_per_token, max_concurrent_requests
     from runtime.engine.llm_engine import LLMEngine
     from runtime.loading.gguf import load_gguf
-    from runtime.core.kv_sizing import KVShape, blocks_for_budget, kv_bytes_per_token, max_concurrent_requests
-    from runtime.quant.kv import kv_dtype_support_error
     from runtime.loading.presets import resolve_gguf
-    from runtime.api import SamplingParams
+    from runtime.quant.kv import kv_dtype_support_error
     from scripts.bench_engine import measure_limits
 
     limits = measure_limits()
@@ -149,12 +163,20 @@ def main(argv=None) -> int:
     length = args.prompt_len + args.output_len
     blocks_per_request = math.ceil(length / args.block_size)
     dtypes = args.kv_dtypes.split(",")
-    result: dict = {"bench": "kv_quant", "model": "smollm2-135m", "device": jax.default_backend(),
-                    "kv_budget_bytes": budget, "request_tokens": length, "prompt_len": args.prompt_len,
-                    "output_len": args.output_len, "block_size": args.block_size,
-                    "blocks_per_request": blocks_per_request, "baseline": "float32 (the engine's default KV dtype "
-                    "on CPU: kv_dtype follows dtype)", "limits": {k: round(v, 2) for k, v in limits.items()},
-                    "kv_dtypes": {}}
+    result: dict = {
+        "bench": "kv_quant",
+        "model": "smollm2-135m",
+        "device": jax.default_backend(),
+        "kv_budget_bytes": budget,
+        "request_tokens": length,
+        "prompt_len": args.prompt_len,
+        "output_len": args.output_len,
+        "block_size": args.block_size,
+        "blocks_per_request": blocks_per_request,
+        "baseline": "float32 (the engine's default KV dtype on CPU: kv_dtype follows dtype)",
+        "limits": {k: round(v, 2) for k, v in limits.items()},
+        "kv_dtypes": {},
+    }
     skipped = {}
     for d in dtypes:
         why = kv_dtype_support_error(d, "xla") if d in ("int8", "fp8") else None
@@ -167,16 +189,28 @@ def main(argv=None) -> int:
 
     for d in dtypes:
         figure = max_concurrent_requests(shape, d, args.block_size, budget, length)
-        engine = LLMEngine(EngineConfig(kv_dtype=d, kv_cache_bytes=budget, block_size=args.block_size,
-                                        max_num_seqs=max(figure, same_batch), max_num_batched_tokens=256,
-                                        max_model_len=max(length, args.quality_tokens + args.greedy_tokens),
-                                        enable_prefix_caching=False), loaded=loaded)
+        engine = LLMEngine(
+            EngineConfig(
+                kv_dtype=d,
+                kv_cache_bytes=budget,
+                block_size=args.block_size,
+                max_num_seqs=max(figure, same_batch),
+                max_num_batched_tokens=256,
+                max_model_len=max(length, args.quality_tokens + args.greedy_tokens),
+                enable_prefix_caching=False,
+            ),
+            loaded=loaded,
+        )
         allocated = engine.runner.kv_cache_bytes()
         assert engine.num_blocks == blocks_for_budget(shape, d, args.block_size, budget)
         assert allocated <= budget, (allocated, budget)
         assert (engine.num_blocks - 1) // blocks_per_request == figure
-        rec = {"kv_bytes_per_token": kv_bytes_per_token(shape, d), "num_blocks": engine.num_blocks,
-               "kv_bytes_allocated": allocated, "max_concurrent_requests": figure}
+        rec = {
+            "kv_bytes_per_token": kv_bytes_per_token(shape, d),
+            "num_blocks": engine.num_blocks,
+            "kv_bytes_allocated": allocated,
+            "max_concurrent_requests": figure,
+        }
         t = time.perf_counter()
 
         # Quality first (score needs an idle engine), through this engine's own cache.
@@ -214,7 +248,8 @@ def main(argv=None) -> int:
         context_mean = args.prompt_len + args.output_len / 2
         for key in ("decode_at_float32_batch", "max_concurrency_run"):
             rec[key]["stream_fraction_of_bandwidth"] = stream_fraction(
-                rec[key], weight_bytes, rec["kv_bytes_per_token"], context_mean, bandwidth)
+                rec[key], weight_bytes, rec["kv_bytes_per_token"], context_mean, bandwidth
+            )
         rec["seconds"] = round(time.perf_counter() - t, 1)
         result["kv_dtypes"][d] = rec
         del engine
@@ -222,14 +257,18 @@ def main(argv=None) -> int:
 
     base = result["kv_dtypes"].get("float32", {}).get("max_concurrent_requests")
     bf16 = result["kv_dtypes"].get("bfloat16", {}).get("max_concurrent_requests")
-    result["concurrency_ratio_vs_float32"] = {d: round(r["max_concurrent_requests"] / base, 2)
-                                              for d, r in result["kv_dtypes"].items()} if base else None
-    result["concurrency_ratio_vs_bfloat16"] = {d: round(r["max_concurrent_requests"] / bf16, 2)
-                                               for d, r in result["kv_dtypes"].items()} if bf16 else None
-    result["bytes_per_token_ratio_vs_float32"] = {d: round(kv_bytes_per_token(shape, "float32") /
-                                                           kv_bytes_per_token(shape, d), 3) for d in dtypes}
-    result["bytes_per_token_ratio_vs_bfloat16"] = {d: round(kv_bytes_per_token(shape, "bfloat16") /
-                                                            kv_bytes_per_token(shape, d), 3) for d in dtypes}
+    result["concurrency_ratio_vs_float32"] = (
+        {d: round(r["max_concurrent_requests"] / base, 2) for d, r in result["kv_dtypes"].items()} if base else None
+    )
+    result["concurrency_ratio_vs_bfloat16"] = (
+        {d: round(r["max_concurrent_requests"] / bf16, 2) for d, r in result["kv_dtypes"].items()} if bf16 else None
+    )
+    result["bytes_per_token_ratio_vs_float32"] = {
+        d: round(kv_bytes_per_token(shape, "float32") / kv_bytes_per_token(shape, d), 3) for d in dtypes
+    }
+    result["bytes_per_token_ratio_vs_bfloat16"] = {
+        d: round(kv_bytes_per_token(shape, "bfloat16") / kv_bytes_per_token(shape, d), 3) for d in dtypes
+    }
     result["target"] = {"int8_concurrency_vs_float32_at_least": 1.9}
     text = json.dumps(result, indent=1)
     print(text)

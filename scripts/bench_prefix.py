@@ -33,10 +33,20 @@ RULES = [
     "Large orders for offices get a ten percent discount above fifty euros.",
     "Staff should never promise a delivery time during the morning rush between 7am and 9am.",
 ]
-QUESTIONS = ["When do you open on Saturday?", "Do you sell gluten-free bread?", "Can I order a birthday cake?",
-             "Are you open on Sunday?", "How much is delivery?", "Which pastries contain nuts?",
-             "Do you have vegan cookies?", "Can I buy a gift card?", "Is there an office discount?",
-             "Is day-old bread cheaper?", "How early should I order a cake?", "What time do you close?"]
+QUESTIONS = [
+    "When do you open on Saturday?",
+    "Do you sell gluten-free bread?",
+    "Can I order a birthday cake?",
+    "Are you open on Sunday?",
+    "How much is delivery?",
+    "Which pastries contain nuts?",
+    "Do you have vegan cookies?",
+    "Can I buy a gift card?",
+    "Is there an office discount?",
+    "Is day-old bread cheaper?",
+    "How early should I order a cake?",
+    "What time do you close?",
+]
 
 
 def system_prompt(tokenizer, n_tokens: int) -> str:
@@ -59,25 +69,36 @@ def main(argv=None) -> int:
     from runtime.platform import configure_xla
 
     configure_xla()
-    from runtime.api import EngineConfig
+    from runtime.api import EngineConfig, SamplingParams
     from runtime.engine.llm_engine import LLMEngine
     from runtime.loading.gguf import load_gguf
     from runtime.loading.presets import resolve_gguf
-    from runtime.api import SamplingParams
 
     loaded = load_gguf(resolve_gguf("smollm2-135m"))
     engines = {}
     for caching in (False, True):
-        eng = LLMEngine(EngineConfig(max_num_seqs=4, max_num_batched_tokens=256, max_model_len=2048,
-                                     kv_cache_bytes=256 << 20, enable_prefix_caching=caching), loaded=loaded)
+        eng = LLMEngine(
+            EngineConfig(
+                max_num_seqs=4,
+                max_num_batched_tokens=256,
+                max_model_len=2048,
+                kv_cache_bytes=256 << 20,
+                enable_prefix_caching=caching,
+            ),
+            loaded=loaded,
+        )
         t = time.perf_counter()
         eng.warmup()
-        print(f"engine (prefix caching {'on' if caching else 'off'}) warmed up in {time.perf_counter() - t:.0f} s",
-              file=sys.stderr)
+        print(
+            f"engine (prefix caching {'on' if caching else 'off'}) warmed up in {time.perf_counter() - t:.0f} s",
+            file=sys.stderr,
+        )
         engines[caching] = eng
     system = system_prompt(engines[True].tokenizer, args.system_tokens)
-    chats = [[{"role": "system", "content": system}, {"role": "user", "content": QUESTIONS[i % len(QUESTIONS)]}]
-             for i in range(args.chats)]
+    chats = [
+        [{"role": "system", "content": system}, {"role": "user", "content": QUESTIONS[i % len(QUESTIONS)]}]
+        for i in range(args.chats)
+    ]
     params = SamplingParams(max_tokens=args.max_tokens, ignore_eos=True)
     results, tokens = {}, {}
     for caching, eng in engines.items():
@@ -88,19 +109,28 @@ def main(argv=None) -> int:
             outs.append(out.token_ids)
         label = "on" if caching else "off"
         measured = ttfts[1:]  # the first chat is the one that fills the cache (and pays like "off")
-        results[label] = {"ttft_ms_first": ttfts[0], "ttft_ms_p50": statistics.median(measured),
-                          "ttft_ms_mean": statistics.fmean(measured), "ttft_ms_all": ttfts,
-                          "prefix_cache_hit_tokens": eng.stats().prefix_cache_hits,
-                          "prefix_cache_query_tokens": eng.stats().prefix_cache_queries}
+        results[label] = {
+            "ttft_ms_first": ttfts[0],
+            "ttft_ms_p50": statistics.median(measured),
+            "ttft_ms_mean": statistics.fmean(measured),
+            "ttft_ms_all": ttfts,
+            "prefix_cache_hit_tokens": eng.stats().prefix_cache_hits,
+            "prefix_cache_query_tokens": eng.stats().prefix_cache_queries,
+        }
         tokens[label] = outs
         print(f"prefix caching {label}: TTFT p50 {results[label]['ttft_ms_p50']:.0f} ms", file=sys.stderr)
     prompt_tokens = len(engines[True].encode(chats[0]))
     report = {
-        "bench": "prefix_caching", "model": "smollm2-135m", "chats": args.chats,
-        "system_prompt_tokens": len(engines[True].tokenizer.encode(system)), "prompt_tokens": prompt_tokens,
-        "off": results["off"], "on": results["on"],
+        "bench": "prefix_caching",
+        "model": "smollm2-135m",
+        "chats": args.chats,
+        "system_prompt_tokens": len(engines[True].tokenizer.encode(system)),
+        "prompt_tokens": prompt_tokens,
+        "off": results["off"],
+        "on": results["on"],
         "ttft_ratio_off_over_on": results["off"]["ttft_ms_p50"] / results["on"]["ttft_ms_p50"],
-        "identical_greedy_tokens": tokens["on"] == tokens["off"], "target_ratio": 5.0,
+        "identical_greedy_tokens": tokens["on"] == tokens["off"],
+        "target_ratio": 5.0,
     }
     out = ROOT / args.out
     out.parent.mkdir(parents=True, exist_ok=True)

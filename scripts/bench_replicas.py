@@ -35,10 +35,38 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-ENGINE_FLAGS = ["--max-num-seqs", "8", "--max-num-batched-tokens", "64", "--max-model-len", "512",
-                "--kv-cache-mb", "32"]
-SUBJECTS = ["France", "Japan", "Canada", "Brazil", "Egypt", "Norway", "Kenya", "Italy", "Peru", "India",
-            "Spain", "Chile", "Greece", "Sweden", "Mexico", "Turkey", "Poland", "Vietnam", "Ghana", "Ireland"]
+ENGINE_FLAGS = [
+    "--max-num-seqs",
+    "8",
+    "--max-num-batched-tokens",
+    "64",
+    "--max-model-len",
+    "512",
+    "--kv-cache-mb",
+    "32",
+]
+SUBJECTS = [
+    "France",
+    "Japan",
+    "Canada",
+    "Brazil",
+    "Egypt",
+    "Norway",
+    "Kenya",
+    "Italy",
+    "Peru",
+    "India",
+    "Spain",
+    "Chile",
+    "Greece",
+    "Sweden",
+    "Mexico",
+    "Turkey",
+    "Poland",
+    "Vietnam",
+    "Ghana",
+    "Ireland",
+]
 TEMPLATES = ["What is the capital of {}?", "What language is spoken in {}?", "What currency does {} use?"]
 PARAMS = {"temperature": 0, "max_tokens": 48, "stop": ["."]}
 KEY = "sk-bench-replicas"
@@ -62,8 +90,12 @@ def value(text: str, name: str) -> float | None:
 
 def ask(url: str, question: str) -> tuple[dict, dict]:
     body = {"model": "small", "messages": [{"role": "user", "content": question}], **PARAMS}
-    req = urllib.request.Request(url + "/v1/chat/completions", data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
+    req = urllib.request.Request(
+        url + "/v1/chat/completions",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"},
+    )
     with urllib.request.urlopen(req, timeout=300) as r:
         return {k.lower(): v for k, v in r.headers.items()}, json.loads(r.read())
 
@@ -78,15 +110,31 @@ def own_redis() -> tuple[str, callable]:
     if not shutil.which("redis-server"):
         raise SystemExit("redis-server is not installed; give --redis-url")
     port = free_port()
-    subprocess.run(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                    "--daemonize", "yes"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--daemonize",
+            "yes",
+        ],
+        check=True,
+        capture_output=True,
+    )
     for _ in range(200):
         ping = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True)
         if ping.stdout.strip() == "PONG":
             break
         time.sleep(0.05)
-    return f"redis://127.0.0.1:{port}/0", lambda: subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"],
-                                                                capture_output=True)
+    return f"redis://127.0.0.1:{port}/0", lambda: subprocess.run(
+        ["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True
+    )
 
 
 def main(argv=None) -> int:
@@ -104,18 +152,32 @@ def main(argv=None) -> int:
     redis_url = args.redis_url
     if redis_url is None:
         redis_url, stop_redis = own_redis()
-    model = ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name="bench-model",
-                          wait_ready=False)
+    model = ServerProcess(
+        ["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name="bench-model", wait_ready=False
+    )
     config = Path(tempfile.mkdtemp(prefix="bench-replicas-")) / "gateway.yaml"
-    config.write_text(json.dumps({
-        "host": "127.0.0.1", "models": [],
-        "tiers": {"tiers": [{"name": "small", "model": "smollm2-135m", "url": model.url, "timeout_s": 120}],
-                  "router": {"default": "small"}},
-        "cache": {"store": "redis", "redis_url": redis_url, "redis_prefix": f"bench-replicas-{time.time_ns()}:",
-                  "cache_sampled": "always"},
-    }))
-    gateways = [ServerProcess(["-m", "gateway", "--config", str(config)], name=f"bench-gateway-{i}", wait_ready=False)
-                for i in range(args.gateways)]
+    config.write_text(
+        json.dumps(
+            {
+                "host": "127.0.0.1",
+                "models": [],
+                "tiers": {
+                    "tiers": [{"name": "small", "model": "smollm2-135m", "url": model.url, "timeout_s": 120}],
+                    "router": {"default": "small"},
+                },
+                "cache": {
+                    "store": "redis",
+                    "redis_url": redis_url,
+                    "redis_prefix": f"bench-replicas-{time.time_ns()}:",
+                    "cache_sampled": "always",
+                },
+            }
+        )
+    )
+    gateways = [
+        ServerProcess(["-m", "gateway", "--config", str(config)], name=f"bench-gateway-{i}", wait_ready=False)
+        for i in range(args.gateways)
+    ]
     procs = [model, *gateways]
     try:
         t = time.perf_counter()
@@ -152,24 +214,37 @@ def main(argv=None) -> int:
         own = []
         for g in others:
             text = metrics(g.url)
-            own.append({
-                "gateway": g.name, "remote_adds": value(text, "gateway_cache_remote_adds_total"),
-                "index_rebuilds": value(text, "gateway_cache_index_rebuilds_total"),
-                "created_to_indexed_ms": {q: round(v * 1000, 2) for q in ("0.5", "0.99")
-                                          if (v := value(text, f'gateway_cache_propagation_seconds{{quantile="{q}"}}'))
-                                          is not None},
-            })
+            own.append(
+                {
+                    "gateway": g.name,
+                    "remote_adds": value(text, "gateway_cache_remote_adds_total"),
+                    "index_rebuilds": value(text, "gateway_cache_index_rebuilds_total"),
+                    "created_to_indexed_ms": {
+                        q: round(v * 1000, 2)
+                        for q in ("0.5", "0.99")
+                        if (v := value(text, f'gateway_cache_propagation_seconds{{quantile="{q}"}}')) is not None
+                    },
+                }
+            )
         stored = len(answer_s)
         report = {
-            "gateways": args.gateways, "entries_asked": args.entries, "entries_stored": stored,
-            "skipped_not_stop": skipped, "cross_replica_hits": hits, "hit_rate": round(hits / max(1, stored), 3),
+            "gateways": args.gateways,
+            "entries_asked": args.entries,
+            "entries_stored": stored,
+            "skipped_not_stop": skipped,
+            "cross_replica_hits": hits,
+            "hit_rate": round(hits / max(1, stored), 3),
             "startup_s": round(startup_s, 1),
-            "after_answer_ms": {"p50": pct(after_answer, 0.5), "p99": pct(after_answer, 0.99),
-                                "max": round(max(after_answer) * 1000, 2) if after_answer else None},
+            "after_answer_ms": {
+                "p50": pct(after_answer, 0.5),
+                "p99": pct(after_answer, 0.99),
+                "max": round(max(after_answer) * 1000, 2) if after_answer else None,
+            },
             "replica_measured": own,
-            "miss_answer_ms_p50": pct(answer_s, 0.5), "hit_answer_ms_p50": pct(hit_s, 0.5),
+            "miss_answer_ms_p50": pct(answer_s, 0.5),
+            "hit_answer_ms_p50": pct(hit_s, 0.5),
             "note": "after_answer: client-observed, A stores before answering, resolution one /metrics scrape; "
-                    "created_to_indexed: each replica's own clock from A's entry creation to its index",
+            "created_to_indexed: each replica's own clock from A's entry creation to its index",
         }
     finally:
         for proc in procs:

@@ -56,25 +56,35 @@ def run_all(raw: Path, quick: bool) -> None:
     py = sys.executable
     runs = {
         "bench_engine": [py, "scripts/bench_engine.py", "--out", str(raw / "bench_engine")]
-        + (["--requests", "48", "--batch", "16", "--sweep", "1,16", "--sweep-requests", "16", "--skip-hf"]
-           if quick else []),
+        + (
+            ["--requests", "48", "--batch", "16", "--sweep", "1,16", "--sweep-requests", "16", "--skip-hf"]
+            if quick
+            else []
+        ),
         "bench_cache": [py, "scripts/bench_cache.py"]
-        + (["--misses", "6", "--repeats", "4", "--clients", "16", "--seconds", "3", "--max-tokens", "48"]
-           if quick else []),
+        + (
+            ["--misses", "6", "--repeats", "4", "--clients", "16", "--seconds", "3", "--max-tokens", "48"]
+            if quick
+            else []
+        ),
         "bench_tiers": [py, "scripts/bench_tiers.py", "--out", str(raw / "bench_tiers.json")]
         + (["--requests", "40", "--concurrency", "8", "--max-tokens", "16"] if quick else []),
         "bench_prefix": [py, "scripts/bench_prefix.py", "--out", str(raw / "bench_prefix.json")]
         + (["--chats", "4"] if quick else []),
     }
-    runs["bench_kv_quant"] = [py, "scripts/bench_kv_quant.py", "--out", str(raw / "bench_kv_quant.json")] \
-        + (["--kv-dtypes", "float32,int8"] if quick else [])
+    runs["bench_kv_quant"] = [py, "scripts/bench_kv_quant.py", "--out", str(raw / "bench_kv_quant.json")] + (
+        ["--kv-dtypes", "float32,int8"] if quick else []
+    )
     runs["bench_generate"] = [py, "scripts/bench_generate.py"] + (["--no-hf", "--prompts", "2"] if quick else [])
-    runs["eval_quality"] = [py, "scripts/eval_quality.py", "--out", str(raw / "eval_quality.json")] \
-        + (["--weights", "none,int8", "--kv", "float32,int8"] if quick else [])
-    runs["bench_disagg"] = [py, "scripts/bench_disagg.py", "--pin", "--out", str(raw / "bench_disagg.json")] \
-        + (["--long", "2", "--repeats", "1"] if quick else [])
-    runs["bench_replicas"] = [py, "scripts/bench_replicas.py", "--out", str(raw / "bench_replicas.json")] \
-        + (["--entries", "8"] if quick else ["--entries", "30"])
+    runs["eval_quality"] = [py, "scripts/eval_quality.py", "--out", str(raw / "eval_quality.json")] + (
+        ["--weights", "none,int8", "--kv", "float32,int8"] if quick else []
+    )
+    runs["bench_disagg"] = [py, "scripts/bench_disagg.py", "--pin", "--out", str(raw / "bench_disagg.json")] + (
+        ["--long", "2", "--repeats", "1"] if quick else []
+    )
+    runs["bench_replicas"] = [py, "scripts/bench_replicas.py", "--out", str(raw / "bench_replicas.json")] + (
+        ["--entries", "8"] if quick else ["--entries", "30"]
+    )
     for name, cmd in runs.items():
         print(f"== {name}: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
         t = time.perf_counter()
@@ -97,75 +107,192 @@ def collect(raw: Path) -> list[dict]:
 
     def add(pair, metric, before, after, unit, higher_is_better, source):
         gain = (after / before if higher_is_better else before / after) if before and after else None
-        rows.append({"pair": pair, "metric": metric, "before": before, "after": after, "unit": unit,
-                     "gain": gain, "source": source})
+        rows.append(
+            {
+                "pair": pair,
+                "metric": metric,
+                "before": before,
+                "after": after,
+                "unit": unit,
+                "gain": gain,
+                "source": source,
+            }
+        )
 
-    engine = _jsonl((raw / "bench_engine.stdout.jsonl").read_text()) if (raw / "bench_engine.stdout.jsonl").exists() else []
-    if (c := _by(engine, "continuous_vs_static")):
-        add("continuous vs static batching", f"throughput, {c['requests']} requests, batch {c['batch']}",
-            c["static_tok_s"], c["continuous_tok_s"], "tok/s", True, "bench_engine.py")
-    if (p := _by(engine, "paged_vs_contiguous")):
-        add("paged vs contiguous KV", f"concurrent requests in {p['kv_budget_tokens']} KV tokens",
-            p["max_concurrent_contiguous"], p["max_concurrent_paged"], "requests", True, "bench_engine.py")
-        add("paged vs contiguous KV", f"KV slots allocated but empty (block size {p['block_size']})",
-            p["contiguous_waste_pct"], p["paged_waste_pct"], "%", False, "bench_engine.py")
-    if (h := _by(engine, "engine_vs_hf")):
-        add("peer: this engine vs HF generate()", f"throughput, {h['requests']} requests",
-            h["hf_tok_s"], h["ours_tok_s"], "tok/s", True, "bench_engine.py")
-    cache = _jsonl((raw / "bench_cache.stdout.jsonl").read_text()) if (raw / "bench_cache.stdout.jsonl").exists() else []
+    engine = (
+        _jsonl((raw / "bench_engine.stdout.jsonl").read_text()) if (raw / "bench_engine.stdout.jsonl").exists() else []
+    )
+    if c := _by(engine, "continuous_vs_static"):
+        add(
+            "continuous vs static batching",
+            f"throughput, {c['requests']} requests, batch {c['batch']}",
+            c["static_tok_s"],
+            c["continuous_tok_s"],
+            "tok/s",
+            True,
+            "bench_engine.py",
+        )
+    if p := _by(engine, "paged_vs_contiguous"):
+        add(
+            "paged vs contiguous KV",
+            f"concurrent requests in {p['kv_budget_tokens']} KV tokens",
+            p["max_concurrent_contiguous"],
+            p["max_concurrent_paged"],
+            "requests",
+            True,
+            "bench_engine.py",
+        )
+        add(
+            "paged vs contiguous KV",
+            f"KV slots allocated but empty (block size {p['block_size']})",
+            p["contiguous_waste_pct"],
+            p["paged_waste_pct"],
+            "%",
+            False,
+            "bench_engine.py",
+        )
+    if h := _by(engine, "engine_vs_hf"):
+        add(
+            "peer: this engine vs HF generate()",
+            f"throughput, {h['requests']} requests",
+            h["hf_tok_s"],
+            h["ours_tok_s"],
+            "tok/s",
+            True,
+            "bench_engine.py",
+        )
+    cache = (
+        _jsonl((raw / "bench_cache.stdout.jsonl").read_text()) if (raw / "bench_cache.stdout.jsonl").exists() else []
+    )
     miss = _by(cache, "miss")
     for kind in ("exact_hit", "semantic_hit"):
         if miss and (hit := _by(cache, kind)):
-            add("semantic cache on vs off", f"latency p50, {kind.replace('_', ' ')} vs miss",
-                miss["p50_ms"], hit["p50_ms"], "ms", False, "bench_cache.py")
+            add(
+                "semantic cache on vs off",
+                f"latency p50, {kind.replace('_', ' ')} vs miss",
+                miss["p50_ms"],
+                hit["p50_ms"],
+                "ms",
+                False,
+                "bench_cache.py",
+            )
     tiers_file = raw / "bench_tiers.json"
     if tiers_file.exists():
         modes = {m["mode"]: m for m in json.loads(tiers_file.read_text())["modes"]}
         large, auto, cached = modes.get("all-large"), modes.get("auto"), modes.get("auto+cache")
         if large and auto:
-            add("routing vs all-large", "cost per 1,000 requests", large["cost_per_1k_requests_usd"],
-                auto["cost_per_1k_requests_usd"], "USD", False, "bench_tiers.py")
-            add("routing vs all-large", "latency p50", large["latency_ms"]["p50"], auto["latency_ms"]["p50"],
-                "ms", False, "bench_tiers.py")
+            add(
+                "routing vs all-large",
+                "cost per 1,000 requests",
+                large["cost_per_1k_requests_usd"],
+                auto["cost_per_1k_requests_usd"],
+                "USD",
+                False,
+                "bench_tiers.py",
+            )
+            add(
+                "routing vs all-large",
+                "latency p50",
+                large["latency_ms"]["p50"],
+                auto["latency_ms"]["p50"],
+                "ms",
+                False,
+                "bench_tiers.py",
+            )
         if auto and cached:
-            add("semantic cache on vs off", "cost per 1,000 requests (auto routing)",
-                auto["cost_per_1k_requests_usd"], cached["cost_per_1k_requests_usd"], "USD", False, "bench_tiers.py")
-            add("semantic cache on vs off", "latency p50 (auto routing)", auto["latency_ms"]["p50"],
-                cached["latency_ms"]["p50"], "ms", False, "bench_tiers.py")
+            add(
+                "semantic cache on vs off",
+                "cost per 1,000 requests (auto routing)",
+                auto["cost_per_1k_requests_usd"],
+                cached["cost_per_1k_requests_usd"],
+                "USD",
+                False,
+                "bench_tiers.py",
+            )
+            add(
+                "semantic cache on vs off",
+                "latency p50 (auto routing)",
+                auto["latency_ms"]["p50"],
+                cached["latency_ms"]["p50"],
+                "ms",
+                False,
+                "bench_tiers.py",
+            )
     kvq_file = raw / "bench_kv_quant.json"
     if kvq_file.exists():
         kvq = json.loads(kvq_file.read_text())["kv_dtypes"]
         for dt in ("bfloat16", "int8"):
             if dt in kvq:
-                add("KV-cache quantization", f"concurrent requests in one KV budget, {dt} vs float32 KV",
-                    kvq["float32"]["max_concurrent_requests"], kvq[dt]["max_concurrent_requests"], "requests", True,
-                    "bench_kv_quant.py")
+                add(
+                    "KV-cache quantization",
+                    f"concurrent requests in one KV budget, {dt} vs float32 KV",
+                    kvq["float32"]["max_concurrent_requests"],
+                    kvq[dt]["max_concurrent_requests"],
+                    "requests",
+                    True,
+                    "bench_kv_quant.py",
+                )
     gen_file = raw / "bench_generate.json"
     if gen_file.exists():
         by = next((r["weight_quant"] for r in _jsonl(gen_file.read_text()) if "weight_quant" in r), {})
         for q in ("int8", "int4"):
             if "none" in by and q in by:
-                add("weight quantization", f"batch-1 decode, {q} vs float32 weights", by["none"]["tok_s"],
-                    by[q]["tok_s"], "tok/s", True, "bench_generate.py")
+                add(
+                    "weight quantization",
+                    f"batch-1 decode, {q} vs float32 weights",
+                    by["none"]["tok_s"],
+                    by[q]["tok_s"],
+                    "tok/s",
+                    True,
+                    "bench_generate.py",
+                )
     prefix_file = raw / "bench_prefix.json"
     if prefix_file.exists():
         pre = json.loads(prefix_file.read_text())
-        add("prefix caching", f"TTFT p50, {pre['system_prompt_tokens']}-token shared system prompt",
-            pre["off"]["ttft_ms_p50"], pre["on"]["ttft_ms_p50"], "ms", False, "bench_prefix.py")
+        add(
+            "prefix caching",
+            f"TTFT p50, {pre['system_prompt_tokens']}-token shared system prompt",
+            pre["off"]["ttft_ms_p50"],
+            pre["on"]["ttft_ms_p50"],
+            "ms",
+            False,
+            "bench_prefix.py",
+        )
     disagg_file = raw / "bench_disagg.json"
     if disagg_file.exists():  # on one 2-core host the split buys the decode tail and costs TTFT: both shown
         d = json.loads(disagg_file.read_text())
         col, dis = d["colocated"], d["disaggregated"]
-        add("prefill/decode disaggregation", "decode streams' inter-token latency p99 under long-prompt arrivals",
-            col["stream"]["itl_ms"]["p99"], dis["stream"]["itl_ms"]["p99"], "ms", False, "bench_disagg.py")
-        add("prefill/decode disaggregation", "long-prompt TTFT p50 (one host: each role on half the cores)",
-            col["long"]["ttft_ms"]["p50"], dis["long"]["ttft_ms"]["p50"], "ms", False, "bench_disagg.py")
+        add(
+            "prefill/decode disaggregation",
+            "decode streams' inter-token latency p99 under long-prompt arrivals",
+            col["stream"]["itl_ms"]["p99"],
+            dis["stream"]["itl_ms"]["p99"],
+            "ms",
+            False,
+            "bench_disagg.py",
+        )
+        add(
+            "prefill/decode disaggregation",
+            "long-prompt TTFT p50 (one host: each role on half the cores)",
+            col["long"]["ttft_ms"]["p50"],
+            dis["long"]["ttft_ms"]["p50"],
+            "ms",
+            False,
+            "bench_disagg.py",
+        )
     replicas_file = raw / "bench_replicas.json"
     if replicas_file.exists():
         r = json.loads(replicas_file.read_text())
-        add("cache shared by gateway replicas", f"answer on replica B, p50 ({r['gateways']} gateways, one Redis; "
-            f"{r['cross_replica_hits']}/{r['entries_stored']} hits)", r["miss_answer_ms_p50"],
-            r["hit_answer_ms_p50"], "ms", False, "bench_replicas.py")
+        add(
+            "cache shared by gateway replicas",
+            f"answer on replica B, p50 ({r['gateways']} gateways, one Redis; "
+            f"{r['cross_replica_hits']}/{r['entries_stored']} hits)",
+            r["miss_answer_ms_p50"],
+            r["hit_answer_ms_p50"],
+            "ms",
+            False,
+            "bench_replicas.py",
+        )
     return rows
 
 
@@ -223,11 +350,13 @@ def write(rows: list[dict], raw: Path, out: Path, quick: bool, note: str | None 
     ]
     for r in rows:
         gain = f"**{r['gain']:.2f}x**" if r["gain"] else "–"
-        lines.append(f"| {r['pair']} | {r['metric']} | {_fmt(r['before'], r['unit'])} | "
-                     f"{_fmt(r['after'], r['unit'])} | {gain} | `scripts/{r['source']}` |")
+        lines.append(
+            f"| {r['pair']} | {r['metric']} | {_fmt(r['before'], r['unit'])} | "
+            f"{_fmt(r['after'], r['unit'])} | {gain} | `scripts/{r['source']}` |"
+        )
     lines += [
         "",
-        "\"After vs before\" is how many times better the optimization makes the metric (higher throughput, or "
+        '"After vs before" is how many times better the optimization makes the metric (higher throughput, or '
         "lower latency, cost or waste).",
         "",
         "![summary](benchmarks/summary.png)",
@@ -239,15 +368,21 @@ def write(rows: list[dict], raw: Path, out: Path, quick: bool, note: str | None 
     quality = raw / "eval_quality.json"
     if quality.exists():
         q = json.loads(quality.read_text())
-        lines += ["## What each precision costs in quality", "",
-                  f"`scripts/eval_quality.py`: {q['model']} on `{q['corpus']}` ({len(q['documents'])} documents), "
-                  f"teacher-forced through the serving engine, against {q['reference']}.", "",
-                  "| weights | KV cache | next-token agreement | KL (nats, mean) | perplexity | max \\|logit diff\\| |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "## What each precision costs in quality",
+            "",
+            f"`scripts/eval_quality.py`: {q['model']} on `{q['corpus']}` ({len(q['documents'])} documents), "
+            f"teacher-forced through the serving engine, against {q['reference']}.",
+            "",
+            "| weights | KV cache | next-token agreement | KL (nats, mean) | perplexity | max \\|logit diff\\| |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in q["results"]:
             w = "float32" if r["weights"] == "none" else r["weights"]
-            lines.append(f"| {w} | {r['kv']} | {r['next_token_agreement']:.2%} | {r['kl_mean']:.4f} | "
-                         f"{r['perplexity']:.2f} | {r['max_abs_logit_diff']:.2f} |")
+            lines.append(
+                f"| {w} | {r['kv']} | {r['next_token_agreement']:.2%} | {r['kl_mean']:.4f} | "
+                f"{r['perplexity']:.2f} | {r['max_abs_logit_diff']:.2f} |"
+            )
         lines.append("")
     lines += ["Raw JSON of every script: `docs/benchmarks/` (`report.json` is the table above).", ""]
     path = out / "BENCHMARKS.md"

@@ -62,21 +62,81 @@ QUESTIONS: dict[str, list[tuple[str, str]]] = {
     ],
 }
 SLOTS: dict[str, list[str]] = {
-    "thing": ["photosynthesis", "gravity", "plate tectonics", "the water cycle", "the immune system",
-              "electricity", "magnetism", "a black hole", "inflation", "DNA", "a vaccine", "a glacier",
-              "a coral reef", "a rainbow", "an earthquake", "the greenhouse effect", "a lunar eclipse",
-              "compound interest", "evolution", "a volcano"],
-    "skill": ["bake sourdough bread", "learn a new language", "start running", "write a cover letter",
-              "save money each month", "grow tomatoes", "tie a tie", "sleep better", "take better photos",
-              "study for exams", "make friends in a new city", "keep a houseplant alive"],
-    "place": ["Japan", "Peru", "Iceland", "Morocco", "Canada", "Vietnam", "Portugal", "Kenya",
-              "New Zealand", "Norway", "Mexico", "Greece"],
-    "tech": ["a hash table", "recursion", "binary search", "a REST API", "a database index",
-             "garbage collection", "a linked list", "TCP", "a compiler", "a cache", "unit testing",
-             "version control"],
+    "thing": [
+        "photosynthesis",
+        "gravity",
+        "plate tectonics",
+        "the water cycle",
+        "the immune system",
+        "electricity",
+        "magnetism",
+        "a black hole",
+        "inflation",
+        "DNA",
+        "a vaccine",
+        "a glacier",
+        "a coral reef",
+        "a rainbow",
+        "an earthquake",
+        "the greenhouse effect",
+        "a lunar eclipse",
+        "compound interest",
+        "evolution",
+        "a volcano",
+    ],
+    "skill": [
+        "bake sourdough bread",
+        "learn a new language",
+        "start running",
+        "write a cover letter",
+        "save money each month",
+        "grow tomatoes",
+        "tie a tie",
+        "sleep better",
+        "take better photos",
+        "study for exams",
+        "make friends in a new city",
+        "keep a houseplant alive",
+    ],
+    "place": [
+        "Japan",
+        "Peru",
+        "Iceland",
+        "Morocco",
+        "Canada",
+        "Vietnam",
+        "Portugal",
+        "Kenya",
+        "New Zealand",
+        "Norway",
+        "Mexico",
+        "Greece",
+    ],
+    "tech": [
+        "a hash table",
+        "recursion",
+        "binary search",
+        "a REST API",
+        "a database index",
+        "garbage collection",
+        "a linked list",
+        "TCP",
+        "a compiler",
+        "a cache",
+        "unit testing",
+        "version control",
+    ],
 }
-QUALIFIERS = ["", "", "", " Keep it short.", " Please answer briefly.", " Use an example.",
-              " I am a complete beginner.", " Answer in a few sentences."]
+QUALIFIERS = [
+    "",
+    "",
+    "",
+    " Keep it short.",
+    " Please answer briefly.",
+    " Use an example.",
+    " I am a complete beginner.",
+    " Answer in a few sentences.",
+]
 
 # Context sentences (a "notes" system message) pad a prompt to its drawn length.
 SENTENCES = [
@@ -91,8 +151,18 @@ WORDS: dict[str, list[str]] = {
     "adj2": ["small", "patient", "noisy", "careful", "tall", "modern", "rusty", "clever", "pale", "steady"],
     "noun": ["river", "teacher", "engine", "garden", "letter", "market", "bridge", "library", "storm", "lamp"],
     "noun2": ["student", "ladder", "window", "neighbour", "recipe", "map", "violin", "bicycle", "harbour", "clock"],
-    "verb": ["repaired", "painted", "visited", "measured", "described", "moved", "cleaned", "studied", "opened",
-             "counted"],
+    "verb": [
+        "repaired",
+        "painted",
+        "visited",
+        "measured",
+        "described",
+        "moved",
+        "cleaned",
+        "studied",
+        "opened",
+        "counted",
+    ],
     "place": ["valley", "old town", "station", "museum", "village", "workshop", "park", "school", "kitchen", "port"],
     "time": ["week", "spring", "year", "winter", "summer", "month", "night", "autumn"],
 }
@@ -114,7 +184,7 @@ class LengthDist:
     hi: int = 1 << 20
 
     @classmethod
-    def parse(cls, spec: str) -> "LengthDist":
+    def parse(cls, spec: str) -> LengthDist:
         kind, _, rest = spec.partition(":")
         try:
             nums = [float(x) for x in rest.split(",")] if rest else []
@@ -122,8 +192,9 @@ class LengthDist:
             raise ValueError(f"length distribution {spec!r}: numbers expected after ':'") from None
         shapes = {"lognormal": 4, "uniform": 2, "fixed": 1}
         if kind not in shapes or len(nums) != shapes[kind]:
-            raise ValueError(f"length distribution {spec!r}: expected lognormal:MEAN,SIGMA,MIN,MAX, "
-                             "uniform:MIN,MAX or fixed:N")
+            raise ValueError(
+                f"length distribution {spec!r}: expected lognormal:MEAN,SIGMA,MIN,MAX, uniform:MIN,MAX or fixed:N"
+            )
         if kind == "lognormal":
             d = cls(kind, nums[0], nums[1], int(nums[2]), int(nums[3]))
         elif kind == "uniform":
@@ -136,7 +207,7 @@ class LengthDist:
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         if self.kind == "lognormal":
-            x = rng.lognormal(math.log(self.mean) - self.sigma ** 2 / 2, self.sigma, n)
+            x = rng.lognormal(math.log(self.mean) - self.sigma**2 / 2, self.sigma, n)
         elif self.kind == "uniform":
             x = rng.uniform(self.lo, self.hi + 1, n)  # integers lo..hi after the floor below
         else:
@@ -151,8 +222,12 @@ DEFAULT_OUTPUT_LEN = "lognormal:96,0.8,4,512"  # max_tokens
 def _question(rng: np.random.Generator) -> tuple[str, int, str, str]:
     """(slot kind, template index, slot value, qualifier) of a fresh question."""
     kind = list(QUESTIONS)[rng.integers(len(QUESTIONS))]
-    return (kind, int(rng.integers(len(QUESTIONS[kind]))), SLOTS[kind][rng.integers(len(SLOTS[kind]))],
-            QUALIFIERS[rng.integers(len(QUALIFIERS))])
+    return (
+        kind,
+        int(rng.integers(len(QUESTIONS[kind]))),
+        SLOTS[kind][rng.integers(len(SLOTS[kind]))],
+        QUALIFIERS[rng.integers(len(QUALIFIERS))],
+    )
 
 
 def _phrase(q: tuple[str, int, str, str], paraphrase: bool) -> str:
@@ -169,9 +244,15 @@ def _notes(rng: np.random.Generator, n_words: int) -> str:
     return " ".join(words[:n_words])
 
 
-def make_workload(n: int, seed: int = 0, *, repeat_share: float = 0.3, paraphrase_share: float = 0.5,
-                  prompt_len: LengthDist | str = DEFAULT_PROMPT_LEN,
-                  output_len: LengthDist | str = DEFAULT_OUTPUT_LEN) -> list[dict]:
+def make_workload(
+    n: int,
+    seed: int = 0,
+    *,
+    repeat_share: float = 0.3,
+    paraphrase_share: float = 0.5,
+    prompt_len: LengthDist | str = DEFAULT_PROMPT_LEN,
+    output_len: LengthDist | str = DEFAULT_OUTPUT_LEN,
+) -> list[dict]:
     """``n`` seeded chat requests (same arguments -> the same list).
 
     Each is ``{"id", "kind", "messages", "max_tokens", "prompt_words", "source"}``. ``kind`` is
@@ -207,8 +288,16 @@ def make_workload(n: int, seed: int = 0, *, repeat_share: float = 0.3, paraphras
                 kind = "paraphrase"
             else:
                 messages, kind = [dict(m) for m in orig["messages"]], "repeat"
-            out.append({"id": i, "kind": kind, "messages": messages, "max_tokens": orig["max_tokens"],
-                        "prompt_words": _count_words(messages), "source": src})
+            out.append(
+                {
+                    "id": i,
+                    "kind": kind,
+                    "messages": messages,
+                    "max_tokens": orig["max_tokens"],
+                    "prompt_words": _count_words(messages),
+                    "source": src,
+                }
+            )
             continue
         for _ in range(20):  # a fresh question should not accidentally repeat an earlier one
             q = _question(rng)
@@ -221,8 +310,16 @@ def make_workload(n: int, seed: int = 0, *, repeat_share: float = 0.3, paraphras
         if room > 0:
             messages.insert(0, {"role": "system", "content": _notes(rng, room)})
         fresh.append((i, q))
-        out.append({"id": i, "kind": "fresh", "messages": messages, "max_tokens": int(max_tokens[i]),
-                    "prompt_words": _count_words(messages), "source": None})
+        out.append(
+            {
+                "id": i,
+                "kind": "fresh",
+                "messages": messages,
+                "max_tokens": int(max_tokens[i]),
+                "prompt_words": _count_words(messages),
+                "source": None,
+            }
+        )
     return out
 
 
@@ -287,21 +384,27 @@ def _inter_token_latencies(times: list[float], completion_tokens: int) -> tuple[
     return [g / per_delta for g in gaps], True
 
 
-async def send_request(session, url: str, model: str, req: dict, *, headers: dict, temperature: float,
-                       timeout_s: float) -> RequestResult:
+async def send_request(
+    session, url: str, model: str, req: dict, *, headers: dict, temperature: float, timeout_s: float
+) -> RequestResult:
     """Stream one chat completion and time it. Never raises for a failed request: the failure is
     recorded (non-200 status, a broken stream, an error event, a stream without ``[DONE]``)."""
     import aiohttp
 
     res = RequestResult(id=req["id"], kind=req["kind"], max_tokens=req["max_tokens"])
-    body = {"model": model, "messages": req["messages"], "max_tokens": req["max_tokens"], "temperature": temperature,
-            "stream": True, "stream_options": {"include_usage": True}}
+    body = {
+        "model": model,
+        "messages": req["messages"],
+        "max_tokens": req["max_tokens"],
+        "temperature": temperature,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
     times: list[float] = []
     done = False
     t0 = time.perf_counter()
     try:
-        async with session.post(url, json=body, headers=headers,
-                                timeout=aiohttp.ClientTimeout(total=timeout_s)) as r:
+        async with session.post(url, json=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout_s)) as r:
             res.status = r.status
             res.cache, res.served_by = r.headers.get("x-cache"), r.headers.get("x-served-by")
             if r.status != 200:
@@ -316,7 +419,7 @@ async def send_request(session, url: str, model: str, req: dict, *, headers: dic
                 line = raw.decode("utf-8", "replace").strip()
                 if not line.startswith("data:"):
                     continue  # blank separators, ": comment" lines (e.g. a tier fallback notice)
-                data = line[len("data:"):].strip()
+                data = line[len("data:") :].strip()
                 if data == "[DONE]":
                     done = True
                     break
@@ -330,7 +433,7 @@ async def send_request(session, url: str, model: str, req: dict, *, headers: dic
                 if event.get("usage"):
                     res.completion_tokens = int(event["usage"].get("completion_tokens", 0))
                     res.prompt_tokens = int(event["usage"].get("prompt_tokens", 0))
-    except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:  # ValueError: a bad JSON event
+    except (TimeoutError, aiohttp.ClientError, ValueError) as exc:  # ValueError: a bad JSON event
         res.error = f"{type(exc).__name__}: {str(exc)[:200]}"
         return res
     if not done:
@@ -351,11 +454,23 @@ async def send_request(session, url: str, model: str, req: dict, *, headers: dic
 # ---------------------------------------------------------------- the run
 
 
-async def run_benchmark(url: str, requests: list[dict], *, model: str = "auto", request_rate: float = math.inf,
-                        max_concurrency: int | None = None, seed: int = 0, ttft_slo: float = 1.0,
-                        tpot_slo: float = 0.05, no_cache: bool = False, api_key: str | None = "bench-serving",
-                        temperature: float = 0.0, timeout_s: float = 600.0, progress: bool = True,
-                        return_results: bool = False) -> dict:
+async def run_benchmark(
+    url: str,
+    requests: list[dict],
+    *,
+    model: str = "auto",
+    request_rate: float = math.inf,
+    max_concurrency: int | None = None,
+    seed: int = 0,
+    ttft_slo: float = 1.0,
+    tpot_slo: float = 0.05,
+    no_cache: bool = False,
+    api_key: str | None = "bench-serving",
+    temperature: float = 0.0,
+    timeout_s: float = 600.0,
+    progress: bool = True,
+    return_results: bool = False,
+) -> dict:
     """Send ``requests`` (from ``make_workload``) to the gateway at ``url`` and return ``summarize``'s
     report. Arrivals follow ``arrival_times(len(requests), request_rate, seed)``; at most
     ``max_concurrency`` are in flight (a request that arrives when all slots are busy waits, and its
@@ -376,12 +491,14 @@ async def run_benchmark(url: str, requests: list[dict], *, model: str = "auto", 
     async def one(session, req, offset, start):
         await asyncio.sleep(max(0.0, start + offset - time.perf_counter()))
         if sem is None:
-            res = await send_request(session, endpoint, model, req, headers=headers, temperature=temperature,
-                                     timeout_s=timeout_s)
+            res = await send_request(
+                session, endpoint, model, req, headers=headers, temperature=temperature, timeout_s=timeout_s
+            )
         else:
             async with sem:
-                res = await send_request(session, endpoint, model, req, headers=headers, temperature=temperature,
-                                         timeout_s=timeout_s)
+                res = await send_request(
+                    session, endpoint, model, req, headers=headers, temperature=temperature, timeout_s=timeout_s
+                )
         bar.update(1)
         return res
 
@@ -392,9 +509,16 @@ async def run_benchmark(url: str, requests: list[dict], *, model: str = "auto", 
         duration = time.perf_counter() - start
     bar.close()
     report = summarize(results, duration, ttft_slo=ttft_slo, tpot_slo=tpot_slo)
-    report["config"] = {"url": url, "model": model, "request_rate": request_rate if math.isfinite(request_rate)
-                        else "inf", "max_concurrency": max_concurrency, "seed": seed, "num_prompts": len(requests),
-                        "no_cache": no_cache, "temperature": temperature}
+    report["config"] = {
+        "url": url,
+        "model": model,
+        "request_rate": request_rate if math.isfinite(request_rate) else "inf",
+        "max_concurrency": max_concurrency,
+        "seed": seed,
+        "num_prompts": len(requests),
+        "no_cache": no_cache,
+        "temperature": temperature,
+    }
     report["workload"] = workload_stats(requests)
     if return_results:
         report["requests"] = [{**asdict(r), "tpot": r.tpot} for r in results]
@@ -406,8 +530,13 @@ def _stats_ms(values: list[float]) -> dict:
         return {"mean": None, "p50": None, "p90": None, "p99": None, "n": 0}
     a = np.asarray(values) * 1000
     p50, p90, p99 = np.percentile(a, [50, 90, 99])
-    return {"mean": round(float(a.mean()), 3), "p50": round(float(p50), 3), "p90": round(float(p90), 3),
-            "p99": round(float(p99), 3), "n": len(values)}
+    return {
+        "mean": round(float(a.mean()), 3),
+        "p50": round(float(p50), 3),
+        "p90": round(float(p90), 3),
+        "p99": round(float(p99), 3),
+        "n": len(values),
+    }
 
 
 def summarize(results: list[RequestResult], duration: float, *, ttft_slo: float = 1.0, tpot_slo: float = 0.05) -> dict:
@@ -434,11 +563,14 @@ def summarize(results: list[RequestResult], duration: float, *, ttft_slo: float 
     misses = [r for r in ok if r.cache != "hit"]
     d = max(duration, 1e-9)
     return {
-        "completed": len(ok), "failed": len(failed), "duration_s": round(duration, 3),
+        "completed": len(ok),
+        "failed": len(failed),
+        "duration_s": round(duration, 3),
         "request_throughput": round(len(ok) / d, 4),
         "output_token_throughput": round(out_tokens / d, 3),
         "total_token_throughput": round((prompt_tokens + out_tokens) / d, 3),
-        "prompt_tokens": prompt_tokens, "completion_tokens": out_tokens,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": out_tokens,
         "max_tokens_requested": sum(r.max_tokens for r in ok),
         "ttft_ms": _stats_ms([r.ttft for r in ok]),
         "tpot_ms": _stats_ms([r.tpot for r in ok if r.tpot is not None]),
@@ -448,10 +580,13 @@ def summarize(results: list[RequestResult], duration: float, *, ttft_slo: float 
         "ttft_ms_misses": _stats_ms([r.ttft for r in misses]),
         "tpot_ms_misses": _stats_ms([r.tpot for r in misses if r.tpot is not None]),
         "itl_estimated_requests": sum(1 for r in ok if r.itl_estimated),
-        "cache_hits": hits, "cache_hit_share": round(hits / len(ok), 4) if ok else 0.0,
-        "requests_by_tier": tiers, "cache_hits_by_tier": hits_by_tier,
+        "cache_hits": hits,
+        "cache_hit_share": round(hits / len(ok), 4) if ok else 0.0,
+        "requests_by_tier": tiers,
+        "cache_hits_by_tier": hits_by_tier,
         "slo": {"ttft_s": ttft_slo, "tpot_s": tpot_slo},
-        "good_requests": len(good), "goodput": round(len(good) / d, 4),
+        "good_requests": len(good),
+        "goodput": round(len(good) / d, 4),
         "goodput_fraction": round(len(good) / len(results), 4) if results else 0.0,
         "errors": errors,
     }
@@ -463,9 +598,13 @@ def workload_stats(requests: list[dict]) -> dict:
         kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
     pw = [r["prompt_words"] for r in requests]
     mt = [r["max_tokens"] for r in requests]
-    return {"kinds": kinds, "prompt_words_mean": round(float(np.mean(pw)), 1) if pw else 0,
-            "prompt_words_max": max(pw, default=0), "max_tokens_mean": round(float(np.mean(mt)), 1) if mt else 0,
-            "max_tokens_max": max(mt, default=0)}
+    return {
+        "kinds": kinds,
+        "prompt_words_mean": round(float(np.mean(pw)), 1) if pw else 0,
+        "prompt_words_max": max(pw, default=0),
+        "max_tokens_mean": round(float(np.mean(mt)), 1) if mt else 0,
+        "max_tokens_max": max(mt, default=0),
+    }
 
 
 # ---------------------------------------------------------------- CLI
@@ -482,20 +621,28 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--url", default="http://127.0.0.1:8000")
     p.add_argument("--model", default="auto", help="'auto' lets the gateway's router pick the tier")
-    p.add_argument("--request-rate", type=_rate, default=math.inf, help="Poisson arrivals per second (inf: all at once)")
+    p.add_argument(
+        "--request-rate", type=_rate, default=math.inf, help="Poisson arrivals per second (inf: all at once)"
+    )
     p.add_argument("--max-concurrency", type=int, default=None, help="at most this many requests in flight")
     p.add_argument("--num-prompts", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat-share", type=float, default=0.3, help="share of requests asking an earlier question again")
     p.add_argument("--paraphrase-share", type=float, default=0.5, help="share of those repeats that are paraphrased")
-    p.add_argument("--prompt-len-dist", default=DEFAULT_PROMPT_LEN,
-                   help="prompt length in words: lognormal:MEAN,SIGMA,MIN,MAX | uniform:MIN,MAX | fixed:N")
+    p.add_argument(
+        "--prompt-len-dist",
+        default=DEFAULT_PROMPT_LEN,
+        help="prompt length in words: lognormal:MEAN,SIGMA,MIN,MAX | uniform:MIN,MAX | fixed:N",
+    )
     p.add_argument("--max-tokens-dist", default=DEFAULT_OUTPUT_LEN, help="max_tokens, same forms")
     p.add_argument("--temperature", type=float, default=0.0)
     p.add_argument("--ttft-slo", type=float, default=1.0, help="seconds")
     p.add_argument("--tpot-slo", type=float, default=0.05, help="seconds")
-    p.add_argument("--no-cache-header", action="store_true",
-                   help="send Cache-Control: no-cache, no-store (measure the engines, not the cache)")
+    p.add_argument(
+        "--no-cache-header",
+        action="store_true",
+        help="send Cache-Control: no-cache, no-store (measure the engines, not the cache)",
+    )
     p.add_argument("--api-key", default="bench-serving")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
     p.add_argument("--save-requests", action="store_true", help="add every request's measurements to the JSON")
@@ -506,16 +653,33 @@ def main(argv=None) -> int:
     if args.max_concurrency is not None and args.max_concurrency < 1:
         p.error("--max-concurrency must be >= 1")
     try:
-        requests = make_workload(args.num_prompts, args.seed, repeat_share=args.repeat_share,
-                                 paraphrase_share=args.paraphrase_share, prompt_len=args.prompt_len_dist,
-                                 output_len=args.max_tokens_dist)
+        requests = make_workload(
+            args.num_prompts,
+            args.seed,
+            repeat_share=args.repeat_share,
+            paraphrase_share=args.paraphrase_share,
+            prompt_len=args.prompt_len_dist,
+            output_len=args.max_tokens_dist,
+        )
     except ValueError as exc:
         p.error(str(exc))
-    report = asyncio.run(run_benchmark(
-        args.url, requests, model=args.model, request_rate=args.request_rate, max_concurrency=args.max_concurrency,
-        seed=args.seed, ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo, no_cache=args.no_cache_header,
-        api_key=args.api_key, temperature=args.temperature, timeout_s=args.timeout,
-        return_results=args.save_requests))
+    report = asyncio.run(
+        run_benchmark(
+            args.url,
+            requests,
+            model=args.model,
+            request_rate=args.request_rate,
+            max_concurrency=args.max_concurrency,
+            seed=args.seed,
+            ttft_slo=args.ttft_slo,
+            tpot_slo=args.tpot_slo,
+            no_cache=args.no_cache_header,
+            api_key=args.api_key,
+            temperature=args.temperature,
+            timeout_s=args.timeout,
+            return_results=args.save_requests,
+        )
+    )
     text = json.dumps(report, indent=None)
     print(text, flush=True)
     if args.out:

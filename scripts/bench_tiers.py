@@ -61,24 +61,39 @@ SLOTS = {
     "activity": ["running a marathon", "learning guitar", "public speaking", "gardening", "studying"],
     "task": ["reverses a string", "checks if a number is prime", "sums a list", "counts vowels in a word"],
     "js": ["call a function without return", "read a missing object key", "log an unset variable"],
-    "a": [str(i) for i in range(3, 30)], "b": [str(i) for i in range(2, 40)], "c": [str(i) for i in range(40, 99)],
+    "a": [str(i) for i in range(3, 30)],
+    "b": [str(i) for i in range(2, 40)],
+    "c": [str(i) for i in range(40, 99)],
 }
-PASSAGE = ("The history of the bicycle is a story of many small improvements. Early designs in the 1810s "
-           "had no pedals: riders pushed along the ground with their feet. Pedals attached to the front "
-           "wheel came in the 1860s, and the high-wheel bicycle followed, fast but dangerous. The safety "
-           "bicycle of the 1880s, with two wheels of equal size and a chain drive to the rear wheel, made "
-           "cycling practical for nearly everyone. Pneumatic tyres, invented soon after, made the ride "
-           "comfortable. In the twentieth century came derailleur gears, lighter frames of aluminium and "
-           "later carbon fibre, and in recent years electric assistance. Each change answered a problem "
-           "riders had: speed, safety, comfort, hills, distance. ")
-FOLLOW_UPS = ["Tell me more.", "Why is that?", "Can you give an example?", "And what about the next step?",
-              "How would you summarize it?", "Is there anything else?"]
+PASSAGE = (
+    "The history of the bicycle is a story of many small improvements. Early designs in the 1810s "
+    "had no pedals: riders pushed along the ground with their feet. Pedals attached to the front "
+    "wheel came in the 1860s, and the high-wheel bicycle followed, fast but dangerous. The safety "
+    "bicycle of the 1880s, with two wheels of equal size and a chain drive to the rear wheel, made "
+    "cycling practical for nearly everyone. Pneumatic tyres, invented soon after, made the ride "
+    "comfortable. In the twentieth century came derailleur gears, lighter frames of aluminium and "
+    "later carbon fibre, and in recent years electric assistance. Each change answered a problem "
+    "riders had: speed, safety, comfort, hills, distance. "
+)
+FOLLOW_UPS = [
+    "Tell me more.",
+    "Why is that?",
+    "Can you give an example?",
+    "And what about the next step?",
+    "How would you summarize it?",
+    "Is there anything else?",
+]
 
 
 def _fill(template: tuple[str, str], rng: random.Random) -> dict:
     slots = {k: rng.choice(v) for k, v in SLOTS.items()}
-    slots["task2"] = slots["task"].replace("reverses", "reverse").replace("checks", "check") \
-        .replace("sums", "sum").replace("counts", "count")
+    slots["task2"] = (
+        slots["task"]
+        .replace("reverses", "reverse")
+        .replace("checks", "check")
+        .replace("sums", "sum")
+        .replace("counts", "count")
+    )
     return {"template": template, "slots": slots}
 
 
@@ -108,10 +123,22 @@ def workload(n: int, seed: int, repeat_share: float = 0.25) -> list[dict]:
         if pool is not None:
             item = _fill(rng.choice(pool), rng)
             asked.append(item)
-            out.append({"kind": kind, "messages": [{"role": "user", "content": item["template"][0].format(**item["slots"])}]})
+            out.append(
+                {"kind": kind, "messages": [{"role": "user", "content": item["template"][0].format(**item["slots"])}]}
+            )
         elif kind == "long":
-            out.append({"kind": kind, "messages": [{"role": "user", "content": PASSAGE * 3 + "\nSummarize the text "
-                                                    f"above in one sentence about {rng.choice(['safety', 'speed', 'comfort'])}."}]})
+            out.append(
+                {
+                    "kind": kind,
+                    "messages": [
+                        {
+                            "role": "user",
+                            "content": PASSAGE * 3 + "\nSummarize the text "
+                            f"above in one sentence about {rng.choice(['safety', 'speed', 'comfort'])}.",
+                        }
+                    ],
+                }
+            )
         else:
             first = _fill(rng.choice(SHORT), rng)
             msgs = [{"role": "user", "content": first["template"][0].format(**first["slots"])}]
@@ -134,8 +161,9 @@ MODES = {
 }
 
 
-async def run_mode(url: str, requests: list[dict], model: str, cache: bool, concurrency: int, max_tokens: int,
-                   label: str) -> dict:
+async def run_mode(
+    url: str, requests: list[dict], model: str, cache: bool, concurrency: int, max_tokens: int, label: str
+) -> dict:
     import aiohttp
 
     sem = asyncio.Semaphore(concurrency)
@@ -147,19 +175,26 @@ async def run_mode(url: str, requests: list[dict], model: str, cache: bool, conc
         headers = {"Authorization": "Bearer bench-tiers"}
         if not cache:
             headers["Cache-Control"] = "no-cache, no-store"
-        body = {"model": model, "messages": req["messages"], "temperature": 0, "max_tokens": max_tokens,
-                "stop": STOP}
+        body = {"model": model, "messages": req["messages"], "temperature": 0, "max_tokens": max_tokens, "stop": STOP}
         async with sem:
             t = time.perf_counter()
             async with session.post(url + "/v1/chat/completions", json=body, headers=headers) as r:
                 payload = await r.json()
                 elapsed = time.perf_counter() - t
-                results.append({"i": i, "kind": req["kind"], "status": r.status, "latency": elapsed,
-                                "cost": float(r.headers.get("x-cost-usd", "0") or 0),
-                                "saved": float(r.headers.get("x-cost-saved-usd", "0") or 0),
-                                "tier": r.headers.get("x-served-by"), "cache": r.headers.get("x-cache"),
-                                "fallback": r.headers.get("x-fallback"),
-                                "tokens": (payload.get("usage") or {}).get("completion_tokens", 0)})
+                results.append(
+                    {
+                        "i": i,
+                        "kind": req["kind"],
+                        "status": r.status,
+                        "latency": elapsed,
+                        "cost": float(r.headers.get("x-cost-usd", "0") or 0),
+                        "saved": float(r.headers.get("x-cost-saved-usd", "0") or 0),
+                        "tier": r.headers.get("x-served-by"),
+                        "cache": r.headers.get("x-cache"),
+                        "fallback": r.headers.get("x-fallback"),
+                        "tokens": (payload.get("usage") or {}).get("completion_tokens", 0),
+                    }
+                )
         done += 1
         print(f"\r{label:>10}: {done}/{len(requests)}", end="", file=sys.stderr, flush=True)
 
@@ -176,14 +211,25 @@ async def run_mode(url: str, requests: list[dict], model: str, cache: bool, conc
         by_tier[key] = by_tier.get(key, 0) + 1
     cost = sum(r["cost"] for r in ok)
     return {
-        "mode": label, "model": model, "cache": cache, "requests": len(results), "failed": len(results) - len(ok),
-        "cost_usd": cost, "cost_per_1k_requests_usd": cost / max(1, len(ok)) * 1000,
+        "mode": label,
+        "model": model,
+        "cache": cache,
+        "requests": len(results),
+        "failed": len(results) - len(ok),
+        "cost_usd": cost,
+        "cost_per_1k_requests_usd": cost / max(1, len(ok)) * 1000,
         "saved_usd": sum(r["saved"] for r in ok),
-        "latency_ms": {"p50": float(np.percentile(lat, 50)), "p90": float(np.percentile(lat, 90)),
-                       "p99": float(np.percentile(lat, 99)), "mean": float(lat.mean())},
-        "answered_by": by_tier, "fallbacks": sum(1 for r in ok if r["fallback"]),
+        "latency_ms": {
+            "p50": float(np.percentile(lat, 50)),
+            "p90": float(np.percentile(lat, 90)),
+            "p99": float(np.percentile(lat, 99)),
+            "mean": float(lat.mean()),
+        },
+        "answered_by": by_tier,
+        "fallbacks": sum(1 for r in ok if r["fallback"]),
         "cache_hit_rate": sum(1 for r in ok if r["cache"] == "hit") / max(1, len(ok)),
-        "completion_tokens": sum(r["tokens"] for r in ok), "wall_s": wall,
+        "completion_tokens": sum(r["tokens"] for r in ok),
+        "wall_s": wall,
         "requests_per_s": len(ok) / wall,
     }
 
@@ -227,8 +273,16 @@ def main(argv=None) -> int:
     kinds = {k: sum(r["kind"] == k for r in reqs) for k in sorted({r["kind"] for r in reqs})}
     print(f"workload: {len(reqs)} requests {kinds}", file=sys.stderr)
     tmp = Path(tempfile.mkdtemp(prefix="bench-tiers-"))
-    engine = ["--max-num-seqs", "16", "--max-num-batched-tokens", "256", "--max-model-len", "2048",
-              "--kv-cache-mb", "256"]
+    engine = [
+        "--max-num-seqs",
+        "16",
+        "--max-num-batched-tokens",
+        "256",
+        "--max-model-len",
+        "2048",
+        "--kv-cache-mb",
+        "256",
+    ]
     print("starting the large tier (gemma3-270m runtime server; compiling)...", file=sys.stderr)
     with ServerProcess(["-m", "runtime.server", "--model", "gemma3-270m", *engine], name="large") as large:
         tiers = yaml.safe_load((ROOT / "configs/tiers.yaml").read_text())
@@ -240,15 +294,26 @@ def main(argv=None) -> int:
         (tmp / "gateway.yaml").write_text(yaml.safe_dump(gw))
         print("starting the gateway (smollm2-135m in-process; compiling)...", file=sys.stderr)
         with ServerProcess(["-m", "gateway", "--config", str(tmp / "gateway.yaml")], name="gateway") as gateway:
-            results = [asyncio.run(run_mode(gateway.url, reqs, model, cache, args.concurrency, args.max_tokens, name))
-                       for name, (model, cache) in MODES.items()]
+            results = [
+                asyncio.run(run_mode(gateway.url, reqs, model, cache, args.concurrency, args.max_tokens, name))
+                for name, (model, cache) in MODES.items()
+            ]
     base = results[0]
     for r in results:
         r["cost_vs_all_large"] = r["cost_per_1k_requests_usd"] / base["cost_per_1k_requests_usd"]
         r["p50_vs_all_large"] = r["latency_ms"]["p50"] / base["latency_ms"]["p50"]
-    report = {"bench": "tiers", "workload": {"requests": len(reqs), "kinds": kinds, "seed": args.seed,
-                                             "concurrency": args.concurrency, "max_tokens": args.max_tokens},
-              "prices": {t["name"]: t["price"] for t in tiers["tiers"]}, "modes": results}
+    report = {
+        "bench": "tiers",
+        "workload": {
+            "requests": len(reqs),
+            "kinds": kinds,
+            "seed": args.seed,
+            "concurrency": args.concurrency,
+            "max_tokens": args.max_tokens,
+        },
+        "prices": {t["name"]: t["price"] for t in tiers["tiers"]},
+        "modes": results,
+    }
     out = ROOT / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

@@ -109,11 +109,19 @@ async def run_pass(cache: SemanticCache, pairs: list[dict], run_id: str) -> list
         except ValueError as exc:
             out.append({"kind": "invalid", "similarity": None, "reason": str(exc)})
             continue
-        stored = await cache.store(scope_a, qa, f"answer to pair {i}", "stop",
-                                   {"prompt_tokens": 1, "completion_tokens": 1}, MODEL)
+        stored = await cache.store(
+            scope_a, qa, f"answer to pair {i}", "stop", {"prompt_tokens": 1, "completion_tokens": 1}, MODEL
+        )
         res = await cache.lookup(scope_b, qb)
-        out.append({"kind": res.kind, "similarity": res.similarity, "reason": res.reason, "stored": stored,
-                    "scope_match": scope_a.key() == scope_b.key()})
+        out.append(
+            {
+                "kind": res.kind,
+                "similarity": res.similarity,
+                "reason": res.reason,
+                "stored": stored,
+                "scope_match": scope_a.key() == scope_b.key(),
+            }
+        )
     return out
 
 
@@ -123,8 +131,10 @@ def rates(pairs: list[dict], hits: list[bool]) -> dict:
     return {
         "recall": round(float(np.mean(same)), 4) if same else None,
         "false_hit_rate": round(float(np.mean(diff)), 4) if diff else None,
-        "same_answer_pairs": len(same), "hits_on_same": int(sum(same)),
-        "different_answer_pairs": len(diff), "hits_on_different": int(sum(diff)),
+        "same_answer_pairs": len(same),
+        "hits_on_same": int(sum(same)),
+        "different_answer_pairs": len(diff),
+        "hits_on_different": int(sum(diff)),
     }
 
 
@@ -148,8 +158,14 @@ def plot(sweep: list[dict], threshold: float, path: Path) -> None:
     ax.plot(ts, [s["guard"]["recall"] for s in sweep], "o-", color="tab:blue", label="recall, guard on")
     ax.plot(ts, [s["guard"]["false_hit_rate"] for s in sweep], "o-", color="tab:red", label="false hits, guard on")
     ax.plot(ts, [s["no_guard"]["recall"] for s in sweep], "--", color="tab:blue", alpha=0.5, label="recall, no guard")
-    ax.plot(ts, [s["no_guard"]["false_hit_rate"] for s in sweep], "--", color="tab:red", alpha=0.5,
-            label="false hits, no guard")
+    ax.plot(
+        ts,
+        [s["no_guard"]["false_hit_rate"] for s in sweep],
+        "--",
+        color="tab:red",
+        alpha=0.5,
+        label="false hits, no guard",
+    )
     ax.axvline(threshold, color="gray", lw=1, ls=":", label=f"configured threshold {threshold}")
     ax.axhline(0.02, color="tab:red", lw=0.8, ls=":")
     ax.axhline(0.60, color="tab:blue", lw=0.8, ls=":")
@@ -167,15 +183,28 @@ def plot(sweep: list[dict], threshold: float, path: Path) -> None:
 
 async def evaluate(args) -> dict:
     pairs = load_pairs(args.pairs)
-    texts = sorted({m[-1]["content"] for p in pairs for m in (as_messages(p["a"]), as_messages(p["b"]))
-                    if m and isinstance(m[-1].get("content"), str)})
+    texts = sorted(
+        {
+            m[-1]["content"]
+            for p in pairs
+            for m in (as_messages(p["a"]), as_messages(p["b"]))
+            if m and isinstance(m[-1].get("content"), str)
+        }
+    )
     t0 = time.perf_counter()
     embedder = TableEmbedder(Embedder(quantize=args.embed_quantize), texts)
     t_embed = time.perf_counter() - t0
 
     base = CacheConfig()
-    config = replace(base, threshold=args.threshold if args.threshold is not None else base.threshold,
-                     guard=not args.no_guard, store=args.store, embed_quantize=args.embed_quantize, flush_interval_s=60.0, purge_interval_s=3600.0)
+    config = replace(
+        base,
+        threshold=args.threshold if args.threshold is not None else base.threshold,
+        guard=not args.no_guard,
+        store=args.store,
+        embed_quantize=args.embed_quantize,
+        flush_interval_s=60.0,
+        purge_interval_s=3600.0,
+    )
     if args.store == "redis":
         config = replace(config, redis_url=args.redis_url, redis_prefix=f"jaxserve:eval:{uuid.uuid4().hex[:8]}:")
     probe_config = replace(config, threshold=1e-6, guard=True)
@@ -219,20 +248,36 @@ async def evaluate(args) -> dict:
 
     sweep = []
     for t in SWEEP:
-        sweep.append({
-            "threshold": t,
-            "guard": {k: v for k, v in rates(pairs, [sweep_hit(r, t, True) for r in probe_results]).items()
-                      if k in ("recall", "false_hit_rate")},
-            "no_guard": {k: v for k, v in rates(pairs, [sweep_hit(r, t, False) for r in probe_results]).items()
-                         if k in ("recall", "false_hit_rate")},
-        })
+        sweep.append(
+            {
+                "threshold": t,
+                "guard": {
+                    k: v
+                    for k, v in rates(pairs, [sweep_hit(r, t, True) for r in probe_results]).items()
+                    if k in ("recall", "false_hit_rate")
+                },
+                "no_guard": {
+                    k: v
+                    for k, v in rates(pairs, [sweep_hit(r, t, False) for r in probe_results]).items()
+                    if k in ("recall", "false_hit_rate")
+                },
+            }
+        )
 
     def show(x):
         return x if isinstance(x, str) else " / ".join(f"{m['role']}: {m['content']}" for m in x)
 
-    false_hits = [{"category": p["category"], "a": show(p["a"]), "b": show(p["b"]), "kind": r["kind"],
-                   "similarity": None if r["similarity"] is None else round(r["similarity"], 4)}
-                  for p, r in zip(pairs, results) if not p["same_answer"] and r["kind"] in ("exact", "semantic")]
+    false_hits = [
+        {
+            "category": p["category"],
+            "a": show(p["a"]),
+            "b": show(p["b"]),
+            "kind": r["kind"],
+            "similarity": None if r["similarity"] is None else round(r["similarity"], 4),
+        }
+        for p, r in zip(pairs, results)
+        if not p["same_answer"] and r["kind"] in ("exact", "semantic")
+    ]
     guard_reasons = Counter(r["reason"].split(":")[0] for r in results if r["kind"] == "guard_rejected")
     overall = rates(pairs, hits)
     report = {
@@ -242,16 +287,26 @@ async def evaluate(args) -> dict:
         "threshold": config.threshold,
         "guard": config.guard,
         "overall": overall,
-        "targets": {"false_hit_rate_max": 0.02, "recall_min": 0.60,
-                    "met": bool(overall["false_hit_rate"] is not None and overall["false_hit_rate"] <= 0.02
-                                and overall["recall"] is not None and overall["recall"] >= 0.60)},
+        "targets": {
+            "false_hit_rate_max": 0.02,
+            "recall_min": 0.60,
+            "met": bool(
+                overall["false_hit_rate"] is not None
+                and overall["false_hit_rate"] <= 0.02
+                and overall["recall"] is not None
+                and overall["recall"] >= 0.60
+            ),
+        },
         "per_category": per_category,
         "lookup_kinds": dict(Counter(r["kind"] for r in results)),
         "guard_rejections_by_rule": dict(guard_reasons.most_common()),
         "sweep": sweep,
         "false_hits": false_hits,
-        "timing_s": {"embed_distinct_texts": round(t_embed, 2), "store_and_lookup_pass": round(t_pass, 2),
-                     "distinct_texts": len(texts)},
+        "timing_s": {
+            "embed_distinct_texts": round(t_embed, 2),
+            "store_and_lookup_pass": round(t_pass, 2),
+            "distinct_texts": len(texts),
+        },
         "cache_stats": {k: stats[k] for k in ("lookups", "stores", "errors")},
     }
     if not args.no_plot:
@@ -268,8 +323,12 @@ def main(argv=None) -> int:
     p.add_argument("--store", choices=("file", "redis"), default="file")
     p.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     p.add_argument("--no-guard", action="store_true", help="evaluate without the precision guard")
-    p.add_argument("--embed-quantize", choices=("none", "int8"), default="none",
-                   help="evaluate the int8 (dynamically quantized) embedder")
+    p.add_argument(
+        "--embed-quantize",
+        choices=("none", "int8"),
+        default="none",
+        help="evaluate the int8 (dynamically quantized) embedder",
+    )
     p.add_argument("--out-dir", default="out")
     p.add_argument("--no-plot", action="store_true")
     args = p.parse_args(argv)

@@ -105,8 +105,15 @@ def main(argv=None) -> int:
     results = []
     for weights, kv in combos:
         t0 = time.perf_counter()
-        cfg = EngineConfig(model=args.model, max_num_seqs=1, max_num_batched_tokens=args.chunk, max_model_len=2048,
-                           kv_cache_bytes=128 << 20, enable_prefix_caching=False, **engine_kwargs(weights, kv))
+        cfg = EngineConfig(
+            model=args.model,
+            max_num_seqs=1,
+            max_num_batched_tokens=args.chunk,
+            max_model_len=2048,
+            kv_cache_bytes=128 << 20,
+            enable_prefix_caching=False,
+            **engine_kwargs(weights, kv),
+        )
         eng = LLMEngine(cfg, loaded=loaded)
         if ids_per_doc is None:
             ids_per_doc = [eng.tokenizer.encode(text)[:2048] for _, text in docs]
@@ -119,17 +126,32 @@ def main(argv=None) -> int:
         agree = np.concatenate([x["agree"] for x in parts])
         kl = np.concatenate([x["kl"] for x in parts])
         nll = np.concatenate([x["nll"] for x in parts])
-        row = {"weights": weights, "kv": kv, "tokens_scored": int(len(agree)),
-               "next_token_agreement": float(agree.mean()), "kl_mean": float(kl.mean()),
-               "kl_p99": float(np.percentile(kl, 99)), "perplexity": float(np.exp(nll.mean())),
-               "max_abs_logit_diff": max(x["max_abs_logit_diff"] for x in parts),
-               "seconds": round(time.perf_counter() - t0, 1)}
+        row = {
+            "weights": weights,
+            "kv": kv,
+            "tokens_scored": int(len(agree)),
+            "next_token_agreement": float(agree.mean()),
+            "kl_mean": float(kl.mean()),
+            "kl_p99": float(np.percentile(kl, 99)),
+            "perplexity": float(np.exp(nll.mean())),
+            "max_abs_logit_diff": max(x["max_abs_logit_diff"] for x in parts),
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
         results.append(row)
-        print(f"weights {weights:>5} kv {kv:>8}: agreement {row['next_token_agreement']:.4f}  "
-              f"KL {row['kl_mean']:.5f}  ppl {row['perplexity']:.3f}", file=sys.stderr)
+        print(
+            f"weights {weights:>5} kv {kv:>8}: agreement {row['next_token_agreement']:.4f}  "
+            f"KL {row['kl_mean']:.5f}  ppl {row['perplexity']:.3f}",
+            file=sys.stderr,
+        )
         del eng
-    report = {"eval": "quality", "model": args.model, "corpus": args.corpus,
-              "documents": [t for t, _ in docs], "reference": "weights float32, KV float32", "results": results}
+    report = {
+        "eval": "quality",
+        "model": args.model,
+        "corpus": args.corpus,
+        "documents": [t for t, _ in docs],
+        "reference": "weights float32, KV float32",
+        "results": results,
+    }
     out = ROOT / args.out
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2))

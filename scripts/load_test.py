@@ -86,6 +86,7 @@ def _bench_serving():
 
 # ---------------------------------------------------------------- safety: loopback only
 
+
 def require_loopback(url: str) -> str:
     """The URL, without a trailing slash, if every address its host resolves to is loopback; else ValueError."""
     parts = urllib.parse.urlsplit(url)
@@ -97,12 +98,15 @@ def require_loopback(url: str) -> str:
         raise ValueError(f"cannot resolve {parts.hostname!r}: {exc}") from None
     addrs = {ipaddress.ip_address(info[4][0].split("%")[0]) for info in infos}
     if not addrs or not all(a.is_loopback for a in addrs):
-        raise ValueError(f"refusing to load-test {parts.hostname!r} ({', '.join(map(str, sorted(addrs, key=str)))}):"
-                         " only loopback addresses (127.0.0.0/8, ::1) are allowed")
+        raise ValueError(
+            f"refusing to load-test {parts.hostname!r} ({', '.join(map(str, sorted(addrs, key=str)))}):"
+            " only loopback addresses (127.0.0.0/8, ::1) are allowed"
+        )
     return url.rstrip("/")
 
 
 # ---------------------------------------------------------------- the gateway process
+
 
 def rss_mib(pid: int) -> float | None:
     """Resident set size of ``pid`` in MiB (None if it is gone)."""
@@ -126,8 +130,14 @@ class SpawnedGateway:
     """``python -m gateway`` from ``config`` on a free loopback port, its cache file in a temporary folder
     (a load test must not fill the user's cache), its output in a log file."""
 
-    def __init__(self, config: str | Path, *, port: int | None = None, extra_args: tuple[str, ...] = (),
-                 drain_timeout_s: float = 60.0):
+    def __init__(
+        self,
+        config: str | Path,
+        *,
+        port: int | None = None,
+        extra_args: tuple[str, ...] = (),
+        drain_timeout_s: float = 60.0,
+    ):
         self.config = Path(config)
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -153,12 +163,25 @@ class SpawnedGateway:
     def pid(self) -> int:
         return self.proc.pid
 
-    def start(self, ready_timeout: float = 900.0) -> "SpawnedGateway":
+    def start(self, ready_timeout: float = 900.0) -> SpawnedGateway:
         config = self._write_config()
         log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "gateway", "--config", str(config),
-                                      "--drain-timeout", str(self.drain_timeout_s), *self.extra_args],
-                                     cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "gateway",
+                "--config",
+                str(config),
+                "--drain-timeout",
+                str(self.drain_timeout_s),
+                *self.extra_args,
+            ],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + ready_timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -208,6 +231,7 @@ def _get_status(url: str) -> int | None:
 
 # ---------------------------------------------------------------- /metrics
 
+
 def parse_metrics(text: str) -> dict[str, dict[tuple, float]]:
     """Prometheus text -> {metric name: {sorted label pairs: value}} (enough for our own exposition)."""
     out: dict[str, dict[tuple, float]] = {}
@@ -232,7 +256,9 @@ def parse_metrics(text: str) -> dict[str, dict[tuple, float]]:
     return out
 
 
-async def scrape(session: aiohttp.ClientSession, url: str, admin_key: str | None = None) -> dict[str, dict[tuple, float]]:
+async def scrape(
+    session: aiohttp.ClientSession, url: str, admin_key: str | None = None
+) -> dict[str, dict[tuple, float]]:
     headers = {"Authorization": f"Bearer {admin_key}"} if admin_key else {}
     async with session.get(url + "/metrics", headers=headers, timeout=aiohttp.ClientTimeout(total=30)) as resp:
         if resp.status != 200:
@@ -243,16 +269,20 @@ async def scrape(session: aiohttp.ClientSession, url: str, admin_key: str | None
 def engine_state(m: dict) -> dict[str, dict[str, float]]:
     """Per model: running, waiting, kv_usage."""
     out: dict[str, dict[str, float]] = {}
-    for metric, field_name in (("num_requests_running", "running"), ("num_requests_waiting", "waiting"),
-                               ("kv_cache_usage_perc", "kv_usage")):
+    for metric, field_name in (
+        ("num_requests_running", "running"),
+        ("num_requests_waiting", "waiting"),
+        ("kv_cache_usage_perc", "kv_usage"),
+    ):
         for labels, value in m.get(metric, {}).items():
             out.setdefault(dict(labels).get("model", "?"), {})[field_name] = value
     return out
 
 
 def idle(state: dict) -> bool:
-    return bool(state) and all(s.get("running", 0) == 0 and s.get("waiting", 0) == 0 and s.get("kv_usage", 0) == 0
-                               for s in state.values())
+    return bool(state) and all(
+        s.get("running", 0) == 0 and s.get("waiting", 0) == 0 and s.get("kv_usage", 0) == 0 for s in state.values()
+    )
 
 
 async def wait_idle(session, url: str, timeout: float, admin_key: str | None = None) -> tuple[bool, dict, float]:
@@ -267,6 +297,7 @@ async def wait_idle(session, url: str, timeout: float, admin_key: str | None = N
 
 
 # ---------------------------------------------------------------- one request
+
 
 @dataclass
 class Result:
@@ -297,16 +328,23 @@ def _retry_after(value: str | None) -> float | None:
         return None
 
 
-async def one_request(session: aiohttp.ClientSession, url: str, body: dict, headers: dict,
-                      timeout: aiohttp.ClientTimeout) -> Result:
+async def one_request(
+    session: aiohttp.ClientSession, url: str, body: dict, headers: dict, timeout: aiohttp.ClientTimeout
+) -> Result:
     t0 = time.perf_counter()
     try:
         async with session.post(url + "/v1/chat/completions", json=body, headers=headers, timeout=timeout) as resp:
             if resp.status in (429, 503):
                 raw = await resp.read()
                 ra = _retry_after(resp.headers.get("Retry-After"))
-                return Result("rejected", resp.status, time.perf_counter() - t0, retry_after=ra,
-                              explicit=ra is not None and _error_body_ok(raw), detail=raw[:200].decode(errors="replace"))
+                return Result(
+                    "rejected",
+                    resp.status,
+                    time.perf_counter() - t0,
+                    retry_after=ra,
+                    explicit=ra is not None and _error_body_ok(raw),
+                    detail=raw[:200].decode(errors="replace"),
+                )
             if resp.status != 200:
                 raw = await resp.read()
                 return Result("error", resp.status, time.perf_counter() - t0, detail=raw[:300].decode(errors="replace"))
@@ -322,8 +360,12 @@ async def one_request(session: aiohttp.ClientSession, url: str, body: dict, head
                     break
                 event = json.loads(data)
                 if "error" in event:
-                    return Result("error", 200, time.perf_counter() - t0,
-                                  detail=f"error event mid-stream: {json.dumps(event)[:200]}")
+                    return Result(
+                        "error",
+                        200,
+                        time.perf_counter() - t0,
+                        detail=f"error event mid-stream: {json.dumps(event)[:200]}",
+                    )
                 if event.get("usage"):
                     tokens = int(event["usage"].get("completion_tokens", 0))
                 for choice in event.get("choices", []):
@@ -333,15 +375,23 @@ async def one_request(session: aiohttp.ClientSession, url: str, body: dict, head
             elapsed = time.perf_counter() - t0
             if not done or finish not in ("stop", "length"):
                 return Result("error", 200, elapsed, detail=f"incomplete stream (done={done}, finish_reason={finish})")
-            return Result("completed", 200, elapsed, ttft=ttft, completion_tokens=tokens, finish_reason=finish,
-                          cache=resp.headers.get("x-cache"))
-    except asyncio.TimeoutError:
+            return Result(
+                "completed",
+                200,
+                elapsed,
+                ttft=ttft,
+                completion_tokens=tokens,
+                finish_reason=finish,
+                cache=resp.headers.get("x-cache"),
+            )
+    except TimeoutError:
         return Result("error", None, time.perf_counter() - t0, detail="client timeout")
     except (aiohttp.ClientError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         return Result("error", None, time.perf_counter() - t0, detail=f"{type(exc).__name__}: {exc}"[:300])
 
 
 # ---------------------------------------------------------------- the load
+
 
 @dataclass
 class LoadConfig:
@@ -385,12 +435,27 @@ class Tally:
 
 
 def _body(req: dict, cfg: LoadConfig) -> dict:
-    return {"model": cfg.model, "messages": req["messages"], "max_tokens": int(req["max_tokens"]),
-            "temperature": cfg.temperature, "stream": True, "stream_options": {"include_usage": True}}
+    return {
+        "model": cfg.model,
+        "messages": req["messages"],
+        "max_tokens": int(req["max_tokens"]),
+        "temperature": cfg.temperature,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
 
 
-async def _client(i: int, session, url: str, cfg: LoadConfig, workloads: list[list[dict]], cursors: list[int],
-                  tally: Tally, deadline: float, rng: random.Random) -> None:
+async def _client(
+    i: int,
+    session,
+    url: str,
+    cfg: LoadConfig,
+    workloads: list[list[dict]],
+    cursors: list[int],
+    tally: Tally,
+    deadline: float,
+    rng: random.Random,
+) -> None:
     group = i % cfg.keys
     headers = {"Authorization": f"Bearer load-test-key-{group}"}
     timeout = aiohttp.ClientTimeout(total=cfg.request_timeout_s, sock_connect=30)
@@ -419,16 +484,25 @@ async def _progress(tally: Tally, cfg: LoadConfig, start: float, deadline: float
     from tqdm import tqdm
 
     total = int(math.ceil(cfg.duration_s))
-    with tqdm(total=total, unit="s", desc=f"{cfg.clients} clients", file=sys.stderr, disable=not cfg.progress,
-              bar_format="{desc}: {bar} {n_fmt}/{total_fmt} s {postfix}") as bar:
+    with tqdm(
+        total=total,
+        unit="s",
+        desc=f"{cfg.clients} clients",
+        file=sys.stderr,
+        disable=not cfg.progress,
+        bar_format="{desc}: {bar} {n_fmt}/{total_fmt} s {postfix}",
+    ) as bar:
         while not stop.is_set():
             elapsed = min(total, int(time.monotonic() - start))
             bar.update(elapsed - bar.n)
-            bar.set_postfix_str(f"done {tally.count('completed')} 429 {_n(tally, 429)} 503 {_n(tally, 503)} "
-                                f"errors {tally.count('error')} in flight {tally.in_flight}", refresh=True)
+            bar.set_postfix_str(
+                f"done {tally.count('completed')} 429 {_n(tally, 429)} 503 {_n(tally, 503)} "
+                f"errors {tally.count('error')} in flight {tally.in_flight}",
+                refresh=True,
+            )
             try:
                 await asyncio.wait_for(stop.wait(), 1.0)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
 
@@ -440,8 +514,13 @@ def _pcts_ms(values: list[float]) -> dict:
     if not values:
         return {"n": 0}
     a = np.asarray(values) * 1000
-    return {"n": len(values), "p50": round(float(np.percentile(a, 50)), 1), "p90": round(float(np.percentile(a, 90)), 1),
-            "p99": round(float(np.percentile(a, 99)), 1), "max": round(float(a.max()), 1)}
+    return {
+        "n": len(values),
+        "p50": round(float(np.percentile(a, 50)), 1),
+        "p90": round(float(np.percentile(a, 90)), 1),
+        "p99": round(float(np.percentile(a, 99)), 1),
+        "max": round(float(a.max()), 1),
+    }
 
 
 async def _sample_rss(pid: int | None, samples: list[float], stop: asyncio.Event) -> None:
@@ -451,7 +530,7 @@ async def _sample_rss(pid: int | None, samples: list[float], stop: asyncio.Event
             samples.append(v)
         try:
             await asyncio.wait_for(stop.wait(), 0.5)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 
@@ -462,8 +541,13 @@ async def _warmup(session, url: str, cfg: LoadConfig) -> None:
     headers = {"Authorization": "Bearer load-test-warmup", "Cache-Control": "no-cache, no-store"}
 
     def body(j):
-        return {"model": cfg.model, "messages": [{"role": "user", "content": f"Warm-up {j}: name a colour."}],
-                "max_tokens": 16, "temperature": cfg.temperature, "stream": True}
+        return {
+            "model": cfg.model,
+            "messages": [{"role": "user", "content": f"Warm-up {j}: name a colour."}],
+            "max_tokens": 16,
+            "temperature": cfg.temperature,
+            "stream": True,
+        }
 
     first = await one_request(session, url, body(0), headers, timeout)
     if first.kind != "completed":
@@ -476,8 +560,12 @@ async def run_load(url: str, cfg: LoadConfig, pid: int | None = None) -> dict:
     url = require_loopback(url)
     bs = _bench_serving()
     n_work = max(64, min(cfg.max_requests, 4096))
-    workloads = [bs.make_workload(n_work, cfg.seed + g, repeat_share=cfg.repeat_share, prompt_len=cfg.prompt_len,
-                                  output_len=cfg.max_tokens) for g in range(cfg.keys)]
+    workloads = [
+        bs.make_workload(
+            n_work, cfg.seed + g, repeat_share=cfg.repeat_share, prompt_len=cfg.prompt_len, output_len=cfg.max_tokens
+        )
+        for g in range(cfg.keys)
+    ]
     connector = aiohttp.TCPConnector(limit=0, force_close=False)
     async with aiohttp.ClientSession(connector=connector) as session:
         await _warmup(session, url, cfg)
@@ -489,12 +577,15 @@ async def run_load(url: str, cfg: LoadConfig, pid: int | None = None) -> dict:
         tally, samples, stop = Tally(), [], asyncio.Event()
         start = time.monotonic()
         deadline = start + cfg.duration_s
-        background = [asyncio.create_task(_progress(tally, cfg, start, deadline, stop)),
-                      asyncio.create_task(_sample_rss(pid, samples, stop))]
+        background = [
+            asyncio.create_task(_progress(tally, cfg, start, deadline, stop)),
+            asyncio.create_task(_sample_rss(pid, samples, stop)),
+        ]
         rngs = [random.Random(cfg.seed * 100_003 + i) for i in range(cfg.clients)]
         cursors = [0] * cfg.keys  # one per key group, shared by its clients: they walk one workload together
-        await asyncio.gather(*(_client(i, session, url, cfg, workloads, cursors, tally, deadline, rngs[i])
-                               for i in range(cfg.clients)))
+        await asyncio.gather(
+            *(_client(i, session, url, cfg, workloads, cursors, tally, deadline, rngs[i]) for i in range(cfg.clients))
+        )
         load_s = time.monotonic() - start
         stop.set()
         await asyncio.gather(*background)
@@ -503,8 +594,9 @@ async def run_load(url: str, cfg: LoadConfig, pid: int | None = None) -> dict:
         await asyncio.sleep(2.0)  # let the allocator hand back what it will
         after_rss = rss_mib(pid) if pid else None
         after = await scrape(session, url, cfg.admin_key)
-    return _report(cfg, url, pid, tally, load_s, recovered, state, settle_s, idle_rss, samples, after_rss,
-                   before, after)
+    return _report(
+        cfg, url, pid, tally, load_s, recovered, state, settle_s, idle_rss, samples, after_rss, before, after
+    )
 
 
 def _gateway_statuses(before: dict, after: dict) -> dict[str, int]:
@@ -514,8 +606,9 @@ def _gateway_statuses(before: dict, after: dict) -> dict[str, int]:
     return {k: v for k, v in sorted(out.items()) if v}
 
 
-def _report(cfg, url, pid, tally: Tally, load_s, recovered, state, settle_s, idle_rss, samples, after_rss,
-            before, after) -> dict:
+def _report(
+    cfg, url, pid, tally: Tally, load_s, recovered, state, settle_s, idle_rss, samples, after_rss, before, after
+) -> dict:
     res = tally.results
     completed = [r for r in res if r.kind == "completed"]
     rejected = [r for r in res if r.kind == "rejected"]
@@ -527,9 +620,13 @@ def _report(cfg, url, pid, tally: Tally, load_s, recovered, state, settle_s, idl
     memory = None
     if idle_rss is not None:
         peak = max([idle_rss, *samples])
-        memory = {"idle_mib": round(idle_rss, 1), "peak_mib": round(peak, 1),
-                  "after_mib": round(after_rss, 1) if after_rss is not None else None,
-                  "tolerance_mib": round(tolerance, 1), "allowed_after_mib": round(idle_rss + tolerance, 1)}
+        memory = {
+            "idle_mib": round(idle_rss, 1),
+            "peak_mib": round(peak, 1),
+            "after_mib": round(after_rss, 1) if after_rss is not None else None,
+            "tolerance_mib": round(tolerance, 1),
+            "allowed_after_mib": round(idle_rss + tolerance, 1),
+        }
     props = {
         "no_errors": not errors,
         "rejections_explicit": all(r.explicit for r in rejected),
@@ -539,19 +636,34 @@ def _report(cfg, url, pid, tally: Tally, load_s, recovered, state, settle_s, idl
         "kv_blocks_free": recovered and idle(state),
     }
     if memory is not None:
-        props["memory_returned"] = memory["after_mib"] is not None and memory["after_mib"] <= memory["allowed_after_mib"]
+        props["memory_returned"] = (
+            memory["after_mib"] is not None and memory["after_mib"] <= memory["allowed_after_mib"]
+        )
     tokens = sum(r.completion_tokens for r in completed)
     return {
         "target": {"url": url, "pid": pid},
-        "workload": {"clients": cfg.clients, "duration_s": cfg.duration_s, "model": cfg.model, "keys": cfg.keys,
-                     "seed": cfg.seed, "prompt_words": cfg.prompt_len, "max_tokens": cfg.max_tokens,
-                     "repeat_share": cfg.repeat_share, "temperature": cfg.temperature,
-                     "request_timeout_s": cfg.request_timeout_s, "max_requests": cfg.max_requests,
-                     "warmup_burst": cfg.warmup_burst},
+        "workload": {
+            "clients": cfg.clients,
+            "duration_s": cfg.duration_s,
+            "model": cfg.model,
+            "keys": cfg.keys,
+            "seed": cfg.seed,
+            "prompt_words": cfg.prompt_len,
+            "max_tokens": cfg.max_tokens,
+            "repeat_share": cfg.repeat_share,
+            "temperature": cfg.temperature,
+            "request_timeout_s": cfg.request_timeout_s,
+            "max_requests": cfg.max_requests,
+            "warmup_burst": cfg.warmup_burst,
+        },
         "requests": {
-            "sent": tally.sent, "completed": len(completed), "rejected_429": _n(tally, 429),
-            "rejected_503": _n(tally, 503), "rejected_without_retry_after_or_body": sum(not r.explicit for r in rejected),
-            "errors": len(errors), "by_status": dict(sorted(statuses.items())),
+            "sent": tally.sent,
+            "completed": len(completed),
+            "rejected_429": _n(tally, 429),
+            "rejected_503": _n(tally, 503),
+            "rejected_without_retry_after_or_body": sum(not r.explicit for r in rejected),
+            "errors": len(errors),
+            "by_status": dict(sorted(statuses.items())),
             "finish_reasons": dict(Counter(r.finish_reason for r in completed)),
             "cache_hits": sum(r.cache == "hit" for r in completed),
             "error_samples": [{"status": r.status, "detail": r.detail} for r in errors[:10]],
@@ -564,12 +676,24 @@ def _report(cfg, url, pid, tally: Tally, load_s, recovered, state, settle_s, idl
             "e2e": _pcts_ms([r.elapsed for r in completed]),
             "rejection": _pcts_ms([r.elapsed for r in rejected]),
         },
-        "throughput": {"load_s": round(load_s, 1), "completed_per_s": round(len(completed) / load_s, 2),
-                       "output_tokens_per_s": round(tokens / load_s, 1), "output_tokens": tokens},
-        "concurrency": {"clients": cfg.clients, "clients_active": len(tally.per_client),
-                        "peak_requests_in_flight": tally.peak_in_flight},
-        "server": {"recovered": recovered, "settle_s": round(settle_s, 2), "engines_after": state,
-                   "gateway_requests_by_status": gw, "gateway_5xx_other_than_503": server_5xx},
+        "throughput": {
+            "load_s": round(load_s, 1),
+            "completed_per_s": round(len(completed) / load_s, 2),
+            "output_tokens_per_s": round(tokens / load_s, 1),
+            "output_tokens": tokens,
+        },
+        "concurrency": {
+            "clients": cfg.clients,
+            "clients_active": len(tally.per_client),
+            "peak_requests_in_flight": tally.peak_in_flight,
+        },
+        "server": {
+            "recovered": recovered,
+            "settle_s": round(settle_s, 2),
+            "engines_after": state,
+            "gateway_requests_by_status": gw,
+            "gateway_5xx_other_than_503": server_5xx,
+        },
         "memory": memory,
         "properties": props,
     }
@@ -577,13 +701,23 @@ def _report(cfg, url, pid, tally: Tally, load_s, recovered, state, settle_s, idl
 
 # ---------------------------------------------------------------- the command
 
-def run(args_cfg: LoadConfig, *, url: str | None = None, pid: int | None = None, config: str | None = None,
-        drain_timeout_s: float = 60.0, ready_timeout_s: float = 900.0, gateway_args: tuple[str, ...] = ()) -> dict:
+
+def run(
+    args_cfg: LoadConfig,
+    *,
+    url: str | None = None,
+    pid: int | None = None,
+    config: str | None = None,
+    drain_timeout_s: float = 60.0,
+    ready_timeout_s: float = 900.0,
+    gateway_args: tuple[str, ...] = (),
+) -> dict:
     """Spawn (``config``) or attach to (``url``) a gateway, run the load, stop a spawned one; the report."""
     gateway = None
     if url is None:
-        gateway = SpawnedGateway(config or ROOT / "configs" / "gateway.yaml", drain_timeout_s=drain_timeout_s,
-                                 extra_args=gateway_args)
+        gateway = SpawnedGateway(
+            config or ROOT / "configs" / "gateway.yaml", drain_timeout_s=drain_timeout_s, extra_args=gateway_args
+        )
         t = time.monotonic()
         gateway.start(ready_timeout_s)
         url, pid = gateway.url, gateway.pid
@@ -595,8 +729,9 @@ def run(args_cfg: LoadConfig, *, url: str | None = None, pid: int | None = None,
             gateway.kill()
         raise
     if gateway is not None:
-        report["target"].update({"spawned": True, "config": str(config or "configs/gateway.yaml"),
-                                 "ready_s": round(ready_s, 1)})
+        report["target"].update(
+            {"spawned": True, "config": str(config or "configs/gateway.yaml"), "ready_s": round(ready_s, 1)}
+        )
         code, stop_s = gateway.terminate()
         report["shutdown"] = {"signal": "SIGTERM", "exit_code": code, "seconds": round(stop_s, 2)}
         report["properties"]["clean_shutdown"] = code == 0
@@ -632,8 +767,11 @@ def main(argv=None) -> int:
     p.add_argument("--warmup-burst", type=int, default=LoadConfig.warmup_burst)
     p.add_argument("--rss-tolerance-mib", type=float, help="default: max(64, 5%% of idle)")
     p.add_argument("--drain-timeout", type=float, default=60.0, help="the spawned gateway's --drain-timeout")
-    p.add_argument("--admin-key-env", default="JAXSERVE_ADMIN_KEY",
-                   help="environment variable holding the gateway's admin key, sent for /metrics if set")
+    p.add_argument(
+        "--admin-key-env",
+        default="JAXSERVE_ADMIN_KEY",
+        help="environment variable holding the gateway's admin key, sent for /metrics if set",
+    )
     p.add_argument("--out", default=str(DEFAULT_OUT), help="JSON report (default: docs/results/load_test.json)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
@@ -642,12 +780,22 @@ def main(argv=None) -> int:
     try:
         if args.url:
             require_loopback(args.url)
-        cfg = LoadConfig(clients=args.clients, duration_s=args.duration, model=args.model, keys=args.keys,
-                         seed=args.seed, prompt_len=args.prompt_len_dist, max_tokens=args.max_tokens_dist,
-                         repeat_share=args.repeat_share, request_timeout_s=args.request_timeout,
-                         max_requests=args.max_requests, warmup_burst=args.warmup_burst,
-                         rss_tolerance_mib=args.rss_tolerance_mib, progress=not args.no_progress,
-                         admin_key=os.environ.get(args.admin_key_env) or None)
+        cfg = LoadConfig(
+            clients=args.clients,
+            duration_s=args.duration,
+            model=args.model,
+            keys=args.keys,
+            seed=args.seed,
+            prompt_len=args.prompt_len_dist,
+            max_tokens=args.max_tokens_dist,
+            repeat_share=args.repeat_share,
+            request_timeout_s=args.request_timeout,
+            max_requests=args.max_requests,
+            warmup_burst=args.warmup_burst,
+            rss_tolerance_mib=args.rss_tolerance_mib,
+            progress=not args.no_progress,
+            admin_key=os.environ.get(args.admin_key_env) or None,
+        )
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

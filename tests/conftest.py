@@ -18,3 +18,11 @@ def smollm2():
 
     enable_compilation_cache()
     return Generator("smollm2-135m", dtype="float32", attention_backend="xla")
+
+
+@pytest.fixture(scope="session")
+def tiny_path(tmp_path_factory) -> str:
+    """A tiny random Llama GGUF (tests/support/tiny_gguf.py), written once per test process."""
+    from tests.support.tiny_gguf import write_tiny_llama
+
+    return str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)

@@ -44,8 +44,8 @@ import logging
 import time
 import uuid
 
+from gateway.accounting.usage import Caller, Pending, UsageLedger
 from gateway.config.tiers import SharedLedgerConfig
-from gateway.accounting.usage import COUNTERS, Caller, Pending, UsageLedger
 
 log = logging.getLogger(__name__)
 
@@ -97,8 +97,13 @@ class LedgerSync:
             from redis.backoff import NoBackoff
 
             t = self.config.timeout_s
-            self._client = aioredis.from_url(self.config.redis_url, decode_responses=True, socket_timeout=t,
-                                             socket_connect_timeout=t, retry=Retry(NoBackoff(), 1))
+            self._client = aioredis.from_url(
+                self.config.redis_url,
+                decode_responses=True,
+                socket_timeout=t,
+                socket_connect_timeout=t,
+                retry=Retry(NoBackoff(), 1),
+            )
         return self._client
 
     async def start(self) -> None:
@@ -138,7 +143,7 @@ class LedgerSync:
         pulls = [(c, ledger.window(c)) for c in ledger.active_callers()]
         try:
             res = await asyncio.wait_for(self._transaction(pending, pulls, now), self.config.timeout_s * 4)
-        except (rex.RedisError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, rex.RedisError, OSError) as exc:
             ledger.restore_pending(pending)
             self._failed(exc)
             return False
@@ -206,14 +211,21 @@ class LedgerSync:
         self._mine.merge(pushed)
         windows = {c.tenant: self.ledger.window(c) for c in self.ledger.callers.values()}
         self._mine.counts = {k: v for k, v in self._mine.counts.items() if windows.get(k[0]) == k[1]}
-        self._mine.requests = {t: kept for t, reqs in self._mine.requests.items()
-                               if (kept := [(ts, m) for ts, m in reqs if ts > now - RATE_WINDOW_S])}
+        self._mine.requests = {
+            t: kept
+            for t, reqs in self._mine.requests.items()
+            if (kept := [(ts, m) for ts, m in reqs if ts > now - RATE_WINDOW_S])
+        }
 
     def _failed(self, exc: BaseException) -> None:
         self.failures += 1
         now = time.monotonic()
         if not self.down or now - self._last_warning >= WARN_EVERY_S:
-            log.warning("shared ledger: Redis unavailable (%s: %s); enforcing budgets and rate limits with this "
-                        "replica's view until it answers", type(exc).__name__, exc)
+            log.warning(
+                "shared ledger: Redis unavailable (%s: %s); enforcing budgets and rate limits with this "
+                "replica's view until it answers",
+                type(exc).__name__,
+                exc,
+            )
             self._last_warning = now
         self.down = True

@@ -22,17 +22,17 @@ requests are seen here with at most one sync interval's delay (the bound is in u
 from __future__ import annotations
 
 import collections
-import hashlib
 import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from aiohttp import web
 
-from runtime.serving.errors import APIError
 from gateway.config.tiers import KeyPolicy, KeysConfig
+from gateway.config.typed import hash_secret
+from runtime.serving.errors import APIError
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,9 @@ class _Account:
     cache_hits: int = 0
     saved_usd: float = 0.0
     fallbacks: int = 0
-    by_tier: dict = field(default_factory=dict)  # tier -> {"requests", "prompt_tokens", "completion_tokens", "cost_usd"}
+    by_tier: dict = field(
+        default_factory=dict
+    )  # tier -> {"requests", "prompt_tokens", "completion_tokens", "cost_usd"}
     recent: collections.deque = field(default_factory=collections.deque)  # request times, last 60 s
 
 
@@ -69,7 +71,7 @@ class Pending:
     counts: dict = field(default_factory=dict)  # (tenant, window_start) -> {counter: delta}
     requests: dict = field(default_factory=dict)  # tenant -> [(time, member)]
 
-    def merge(self, other: "Pending") -> None:
+    def merge(self, other: Pending) -> None:
         for k, delta in other.counts.items():
             mine = self.counts.setdefault(k, {})
             for f, v in delta.items():
@@ -102,15 +104,19 @@ class UsageLedger:
         auth = request.headers.get("Authorization", "")
         key = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
         if key:
-            digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()  # any header bytes
+            digest = hash_secret(key)
             policy = self.keys.lookup(digest)
             if policy is None and self.keys.require:
                 raise APIError(401, "invalid API key", type="authentication_error", code="invalid_api_key")
             tenant = "key:" + digest[:32]
             return Caller(tenant, policy.name if policy else "key:" + digest[:8], policy or self.keys.default)
         if self.keys.require:
-            raise APIError(401, "this gateway needs an API key: send 'Authorization: Bearer <key>'",
-                           type="authentication_error", code="missing_api_key")
+            raise APIError(
+                401,
+                "this gateway needs an API key: send 'Authorization: Bearer <key>'",
+                type="authentication_error",
+                code="missing_api_key",
+            )
         if user:
             return Caller("user:" + user, "anonymous", self.keys.default)
         return Caller("anonymous", "anonymous", self.keys.default)
@@ -139,9 +145,13 @@ class UsageLedger:
         if rpm is not None and len(acc.recent) >= rpm:
             # the request that must leave the log before one more fits (shared: the log can hold more)
             wait = max(1, math.ceil(acc.recent[len(acc.recent) - rpm] + 60 - now))
-            raise APIError(429, f"rate limit reached: {rpm} requests per minute for {caller.name!r}; "
-                           f"retry in {wait} s", type="rate_limit_error", code="rate_limit_exceeded",
-                           headers={"Retry-After": str(wait)})
+            raise APIError(
+                429,
+                f"rate limit reached: {rpm} requests per minute for {caller.name!r}; retry in {wait} s",
+                type="rate_limit_error",
+                code="rate_limit_exceeded",
+                headers={"Retry-After": str(wait)},
+            )
         acc.recent.append(now)
         if self.shared and rpm is not None:
             self._seq += 1
@@ -164,16 +174,30 @@ class UsageLedger:
         if acc.cost_usd >= budget:
             reset = acc.window_start + caller.policy.period_seconds
             wait = max(1, math.ceil(reset - self.clock()))
-            raise APIError(429, f"budget spent: {caller.name!r} has used ${acc.cost_usd:.6f} of its "
-                           f"${budget:.6f} per {_per(caller.policy.period_seconds)}; it resets in {_period(wait)}",
-                           type="insufficient_quota", code="budget_exceeded", headers={"Retry-After": str(wait)})
+            raise APIError(
+                429,
+                f"budget spent: {caller.name!r} has used ${acc.cost_usd:.6f} of its "
+                f"${budget:.6f} per {_per(caller.policy.period_seconds)}; it resets in {_period(wait)}",
+                type="insufficient_quota",
+                code="budget_exceeded",
+                headers={"Retry-After": str(wait)},
+            )
 
     # ---------------------------------------------------------------- records
 
     def charge(self, caller: Caller, tier: str, prompt_tokens: int, completion_tokens: int, cost: float) -> None:
-        self._add(caller, {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "cost_usd": cost,
-                           f"t:{tier}:requests": 1, f"t:{tier}:prompt_tokens": prompt_tokens,
-                           f"t:{tier}:completion_tokens": completion_tokens, f"t:{tier}:cost_usd": cost})
+        self._add(
+            caller,
+            {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "cost_usd": cost,
+                f"t:{tier}:requests": 1,
+                f"t:{tier}:prompt_tokens": prompt_tokens,
+                f"t:{tier}:completion_tokens": completion_tokens,
+                f"t:{tier}:cost_usd": cost,
+            },
+        )
 
     def count_request(self, caller: Caller, *, fallback: bool = False) -> None:
         self._add(caller, {"requests": 1, "fallbacks": int(fallback)})
@@ -211,8 +235,9 @@ class UsageLedger:
         period = caller.policy.period_seconds
         return math.floor(self.clock() / period) * period
 
-    def apply_global(self, caller: Caller, window_start: float, totals: dict | None,
-                     requests: list[float] | None) -> None:
+    def apply_global(
+        self, caller: Caller, window_start: float, totals: dict | None, requests: list[float] | None
+    ) -> None:
         """Replace a tenant's figures with the global ones pulled from Redis, plus this replica's own
         records made since the pull was sent (still pending). ``totals``: flat counters of the window
         (None: leave the counters); ``requests``: the shared rate log's times (None: leave the log)."""
@@ -239,8 +264,11 @@ class UsageLedger:
         return {
             "object": "usage",
             "key": caller.name,
-            "period": {"start": int(acc.window_start), "seconds": policy.period_seconds,
-                       "resets_at": int(acc.window_start + policy.period_seconds)},
+            "period": {
+                "start": int(acc.window_start),
+                "seconds": policy.period_seconds,
+                "resets_at": int(acc.window_start + policy.period_seconds),
+            },
             "requests": acc.requests,
             "cache_hits": acc.cache_hits,
             "fallbacks": acc.fallbacks,

@@ -17,8 +17,8 @@ from typing import Any
 from aiohttp import web
 from pydantic.json_schema import models_json_schema
 
-from gateway.api.schemas import ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ErrorResponse, ModelList
 from gateway import keys
+from gateway.api.schemas import ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ErrorResponse, ModelList
 
 REF = "#/components/schemas/{model}"
 
@@ -41,9 +41,16 @@ def _errors(*statuses: int) -> dict:
 @functools.cache
 def _model_schemas() -> dict[str, Any]:
     """The JSON Schema of every model the API reads or writes, keyed by model name (nested ones too)."""
-    _, top = models_json_schema([(ChatCompletionRequest, "validation"), (ChatCompletion, "serialization"),
-                                 (ChatCompletionChunk, "serialization"), (ModelList, "serialization"),
-                                 (ErrorResponse, "serialization")], ref_template=REF)
+    _, top = models_json_schema(
+        [
+            (ChatCompletionRequest, "validation"),
+            (ChatCompletion, "serialization"),
+            (ChatCompletionChunk, "serialization"),
+            (ModelList, "serialization"),
+            (ErrorResponse, "serialization"),
+        ],
+        ref_template=REF,
+    )
     return top["$defs"]
 
 
@@ -61,13 +68,20 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("/v1/chat/completions", "post"): {
         "summary": "Create a chat completion (JSON, or server-sent events with stream: true)",
         "security": [{"apiKey": []}, {}],
-        "requestBody": {"required": True, "content": {"application/json": {
-            "schema": _ref("ChatCompletionRequest")}}},
+        "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("ChatCompletionRequest")}}},
         "responses": {
-            "200": {"description": "the answer; headers x-cache, x-route-tier, x-cost-usd, ...", "content": {
-                "application/json": {"schema": _ref("ChatCompletion")},
-                "text/event-stream": {"schema": {"type": "string", "description":
-                                                 "events 'data: <ChatCompletionChunk>', then 'data: [DONE]'"}}}},
+            "200": {
+                "description": "the answer; headers x-cache, x-route-tier, x-cost-usd, ...",
+                "content": {
+                    "application/json": {"schema": _ref("ChatCompletion")},
+                    "text/event-stream": {
+                        "schema": {
+                            "type": "string",
+                            "description": "events 'data: <ChatCompletionChunk>', then 'data: [DONE]'",
+                        }
+                    },
+                },
+            },
             **_errors(400, 401, 403, 404, 405, 413, 415, 429, 503),
         },
     },
@@ -88,14 +102,18 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
     ("/metrics", "get"): {
         "summary": "Prometheus metrics (behind the admin key when one is configured)",
         "security": [{"adminKey": []}, {"adminBasic": []}, {}],
-        "responses": {"200": {"description": "Prometheus text format",
-                              "content": {"text/plain": {"schema": {"type": "string"}}}}, **_errors(401)},
+        "responses": {
+            "200": {"description": "Prometheus text format", "content": {"text/plain": {"schema": {"type": "string"}}}},
+            **_errors(401),
+        },
     },
     ("/dashboard", "get"): {
         "summary": "The live dashboard page (behind the admin key when one is configured)",
         "security": [{"adminKey": []}, {"adminBasic": []}, {}],
-        "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}},
-                      **_errors(401)},
+        "responses": {
+            "200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}},
+            **_errors(401),
+        },
     },
     ("/dashboard/data", "get"): {
         "summary": "The dashboard's series and summary as JSON (behind the admin key when one is configured)",
@@ -120,17 +138,23 @@ def document(app: web.Application) -> dict[str, Any]:
         paths.setdefault(path, {})[method] = op
     return {
         "openapi": "3.1.0",
-        "info": {"title": "jaxserve gateway", "version": "1", "description":
-                 "OpenAI-compatible chat completions with a semantic cache and cost tiers. Every error "
-                 "has the body {'error': {'message', 'type', 'param', 'code'}} and a 4xx status "
-                 "(503 only while warming up, draining, or when no tier can answer)."},
+        "info": {
+            "title": "jaxserve gateway",
+            "version": "1",
+            "description": "OpenAI-compatible chat completions with a semantic cache and cost tiers. Every error "
+            "has the body {'error': {'message', 'type', 'param', 'code'}} and a 4xx status "
+            "(503 only while warming up, draining, or when no tier can answer).",
+        },
         "paths": paths,
         "components": {
             "schemas": _schemas(names, config.limits.max_messages),
             "securitySchemes": {
                 "apiKey": {"type": "http", "scheme": "bearer", "description": "an API key from keys.entries"},
-                "adminKey": {"type": "http", "scheme": "bearer",
-                             "description": "the admin key (admin: in gateway.yaml)"},
+                "adminKey": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "the admin key (admin: in gateway.yaml)",
+                },
                 "adminBasic": {"type": "http", "scheme": "basic", "description": "the admin key as the password"},
             },
         },

@@ -57,11 +57,14 @@ class TextPart(_Request):
     text: str
 
 
-Content = Annotated[str | list[TextPart],
-                    _one_error("must be a string or a list of text parts ({'type': 'text', 'text': ...})")]
+Content = Annotated[
+    str | list[TextPart], _one_error("must be a string or a list of text parts ({'type': 'text', 'text': ...})")
+]
 StopString = Annotated[str, Field(min_length=1)]
-Stop = Annotated[StopString | Annotated[list[StopString], Field(max_length=MAX_STOP)],
-                 _one_error(f"must be a non-empty string or a list of at most {MAX_STOP} of them")]
+Stop = Annotated[
+    StopString | Annotated[list[StopString], Field(max_length=MAX_STOP)],
+    _one_error(f"must be a non-empty string or a list of at most {MAX_STOP} of them"),
+]
 
 
 class Message(_Request):
@@ -95,8 +98,13 @@ class ChatRequest:
 
     def answer_params(self) -> dict[str, Any]:
         """Every parameter that changes the answer (part of the cache scope)."""
-        return {"temperature": self.temperature, "top_p": self.top_p, "max_tokens": self.max_tokens,
-                "stop": list(self.stop), "seed": self.seed}
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "stop": list(self.stop),
+            "seed": self.seed,
+        }
 
 
 class ChatCompletionRequest(_Request):
@@ -132,8 +140,9 @@ class ChatCompletionRequest(_Request):
         """Counted before the messages are validated: a body of 10,000 messages is refused cheaply."""
         limit = (info.context or {}).get("max_messages")
         if limit is not None and isinstance(value, list) and len(value) > limit:
-            raise PydanticCustomError("too_many_messages", "has {n} messages; the limit is {limit}",
-                                      {"n": len(value), "limit": limit})
+            raise PydanticCustomError(
+                "too_many_messages", "has {n} messages; the limit is {limit}", {"n": len(value), "limit": limit}
+            )
         return value
 
     @field_validator("messages")
@@ -153,8 +162,9 @@ class ChatCompletionRequest(_Request):
     def to_chat(self) -> ChatRequest:
         return ChatRequest(
             model=self.model,
-            messages=tuple({"role": "system" if m.role == "developer" else m.role, "content": m.text}
-                           for m in self.messages),
+            messages=tuple(
+                {"role": "system" if m.role == "developer" else m.role, "content": m.text} for m in self.messages
+            ),
             temperature=1.0 if self.temperature is None else self.temperature,  # OpenAI's default
             top_p=1.0 if self.top_p is None else self.top_p,
             max_tokens=self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens,
@@ -202,8 +212,11 @@ class Usage(_Response):
 
     @classmethod
     def of(cls, prompt_tokens: int, completion_tokens: int) -> Usage:
-        return cls(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                   total_tokens=prompt_tokens + completion_tokens)
+        return cls(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            total_tokens=prompt_tokens + completion_tokens,
+        )
 
 
 class AssistantMessage(_Response):
@@ -300,17 +313,26 @@ class Completion:
 
     def response(self, text: str, finish_reason: str, prompt_tokens: int, completion_tokens: int) -> dict:
         return ChatCompletion(
-            id=self.id, created=self.created, model=self.model,
+            id=self.id,
+            created=self.created,
+            model=self.model,
             choices=[Choice(message=AssistantMessage(content=text), finish_reason=finish_reason)],
             usage=Usage.of(prompt_tokens, completion_tokens),
         ).model_dump()
 
     def chunk(self, delta: dict, finish_reason: str | None = None) -> dict:
         return ChatCompletionChunk(
-            id=self.id, created=self.created, model=self.model,
+            id=self.id,
+            created=self.created,
+            model=self.model,
             choices=[ChunkChoice(delta=Delta(**delta), finish_reason=finish_reason)],
         ).model_dump()
 
     def usage_chunk(self, prompt_tokens: int, completion_tokens: int) -> dict:
-        return ChatCompletionChunk(id=self.id, created=self.created, model=self.model, choices=[],
-                                   usage=Usage.of(prompt_tokens, completion_tokens)).model_dump()
+        return ChatCompletionChunk(
+            id=self.id,
+            created=self.created,
+            model=self.model,
+            choices=[],
+            usage=Usage.of(prompt_tokens, completion_tokens),
+        ).model_dump()

@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import aiohttp
 
@@ -37,13 +37,21 @@ from runtime.serving import protocol
 
 log = logging.getLogger("gateway.remote")
 
-NO_STATS = EngineStats(num_running=0, num_waiting=0, kv_cache_usage=0.0, num_preemptions_total=0, num_steps=0,
-                       num_blocks=0)
+NO_STATS = EngineStats(
+    num_running=0, num_waiting=0, kv_cache_usage=0.0, num_preemptions_total=0, num_steps=0, num_blocks=0
+)
 
 
 class RemoteBackend:
-    def __init__(self, name: str, url: str, *, poll_interval: float = 1.0, connect_timeout: float = 2.0,
-                 encode_timeout: float = 30.0):
+    def __init__(
+        self,
+        name: str,
+        url: str,
+        *,
+        poll_interval: float = 1.0,
+        connect_timeout: float = 2.0,
+        encode_timeout: float = 30.0,
+    ):
         self.name = name
         self.url = url.rstrip("/")
         self.poll_interval = poll_interval
@@ -70,7 +78,8 @@ class RemoteBackend:
         if self._session is None:
             # No total timeout: a generation streams as long as it takes; each call sets its own limits.
             self._session = aiohttp.ClientSession(
-                timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout))
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.connect_timeout)
+            )
         await self.poll()
         if self._poller is None:
             self._poller = asyncio.create_task(self._poll_forever(), name=f"poll {self.name}")
@@ -108,8 +117,12 @@ class RemoteBackend:
             raise
         except Exception as exc:  # down, hung, or answering nonsense: not ready until a good answer
             if self.ready:
-                log.warning("runtime server %s at %s is not answering: %s", self.name, self.url,
-                            exc.__class__.__name__ if not str(exc) else exc)
+                log.warning(
+                    "runtime server %s at %s is not answering: %s",
+                    self.name,
+                    self.url,
+                    exc.__class__.__name__ if not str(exc) else exc,
+                )
             self.ready = False
         return self.ready
 
@@ -123,8 +136,9 @@ class RemoteBackend:
         body = {"messages": list(messages), "assistant_prefix": assistant_prefix}
         timeout = aiohttp.ClientTimeout(total=self.encode_timeout, sock_connect=self.connect_timeout)
         try:
-            async with self._require_session().post(self.url + protocol.ENCODE_PATH, json=body,
-                                                    timeout=timeout) as resp:
+            async with self._require_session().post(
+                self.url + protocol.ENCODE_PATH, json=body, timeout=timeout
+            ) as resp:
                 if resp.status != 200:
                     raise await self._error(resp)
                 return list((await resp.json())["prompt_ids"])
@@ -133,8 +147,9 @@ class RemoteBackend:
         except Exception as exc:
             raise self._transport_error(exc, "encode") from exc
 
-    async def generate(self, prompt_ids: list[int], params: SamplingParams,
-                       request_id: str) -> AsyncIterator[RequestOutput]:
+    async def generate(
+        self, prompt_ids: list[int], params: SamplingParams, request_id: str
+    ) -> AsyncIterator[RequestOutput]:
         body = protocol.generate_body(prompt_ids, params, request_id)
         session = self._require_session()
         try:

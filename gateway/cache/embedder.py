@@ -26,8 +26,8 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -65,117 +65,377 @@ STOPWORDS = frozenset(
 FILLERS = frozenset("please pls plz kindly actually basically really just".split())
 # Greetings and thanks at either end of a message are dropped before anything else ("Hey, how do I
 # ...", "... please, thanks!"); in the middle ("how do I say hello in Japanese") they are content.
-_GREETING_START = re.compile(r"^(?:\s*(?:hey|hi|hello|ok|okay|so|well|um|uh|yo|thanks|thank you)\b[\s,!.:;-]*)+",
-                             re.IGNORECASE)
+_GREETING_START = re.compile(
+    r"^(?:\s*(?:hey|hi|hello|ok|okay|so|well|um|uh|yo|thanks|thank you)\b[\s,!.:;-]*)+", re.IGNORECASE
+)
 _GREETING_END = re.compile(r"(?:[\s,;-]*\b(?:please|thanks|thank you|thx|ty|cheers)\b[\s.!?]*)+$", re.IGNORECASE)
 
-NEGATION_WORDS = frozenset(
-    "not no never none nobody nothing nowhere neither nor without cannot non nope noone".split()
-)
+NEGATION_WORDS = frozenset("not no never none nobody nothing nowhere neither nor without cannot non nope noone".split())
 # Contractions written without the apostrophe (chat style): word -> expansion.
 BARE_CONTRACTIONS = {
-    "dont": "do not", "doesnt": "does not", "didnt": "did not", "isnt": "is not", "arent": "are not",
-    "wasnt": "was not", "werent": "were not", "cant": "can not", "wont": "will not", "shouldnt": "should not",
-    "couldnt": "could not", "wouldnt": "would not", "havent": "have not", "hasnt": "has not",
-    "hadnt": "had not", "mustnt": "must not", "neednt": "need not", "aint": "is not",
-    "whats": "what is", "thats": "that is", "hows": "how is", "whos": "who is", "wheres": "where is",
-    "whens": "when is", "whys": "why is", "youre": "you are", "theyre": "they are", "ive": "i have",
+    "dont": "do not",
+    "doesnt": "does not",
+    "didnt": "did not",
+    "isnt": "is not",
+    "arent": "are not",
+    "wasnt": "was not",
+    "werent": "were not",
+    "cant": "can not",
+    "wont": "will not",
+    "shouldnt": "should not",
+    "couldnt": "could not",
+    "wouldnt": "would not",
+    "havent": "have not",
+    "hasnt": "has not",
+    "hadnt": "had not",
+    "mustnt": "must not",
+    "neednt": "need not",
+    "aint": "is not",
+    "whats": "what is",
+    "thats": "that is",
+    "hows": "how is",
+    "whos": "who is",
+    "wheres": "where is",
+    "whens": "when is",
+    "whys": "why is",
+    "youre": "you are",
+    "theyre": "they are",
+    "ive": "i have",
 }
 NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "de", "anti")
 
 _UNITS = {
     # length
-    "mm": "mm", "millimeter": "mm", "millimetre": "mm", "cm": "cm", "centimeter": "cm", "centimetre": "cm",
-    "meter": "m", "metre": "m", "km": "km", "kilometer": "km", "kilometre": "km", "kms": "km",
-    "mile": "mile", "mi": "mile", "ft": "ft", "foot": "ft", "feet": "ft", "inch": "inch", "inches": "inch",
-    "yard": "yard", "yd": "yard", "nm": "nm", "nanometer": "nm", "lightyear": "lightyear",
+    "mm": "mm",
+    "millimeter": "mm",
+    "millimetre": "mm",
+    "cm": "cm",
+    "centimeter": "cm",
+    "centimetre": "cm",
+    "meter": "m",
+    "metre": "m",
+    "km": "km",
+    "kilometer": "km",
+    "kilometre": "km",
+    "kms": "km",
+    "mile": "mile",
+    "mi": "mile",
+    "ft": "ft",
+    "foot": "ft",
+    "feet": "ft",
+    "inch": "inch",
+    "inches": "inch",
+    "yard": "yard",
+    "yd": "yard",
+    "nm": "nm",
+    "nanometer": "nm",
+    "lightyear": "lightyear",
     # mass
-    "mg": "mg", "milligram": "mg", "gram": "g", "kg": "kg", "kilo": "kg", "kilogram": "kg", "lb": "lb",
-    "lbs": "lb", "pound": "lb", "oz": "oz", "ounce": "oz", "ton": "ton", "tonne": "ton", "stone": "stone",
+    "mg": "mg",
+    "milligram": "mg",
+    "gram": "g",
+    "kg": "kg",
+    "kilo": "kg",
+    "kilogram": "kg",
+    "lb": "lb",
+    "lbs": "lb",
+    "pound": "lb",
+    "oz": "oz",
+    "ounce": "oz",
+    "ton": "ton",
+    "tonne": "ton",
+    "stone": "stone",
     # volume
-    "ml": "ml", "milliliter": "ml", "millilitre": "ml", "liter": "l", "litre": "l", "gallon": "gallon",
-    "gal": "gallon", "quart": "quart", "pint": "pint", "cup": "cup", "tablespoon": "tbsp", "tbsp": "tbsp",
-    "teaspoon": "tsp", "tsp": "tsp", "floz": "floz",
+    "ml": "ml",
+    "milliliter": "ml",
+    "millilitre": "ml",
+    "liter": "l",
+    "litre": "l",
+    "gallon": "gallon",
+    "gal": "gallon",
+    "quart": "quart",
+    "pint": "pint",
+    "cup": "cup",
+    "tablespoon": "tbsp",
+    "tbsp": "tbsp",
+    "teaspoon": "tsp",
+    "tsp": "tsp",
+    "floz": "floz",
     # temperature, angle
-    "celsius": "celsius", "centigrade": "celsius", "fahrenheit": "fahrenheit", "kelvin": "kelvin",
-    "degree": "degree", "radian": "radian",
+    "celsius": "celsius",
+    "centigrade": "celsius",
+    "fahrenheit": "fahrenheit",
+    "kelvin": "kelvin",
+    "degree": "degree",
+    "radian": "radian",
     # time
-    "millisecond": "ms", "ms": "ms", "sec": "s", "secs": "s", "minute": "minute", "mins": "minute",
-    "hour": "hour", "hr": "hour", "hrs": "hour", "day": "day", "week": "week", "month": "month",
-    "year": "year", "yr": "year", "yrs": "year", "decade": "decade", "century": "century",
-    "centuries": "century", "millennium": "millennium", "hourly": "hour", "daily": "day", "weekly": "week",
-    "monthly": "month", "yearly": "year", "annual": "year", "annually": "year",
+    "millisecond": "ms",
+    "ms": "ms",
+    "sec": "s",
+    "secs": "s",
+    "minute": "minute",
+    "mins": "minute",
+    "hour": "hour",
+    "hr": "hour",
+    "hrs": "hour",
+    "day": "day",
+    "week": "week",
+    "month": "month",
+    "year": "year",
+    "yr": "year",
+    "yrs": "year",
+    "decade": "decade",
+    "century": "century",
+    "centuries": "century",
+    "millennium": "millennium",
+    "hourly": "hour",
+    "daily": "day",
+    "weekly": "week",
+    "monthly": "month",
+    "yearly": "year",
+    "annual": "year",
+    "annually": "year",
     # data, speed, energy, power
-    "bit": "bit", "byte": "byte", "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "kib": "kib", "mib": "mib",
-    "gib": "gib", "kilobyte": "kb", "megabyte": "mb", "gigabyte": "gb", "terabyte": "tb", "mph": "mph",
-    "kph": "kph", "kmh": "kph", "calorie": "kcal", "kcal": "kcal", "cal": "kcal", "joule": "joule",
-    "kwh": "kwh", "watt": "watt", "kw": "kw", "volt": "volt", "amp": "amp", "ampere": "amp", "hz": "hz",
-    "ghz": "ghz", "mhz": "mhz", "psi": "psi", "bar": "bar", "pascal": "pascal", "mmhg": "mmhg",
+    "bit": "bit",
+    "byte": "byte",
+    "kb": "kb",
+    "mb": "mb",
+    "gb": "gb",
+    "tb": "tb",
+    "kib": "kib",
+    "mib": "mib",
+    "gib": "gib",
+    "kilobyte": "kb",
+    "megabyte": "mb",
+    "gigabyte": "gb",
+    "terabyte": "tb",
+    "mph": "mph",
+    "kph": "kph",
+    "kmh": "kph",
+    "calorie": "kcal",
+    "kcal": "kcal",
+    "cal": "kcal",
+    "joule": "joule",
+    "kwh": "kwh",
+    "watt": "watt",
+    "kw": "kw",
+    "volt": "volt",
+    "amp": "amp",
+    "ampere": "amp",
+    "hz": "hz",
+    "ghz": "ghz",
+    "mhz": "mhz",
+    "psi": "psi",
+    "bar": "bar",
+    "pascal": "pascal",
+    "mmhg": "mmhg",
     # currency, percent
-    "$": "usd", "usd": "usd", "dollar": "usd", "buck": "usd", "€": "eur", "eur": "eur", "euro": "eur",
-    "£": "gbp", "gbp": "gbp", "sterling": "gbp", "¥": "jpy", "yen": "jpy", "jpy": "jpy", "yuan": "cny",
-    "rmb": "cny", "cny": "cny", "₹": "inr", "rupee": "inr", "inr": "inr", "peso": "peso", "franc": "chf",
-    "chf": "chf", "cad": "cad", "aud": "aud", "bitcoin": "btc", "btc": "btc", "ruble": "rub", "won": "krw",
-    "%": "percent", "percent": "percent", "percentage": "percent", "pct": "percent",
-    "bps": "bps", "basis": "bps",
+    "$": "usd",
+    "usd": "usd",
+    "dollar": "usd",
+    "buck": "usd",
+    "€": "eur",
+    "eur": "eur",
+    "euro": "eur",
+    "£": "gbp",
+    "gbp": "gbp",
+    "sterling": "gbp",
+    "¥": "jpy",
+    "yen": "jpy",
+    "jpy": "jpy",
+    "yuan": "cny",
+    "rmb": "cny",
+    "cny": "cny",
+    "₹": "inr",
+    "rupee": "inr",
+    "inr": "inr",
+    "peso": "peso",
+    "franc": "chf",
+    "chf": "chf",
+    "cad": "cad",
+    "aud": "aud",
+    "bitcoin": "btc",
+    "btc": "btc",
+    "ruble": "rub",
+    "won": "krw",
+    "%": "percent",
+    "percent": "percent",
+    "percentage": "percent",
+    "pct": "percent",
+    "bps": "bps",
+    "basis": "bps",
 }
 # Time units are compared only when both questions name one ("3 hours" vs "3 days"): "time of year"
 # or "how many minutes" vs "how long" are rewordings, not a change of unit.
 TIME_UNITS = frozenset("ms s minute hour day week month year decade century millennium".split())
 # One-letter (or ambiguous) units count only right after a number: "200 g", "5 m", "30 s", "10 min".
-_UNITS_AFTER_NUMBER = {"g": "g", "m": "m", "l": "l", "s": "s", "c": "celsius", "f": "fahrenheit",
-                       "k": "kelvin", "min": "minute", "second": "s", "h": "hour", "w": "watt", "v": "volt"}
+_UNITS_AFTER_NUMBER = {
+    "g": "g",
+    "m": "m",
+    "l": "l",
+    "s": "s",
+    "c": "celsius",
+    "f": "fahrenheit",
+    "k": "kelvin",
+    "min": "minute",
+    "second": "s",
+    "h": "hour",
+    "w": "watt",
+    "v": "volt",
+}
 
-MONTHS = {m: m[:3] for m in "january february march april may june july august september october november december".split()}
-MONTHS.update({"jan": "jan", "feb": "feb", "apr": "apr", "jun": "jun", "jul": "jul", "aug": "aug",
-               "sep": "sep", "sept": "sep", "oct": "oct", "nov": "nov", "dec": "dec"})
+MONTHS = {
+    m: m[:3] for m in "january february march april may june july august september october november december".split()
+}
+MONTHS.update(
+    {
+        "jan": "jan",
+        "feb": "feb",
+        "apr": "apr",
+        "jun": "jun",
+        "jul": "jul",
+        "aug": "aug",
+        "sep": "sep",
+        "sept": "sep",
+        "oct": "oct",
+        "nov": "nov",
+        "dec": "dec",
+    }
+)
 _AMBIGUOUS_MONTHS = {"may", "march"}  # only when capitalised mid-sentence or next to a number
-DATE_WORDS = {w: w for w in "monday tuesday wednesday thursday friday saturday sunday weekend weekday "
-                            "today tomorrow yesterday tonight spring summer autumn winter morning afternoon "
-                            "evening night midnight noon christmas easter".split()}
+DATE_WORDS = {
+    w: w
+    for w in "monday tuesday wednesday thursday friday saturday sunday weekend weekday "
+    "today tomorrow yesterday tonight spring summer autumn winter morning afternoon "
+    "evening night midnight noon christmas easter".split()
+}
 
-_SMALL_NUMBERS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen".split())}
+_SMALL_NUMBERS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen".split()
+    )
+}
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12,
-           "dozen": 12}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12, "dozen": 12}
 _NUMBER_WORDS = frozenset(_SMALL_NUMBERS) | frozenset(_TENS) | frozenset(_SCALES)
-_ORDINALS = {w: i + 1 for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split())}
-_ORDINALS.update({"thirtieth": 30, "fortieth": 40, "fiftieth": 50, "hundredth": 100, "thousandth": 1000,
-                  "half": 0.5, "quarter": 0.25, "twice": 2})
-_ROMAN = {"ii": 2, "iii": 3, "iv": 4, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "xi": 11, "xii": 12,
-          "xiii": 13, "xiv": 14, "xv": 15, "xvi": 16, "xx": 20}
+_ORDINALS = {
+    w: i + 1
+    for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+        "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split()
+    )
+}
+_ORDINALS.update(
+    {
+        "thirtieth": 30,
+        "fortieth": 40,
+        "fiftieth": 50,
+        "hundredth": 100,
+        "thousandth": 1000,
+        "half": 0.5,
+        "quarter": 0.25,
+        "twice": 2,
+    }
+)
+_ROMAN = {
+    "ii": 2,
+    "iii": 3,
+    "iv": 4,
+    "vi": 6,
+    "vii": 7,
+    "viii": 8,
+    "ix": 9,
+    "xi": 11,
+    "xii": 12,
+    "xiii": 13,
+    "xiv": 14,
+    "xv": 15,
+    "xvi": 16,
+    "xx": 20,
+}
 # "one" is often a pronoun ("the second one", "which one"): not a number after these words.
-_ONE_PRONOUN_BEFORE = frozenset("the this that which each every any some another no other only new old "
-                                "good right best last first second same what a an".split())
+_ONE_PRONOUN_BEFORE = frozenset(
+    "the this that which each every any some another no other only new old "
+    "good right best last first second same what a an".split()
+)
 
-OPERATOR_WORDS = {"plus": "+", "minus": "-", "times": "*", "multiplied": "*", "divided": "/", "over": None,
-                  "mod": "%", "modulo": "%"}
+OPERATOR_WORDS = {
+    "plus": "+",
+    "minus": "-",
+    "times": "*",
+    "multiplied": "*",
+    "divided": "/",
+    "over": None,
+    "mod": "%",
+    "modulo": "%",
+}
 
 # Degree words: superlatives and comparatives, mapped onto a canonical word so that near-synonyms
 # (largest/biggest) agree. Any difference between the two questions rejects.
 DEGREE = {}
 for canon, words in {
-    "largest": "largest biggest greatest", "smallest": "smallest tiniest littlest",
-    "highest": "highest tallest", "lowest": "lowest", "longest": "longest", "shortest": "shortest",
-    "fastest": "fastest quickest speediest", "slowest": "slowest", "cheapest": "cheapest",
-    "most_expensive": "priciest dearest", "oldest": "oldest earliest", "newest": "newest youngest",
-    "best": "best", "worst": "worst", "most": "most", "least": "least fewest",
-    "hottest": "hottest warmest", "coldest": "coldest coolest", "richest": "richest wealthiest",
-    "poorest": "poorest", "heaviest": "heaviest", "lightest": "lightest", "deepest": "deepest",
-    "strongest": "strongest", "weakest": "weakest", "easiest": "easiest simplest",
-    "hardest": "hardest toughest", "safest": "safest", "healthiest": "healthiest", "closest": "closest nearest",
-    "farthest": "farthest furthest", "max": "max maximum maximal maximize", "min": "min minimum minimal minimize",
-    "last": "last final latest", "next": "next upcoming", "previous": "previous prior",
-    "bigger": "bigger larger greater", "smaller": "smaller", "higher": "higher taller", "lower_c": "lower",
-    "longer": "longer", "shorter": "shorter", "faster": "faster quicker", "slower": "slower",
-    "cheaper": "cheaper", "better": "better", "worse": "worse", "more": "more", "less": "less fewer",
-    "older": "older", "newer": "newer younger", "hotter": "hotter warmer", "colder": "colder cooler",
-    "heavier": "heavier", "lighter": "lighter", "stronger": "stronger", "weaker": "weaker",
-    "easier": "easier simpler", "harder": "harder", "safer": "safer",
+    "largest": "largest biggest greatest",
+    "smallest": "smallest tiniest littlest",
+    "highest": "highest tallest",
+    "lowest": "lowest",
+    "longest": "longest",
+    "shortest": "shortest",
+    "fastest": "fastest quickest speediest",
+    "slowest": "slowest",
+    "cheapest": "cheapest",
+    "most_expensive": "priciest dearest",
+    "oldest": "oldest earliest",
+    "newest": "newest youngest",
+    "best": "best",
+    "worst": "worst",
+    "most": "most",
+    "least": "least fewest",
+    "hottest": "hottest warmest",
+    "coldest": "coldest coolest",
+    "richest": "richest wealthiest",
+    "poorest": "poorest",
+    "heaviest": "heaviest",
+    "lightest": "lightest",
+    "deepest": "deepest",
+    "strongest": "strongest",
+    "weakest": "weakest",
+    "easiest": "easiest simplest",
+    "hardest": "hardest toughest",
+    "safest": "safest",
+    "healthiest": "healthiest",
+    "closest": "closest nearest",
+    "farthest": "farthest furthest",
+    "max": "max maximum maximal maximize",
+    "min": "min minimum minimal minimize",
+    "last": "last final latest",
+    "next": "next upcoming",
+    "previous": "previous prior",
+    "bigger": "bigger larger greater",
+    "smaller": "smaller",
+    "higher": "higher taller",
+    "lower_c": "lower",
+    "longer": "longer",
+    "shorter": "shorter",
+    "faster": "faster quicker",
+    "slower": "slower",
+    "cheaper": "cheaper",
+    "better": "better",
+    "worse": "worse",
+    "more": "more",
+    "less": "less fewer",
+    "older": "older",
+    "newer": "newer younger",
+    "hotter": "hotter warmer",
+    "colder": "colder cooler",
+    "heavier": "heavier",
+    "lighter": "lighter",
+    "stronger": "stronger",
+    "weaker": "weaker",
+    "easier": "easier simpler",
+    "harder": "harder",
+    "safer": "safer",
 }.items():
     for w in words.split():
         DEGREE[w] = canon
@@ -193,95 +453,299 @@ ANTONYMS = [
     ("increase raise boost grow rise higher gain", "decrease reduce lower drop shrink cut decline fall"),
     ("up", "down"),
     ("before pre prior earlier", "after post later afterwards"),
-    ("buy purchase", "sell"), ("add insert", "remove delete drop"), ("enable activate", "disable deactivate"),
-    ("import", "export"), ("upload", "download"), ("encrypt encode", "decrypt decode"),
-    ("compress zip", "decompress unzip extract"), ("open", "close"), ("start begin", "end finish"),
-    ("push", "pull"), ("input", "output"), ("true", "false"), ("positive", "negative"), ("inner", "outer"),
-    ("upper uppercase", "lower lowercase"), ("left", "right"), ("north northern", "south southern"),
-    ("east eastern", "west western"), ("hot warm heat", "cold cool chill"), ("high", "low"),
-    ("fast quick", "slow"), ("long", "short"), ("old", "new young"), ("early", "late"),
-    ("above", "below beneath"), ("over", "under"), ("inside indoor interior", "outside outdoor exterior"),
-    ("win", "lose"), ("send", "receive"), ("read", "write"), ("install", "uninstall remove"),
-    ("ascending asc", "descending desc"), ("horizontal horizontally", "vertical vertically"),
-    ("internal", "external"), ("male men man boy", "female women woman girl"),
-    ("mother mom", "father dad"), ("day daytime", "night nighttime"), ("good", "bad"),
-    ("advantage pro benefit", "disadvantage con drawback risk"), ("cause reason", "effect consequence result"),
-    ("light bright", "dark"), ("wet", "dry"), ("rich", "poor"), ("cheap inexpensive", "expensive costly"),
-    ("easy simple", "hard difficult"), ("safe", "dangerous unsafe"), ("major", "minor"),
-    ("top", "bottom"), ("front", "back rear"), ("forward", "backward"), ("arrive arrival", "depart departure"),
-    ("enter entry", "exit leave"), ("login log", "logout"), ("upgrade", "downgrade"),
-    ("subscribe", "unsubscribe"), ("accept approve", "reject decline deny"), ("allow permit", "block forbid ban"),
-    ("include", "exclude"), ("strength", "weakness"), ("beginner novice newbie", "expert advanced professional pro"),
-    ("child kid children kids baby toddler", "adult grown"), ("vegan vegetarian", "meat"),
-    ("sweet", "sour salty bitter savory"), ("thick", "thin"), ("wide", "narrow"), ("soft", "hard firm"),
-    ("raw", "cooked"), ("fresh", "frozen"), ("public", "private"), ("static", "dynamic"),
-    ("synchronous sync", "asynchronous async"), ("client", "server"), ("mutable", "immutable"),
-    ("lend", "borrow"), ("import", "export"), ("debit", "credit"), ("asset", "liability"),
-    ("profit", "loss"), ("income revenue", "expense cost"), ("bull bullish", "bear bearish"),
-    ("acid acidic", "base alkaline basic"), ("born birth", "die death dead"), ("sunrise", "sunset"),
+    ("buy purchase", "sell"),
+    ("add insert", "remove delete drop"),
+    ("enable activate", "disable deactivate"),
+    ("import", "export"),
+    ("upload", "download"),
+    ("encrypt encode", "decrypt decode"),
+    ("compress zip", "decompress unzip extract"),
+    ("open", "close"),
+    ("start begin", "end finish"),
+    ("push", "pull"),
+    ("input", "output"),
+    ("true", "false"),
+    ("positive", "negative"),
+    ("inner", "outer"),
+    ("upper uppercase", "lower lowercase"),
+    ("left", "right"),
+    ("north northern", "south southern"),
+    ("east eastern", "west western"),
+    ("hot warm heat", "cold cool chill"),
+    ("high", "low"),
+    ("fast quick", "slow"),
+    ("long", "short"),
+    ("old", "new young"),
+    ("early", "late"),
+    ("above", "below beneath"),
+    ("over", "under"),
+    ("inside indoor interior", "outside outdoor exterior"),
+    ("win", "lose"),
+    ("send", "receive"),
+    ("read", "write"),
+    ("install", "uninstall remove"),
+    ("ascending asc", "descending desc"),
+    ("horizontal horizontally", "vertical vertically"),
+    ("internal", "external"),
+    ("male men man boy", "female women woman girl"),
+    ("mother mom", "father dad"),
+    ("day daytime", "night nighttime"),
+    ("good", "bad"),
+    ("advantage pro benefit", "disadvantage con drawback risk"),
+    ("cause reason", "effect consequence result"),
+    ("light bright", "dark"),
+    ("wet", "dry"),
+    ("rich", "poor"),
+    ("cheap inexpensive", "expensive costly"),
+    ("easy simple", "hard difficult"),
+    ("safe", "dangerous unsafe"),
+    ("major", "minor"),
+    ("top", "bottom"),
+    ("front", "back rear"),
+    ("forward", "backward"),
+    ("arrive arrival", "depart departure"),
+    ("enter entry", "exit leave"),
+    ("login log", "logout"),
+    ("upgrade", "downgrade"),
+    ("subscribe", "unsubscribe"),
+    ("accept approve", "reject decline deny"),
+    ("allow permit", "block forbid ban"),
+    ("include", "exclude"),
+    ("strength", "weakness"),
+    ("beginner novice newbie", "expert advanced professional pro"),
+    ("child kid children kids baby toddler", "adult grown"),
+    ("vegan vegetarian", "meat"),
+    ("sweet", "sour salty bitter savory"),
+    ("thick", "thin"),
+    ("wide", "narrow"),
+    ("soft", "hard firm"),
+    ("raw", "cooked"),
+    ("fresh", "frozen"),
+    ("public", "private"),
+    ("static", "dynamic"),
+    ("synchronous sync", "asynchronous async"),
+    ("client", "server"),
+    ("mutable", "immutable"),
+    ("lend", "borrow"),
+    ("import", "export"),
+    ("debit", "credit"),
+    ("asset", "liability"),
+    ("profit", "loss"),
+    ("income revenue", "expense cost"),
+    ("bull bullish", "bear bearish"),
+    ("acid acidic", "base alkaline basic"),
+    ("born birth", "die death dead"),
+    ("sunrise", "sunset"),
 ]
 
 # Everyday near-synonyms: words in one group are treated as the same word by the changed-word rule.
 SYNONYMS = [
-    "buy purchase", "fix repair mend", "big large huge", "small little tiny", "fast quick speedy rapid",
-    "car automobile vehicle", "make create build", "start begin", "end finish", "remove delete erase",
-    "yearly annual annually", "monthly", "daily", "film movie", "phone smartphone cellphone mobile",
-    "laptop notebook computer pc", "reset reboot restart", "avoid prevent stop", "cancel stop terminate end",
-    "country nation", "kid child", "teen teenager adolescent", "adult grown", "tyre tire", "colour color",
-    "aeroplane airplane plane", "centre center", "calculate compute work figure", "change modify alter update edit",
-    "get obtain receive", "use utilize", "show display", "find locate", "check test verify", "need require",
-    "help assist", "picture photo image", "shop store", "rubbish trash garbage", "sofa couch",
-    "holiday vacation", "flat apartment", "lift elevator", "petrol gas gasoline", "chips fries",
-    "biscuit cookie", "mum mom", "error problem issue", "price cost", "choose pick select", "ripe ready",
-    "doctor physician", "medicine medication drug", "illness disease sickness", "tummy stomach belly",
-    "job work", "correct right", "wrong incorrect", "near close", "quickly fast", "learn study",
-    "crucial important", "typical normal usual", "kitty kitten", "puppy pup", "connect link",
-    "hand carry", "bag luggage baggage", "reduce lower lessen", "increase raise boost", "website site",
-    "app application", "directory folder", "refund reimbursement", "subscription plan", "bring take carry",
-    "effective good", "travel go get", "display show", "speak talk", "permit allow", "simple easy",
-    "convert turn transform", "merge combine", "main primary principal",
+    "buy purchase",
+    "fix repair mend",
+    "big large huge",
+    "small little tiny",
+    "fast quick speedy rapid",
+    "car automobile vehicle",
+    "make create build",
+    "start begin",
+    "end finish",
+    "remove delete erase",
+    "yearly annual annually",
+    "monthly",
+    "daily",
+    "film movie",
+    "phone smartphone cellphone mobile",
+    "laptop notebook computer pc",
+    "reset reboot restart",
+    "avoid prevent stop",
+    "cancel stop terminate end",
+    "country nation",
+    "kid child",
+    "teen teenager adolescent",
+    "adult grown",
+    "tyre tire",
+    "colour color",
+    "aeroplane airplane plane",
+    "centre center",
+    "calculate compute work figure",
+    "change modify alter update edit",
+    "get obtain receive",
+    "use utilize",
+    "show display",
+    "find locate",
+    "check test verify",
+    "need require",
+    "help assist",
+    "picture photo image",
+    "shop store",
+    "rubbish trash garbage",
+    "sofa couch",
+    "holiday vacation",
+    "flat apartment",
+    "lift elevator",
+    "petrol gas gasoline",
+    "chips fries",
+    "biscuit cookie",
+    "mum mom",
+    "error problem issue",
+    "price cost",
+    "choose pick select",
+    "ripe ready",
+    "doctor physician",
+    "medicine medication drug",
+    "illness disease sickness",
+    "tummy stomach belly",
+    "job work",
+    "correct right",
+    "wrong incorrect",
+    "near close",
+    "quickly fast",
+    "learn study",
+    "crucial important",
+    "typical normal usual",
+    "kitty kitten",
+    "puppy pup",
+    "connect link",
+    "hand carry",
+    "bag luggage baggage",
+    "reduce lower lessen",
+    "increase raise boost",
+    "website site",
+    "app application",
+    "directory folder",
+    "refund reimbursement",
+    "subscription plan",
+    "bring take carry",
+    "effective good",
+    "travel go get",
+    "display show",
+    "speak talk",
+    "permit allow",
+    "simple easy",
+    "convert turn transform",
+    "merge combine",
+    "main primary principal",
 ]
 
 # Common abbreviations folded onto one spelling before comparison (both questions).
 ABBREVIATIONS = {
-    "js": "javascript", "ts": "typescript", "py": "python", "k8s": "kubernetes", "chem": "chemical",
-    "info": "information", "pic": "picture", "pics": "pictures", "approx": "approximately",
-    "temp": "temperature", "min": "minimum", "max": "maximum", "sqrt": "square root", "avg": "average",
-    "govt": "government", "dept": "department", "yrs": "years", "u": "you", "ur": "your", "r": "are",
-    "plz": "please", "pls": "please", "thx": "thanks", "w/": "with", "w/o": "without", "vs": "versus",
-    "db": "database", "repo": "repository", "config": "configuration", "env": "environment",
-    "dir": "directory", "auth": "authentication", "dict": "dictionary", "dicts": "dictionaries",
-    "func": "function", "funcs": "functions", "var": "variable", "vars": "variables", "arg": "argument",
-    "args": "arguments", "param": "parameter", "params": "parameters", "str": "string", "int": "integer",
-    "char": "character", "chars": "characters", "lib": "library", "libs": "libraries", "pkg": "package",
-    "msg": "message", "img": "image", "docs": "documentation", "addr": "address", "dev": "development",
-    "prod": "production", "admin": "administrator", "stats": "statistics", "exp": "exponent", "fridge": "refrigerator", "telly": "television",
-    "tv": "television", "bday": "birthday", "b-day": "birthday", "ppl": "people", "nyc": "new york city",
-    "la": "los angeles", "sf": "san francisco",
-    "britain": "uk", "british": "uk", "england": "uk", "usa": "usa", "america": "usa", "american": "usa",
+    "js": "javascript",
+    "ts": "typescript",
+    "py": "python",
+    "k8s": "kubernetes",
+    "chem": "chemical",
+    "info": "information",
+    "pic": "picture",
+    "pics": "pictures",
+    "approx": "approximately",
+    "temp": "temperature",
+    "min": "minimum",
+    "max": "maximum",
+    "sqrt": "square root",
+    "avg": "average",
+    "govt": "government",
+    "dept": "department",
+    "yrs": "years",
+    "u": "you",
+    "ur": "your",
+    "r": "are",
+    "plz": "please",
+    "pls": "please",
+    "thx": "thanks",
+    "w/": "with",
+    "w/o": "without",
+    "vs": "versus",
+    "db": "database",
+    "repo": "repository",
+    "config": "configuration",
+    "env": "environment",
+    "dir": "directory",
+    "auth": "authentication",
+    "dict": "dictionary",
+    "dicts": "dictionaries",
+    "func": "function",
+    "funcs": "functions",
+    "var": "variable",
+    "vars": "variables",
+    "arg": "argument",
+    "args": "arguments",
+    "param": "parameter",
+    "params": "parameters",
+    "str": "string",
+    "int": "integer",
+    "char": "character",
+    "chars": "characters",
+    "lib": "library",
+    "libs": "libraries",
+    "pkg": "package",
+    "msg": "message",
+    "img": "image",
+    "docs": "documentation",
+    "addr": "address",
+    "dev": "development",
+    "prod": "production",
+    "admin": "administrator",
+    "stats": "statistics",
+    "exp": "exponent",
+    "fridge": "refrigerator",
+    "telly": "television",
+    "tv": "television",
+    "bday": "birthday",
+    "b-day": "birthday",
+    "ppl": "people",
+    "nyc": "new york city",
+    "la": "los angeles",
+    "sf": "san francisco",
+    "britain": "uk",
+    "british": "uk",
+    "england": "uk",
+    "usa": "usa",
+    "america": "usa",
+    "american": "usa",
 }
 # Multi-word phrases folded before tokenising (lower-cased text).
 PHRASES = [
-    (r"\bunited states(?: of america)?\b", "USA"), (r"\bunited kingdom\b", "UK"),
-    (r"\bgreat britain\b", "UK"), (r"\bmost recent\b", "latest"), (r"\bhow come\b", "why"),
-    (r"\bwhat(?:'s| is| are| was| were)? (?:makes?|made|causes?|caused|determines?|leads? to|led to|"
-     r"(?:the )?(?:reasons?|causes?)(?: for| why| of)?)\b", "why"),
+    (r"\bunited states(?: of america)?\b", "USA"),
+    (r"\bunited kingdom\b", "UK"),
+    (r"\bgreat britain\b", "UK"),
+    (r"\bmost recent\b", "latest"),
+    (r"\bhow come\b", "why"),
+    (
+        r"\bwhat(?:'s| is| are| was| were)? (?:makes?|made|causes?|caused|determines?|leads? to|led to|"
+        r"(?:the )?(?:reasons?|causes?)(?: for| why| of)?)\b",
+        "why",
+    ),
     (r"\bwhat does (?:that|this) mean\b", "why"),  # "... shows E42, what does that mean?"
-    (r"\b(?:in )?(?:what|which) year\b", "when"), (r"\bwhat date\b", "when"),
-    (r"\b(?:the |a |an )?(?:best|good|right|proper|correct|recommended|effective|easy|simple) (?:way|method|technique|steps?|process) (?:to|for)\b", "how to"),
+    (r"\b(?:in )?(?:what|which) year\b", "when"),
+    (r"\bwhat date\b", "when"),
+    (
+        r"\b(?:the |a |an )?(?:best|good|right|proper|correct|recommended|effective|easy|simple) (?:way|method|technique|steps?|process) (?:to|for)\b",
+        "how to",
+    ),
     (r"\bwhat'?s the (?:way|method|technique|process) (?:to|for)\b", "how to"),
     (r"\bwhat are the steps (?:to|for)\b", "how to"),
-    (r"\bdivided by\b", "divided"), (r"\bmultiplied by\b", "times"), (r"\bsquare root\b", "sqrt"),
-    (r"\bper cent\b", "percent"), (r"\bfl\.? ?oz\b", "floz"), (r"\bkm/h\b", "kph"),
-    (r"\blight ?years?\b", "lightyear"), (r"\bgrown[- ]ups?\b", "adult"), (r"\bcarry[- ]on\b", "hand luggage"),
-    (r"\bwi[- ]?fi\b", "wifi"), (r"\be[- ]mail\b", "email"), (r"\bon-?line\b", "online"),
-    (r"\bcan not\b", "cannot"), (r"\bfirst aid\b", "firstaid"), (r"\bfirst of all\b", ""),
+    (r"\bdivided by\b", "divided"),
+    (r"\bmultiplied by\b", "times"),
+    (r"\bsquare root\b", "sqrt"),
+    (r"\bper cent\b", "percent"),
+    (r"\bfl\.? ?oz\b", "floz"),
+    (r"\bkm/h\b", "kph"),
+    (r"\blight ?years?\b", "lightyear"),
+    (r"\bgrown[- ]ups?\b", "adult"),
+    (r"\bcarry[- ]on\b", "hand luggage"),
+    (r"\bwi[- ]?fi\b", "wifi"),
+    (r"\be[- ]mail\b", "email"),
+    (r"\bon-?line\b", "online"),
+    (r"\bcan not\b", "cannot"),
+    (r"\bfirst aid\b", "firstaid"),
+    (r"\bfirst of all\b", ""),
     (r"\bat first\b", "initially"),
 ]
 _PHRASES = [(re.compile(p, re.IGNORECASE), r) for p, r in PHRASES]
 
-_QUANTITY_HOW = frozenset("many much long often frequently far old fast big large tall early late soon "
-                          "high deep heavy wide hot cold".split())
+_QUANTITY_HOW = frozenset(
+    "many much long often frequently far old fast big large tall early late soon high deep heavy wide hot cold".split()
+)
 _AUX_OR_DET = frozenset("do does did is are was were can could should would will has have the a an".split())
 _DETERMINERS = frozenset("the my your his her its our their this that these those".split())
 
@@ -331,9 +795,45 @@ for _i, (_a, _b) in enumerate(ANTONYMS):
         for _w in _words.split():
             _ANTONYM_SIDE.setdefault(stem(_w), []).append((_i, _side))
 
-_DERIVATIONAL = ("s", "es", "ed", "ing", "er", "ers", "or", "ors", "ly", "ion", "ions", "ation", "ations",
-                 "ence", "ences", "ance", "ent", "ant", "al", "ally", "ical", "ic", "ity", "ment", "ments",
-                 "ness", "ize", "ise", "ized", "ised", "ful", "ous", "ive", "able", "ible", "y", "ie")
+_DERIVATIONAL = (
+    "s",
+    "es",
+    "ed",
+    "ing",
+    "er",
+    "ers",
+    "or",
+    "ors",
+    "ly",
+    "ion",
+    "ions",
+    "ation",
+    "ations",
+    "ence",
+    "ences",
+    "ance",
+    "ent",
+    "ant",
+    "al",
+    "ally",
+    "ical",
+    "ic",
+    "ity",
+    "ment",
+    "ments",
+    "ness",
+    "ize",
+    "ise",
+    "ized",
+    "ised",
+    "ful",
+    "ous",
+    "ive",
+    "able",
+    "ible",
+    "y",
+    "ie",
+)
 
 
 def _edit1(a: str, b: str) -> bool:
@@ -364,7 +864,7 @@ def words_equivalent(x: str, y: str) -> bool:
     if sx == sy:
         return True
     short, long_ = (sx, sy) if len(sx) <= len(sy) else (sy, sx)
-    if len(short) >= 4 and long_.startswith(short) and (long_[len(short):] in _DERIVATIONAL or len(short) >= 6):
+    if len(short) >= 4 and long_.startswith(short) and (long_[len(short) :] in _DERIVATIONAL or len(short) >= 6):
         return True
     if min(len(x), len(y)) >= 6 and x[0] == y[0] and not (x.isdigit() or y.isdigit()) and _edit1(x, y):
         return True  # a typo in a long word; the first letter is rarely mistyped (ethanol/methanol)
@@ -541,8 +1041,11 @@ def features(text: str) -> Features:
             continue
         if lower == "first" and (nxt is None or nxt[3]) and prev_raw.lower() != "the":
             lower = "initially"  # adverb: "... or save first?"
-        elif lower == "last" and prev_raw.lower() not in _DETERMINERS and not (
-                nxt is not None and _unit(nxt[1].lower()) in TIME_UNITS):
+        elif (
+            lower == "last"
+            and prev_raw.lower() not in _DETERMINERS
+            and not (nxt is not None and _unit(nxt[1].lower()) in TIME_UNITS)
+        ):
             lower = "endure"  # the verb: "how long does rice last", not "the last person" / "last year"
         if prev_kind == "num" and lower in _UNITS_AFTER_NUMBER:  # "200 g", "10 min", "30 second"
             units.append(_UNITS_AFTER_NUMBER[lower])
@@ -553,7 +1056,8 @@ def features(text: str) -> Features:
         if tok == "US":
             lower = "usa"  # the country, not the pronoun
         is_entity = not shouting and (
-            (capital and not initial and tok != "I") or (len(tok) >= 2 and tok.isupper())
+            (capital and not initial and tok != "I")
+            or (len(tok) >= 2 and tok.isupper())
             or any(c.isupper() for c in tok[1:])
         )
         for w in _expand(lower):
@@ -562,8 +1066,12 @@ def features(text: str) -> Features:
                 units.append(unit)
                 if prev_kind == "num" or (words and words[-1] in _NUMBER_WORDS):
                     measured.add(unit)
-            elif w in MONTHS and (w not in _AMBIGUOUS_MONTHS or (capital and not initial) or prev_kind == "num"
-                                  or (nxt is not None and nxt[0] == "num")):
+            elif w in MONTHS and (
+                w not in _AMBIGUOUS_MONTHS
+                or (capital and not initial)
+                or prev_kind == "num"
+                or (nxt is not None and nxt[0] == "num")
+            ):
                 dates.add(MONTHS[w])
             elif w in DATE_WORDS or stem(w) in DATE_WORDS:
                 dates.add(DATE_WORDS.get(w) or DATE_WORDS[stem(w)])
@@ -580,8 +1088,11 @@ def features(text: str) -> Features:
 
     numbers.extend(_parse_number_words(words))
     for i, w in enumerate(words):
-        if OPERATOR_WORDS.get(w) and i > 0 and (words[i - 1][:1].isdigit() or words[i - 1] in _SMALL_NUMBERS
-                                                 or words[i - 1] in _TENS):
+        if (
+            OPERATOR_WORDS.get(w)
+            and i > 0
+            and (words[i - 1][:1].isdigit() or words[i - 1] in _SMALL_NUMBERS or words[i - 1] in _TENS)
+        ):
             operators.append(OPERATOR_WORDS[w])
 
     # The kind of question: the first wh-word ("... fail when I select ..., why?" asks why).
@@ -619,8 +1130,14 @@ def features(text: str) -> Features:
             keyed.append((i, unit))
         elif w in entities:
             keyed.append((i, w))
-        elif (len(w) > 1 and not w[:1].isdigit() and w not in STOPWORDS and w not in _NOT_CONTENT
-              and i not in quantity_words and w not in ("often", "frequently")):
+        elif (
+            len(w) > 1
+            and not w[:1].isdigit()
+            and w not in STOPWORDS
+            and w not in _NOT_CONTENT
+            and i not in quantity_words
+            and w not in ("often", "frequently")
+        ):
             keyed.append((i, stem(w)))
     content = tuple(k for i, k in keyed if not _unit(words[i]) and k == stem(words[i]))
     aligned = tuple(stem(w) for w in words)
@@ -645,8 +1162,16 @@ def features(text: str) -> Features:
 
 
 _NOT_CONTENT = (
-    frozenset(MONTHS) | frozenset(DATE_WORDS) | frozenset(DEGREE) | frozenset(_SMALL_NUMBERS) | frozenset(_TENS)
-    | frozenset(_ORDINALS) | frozenset(_SCALES) | NEGATION_WORDS | FILLERS | frozenset(OPERATOR_WORDS)
+    frozenset(MONTHS)
+    | frozenset(DATE_WORDS)
+    | frozenset(DEGREE)
+    | frozenset(_SMALL_NUMBERS)
+    | frozenset(_TENS)
+    | frozenset(_ORDINALS)
+    | frozenset(_SCALES)
+    | NEGATION_WORDS
+    | FILLERS
+    | frozenset(OPERATOR_WORDS)
 )
 
 
@@ -669,8 +1194,8 @@ def _affix_negation(a: Features, b: Features) -> str | None:
             if len(w) < 5:
                 continue
             for p in NEGATING_PREFIXES:
-                if w.startswith(p) and len(w) - len(p) >= 4 and (w[len(p):] in ys or w[len(p):].lstrip("-") in ys):
-                    return f"negation: {w[len(p):]!r} vs {w!r}"
+                if w.startswith(p) and len(w) - len(p) >= 4 and (w[len(p) :] in ys or w[len(p) :].lstrip("-") in ys):
+                    return f"negation: {w[len(p) :]!r} vs {w!r}"
             if w.endswith("less") and w[:-4] + "ful" in ys:
                 return f"negation: {w[:-4] + 'ful'!r} vs {w!r}"
     return None
@@ -740,7 +1265,8 @@ def _symmetric_between(f: Features, ents: list[str]) -> bool:
         return True
     between = f.words[min(pos) + 1 : max(pos)]
     return all(w in _SYMMETRIC or w in STOPWORDS and w not in _ORDER_WORDS for w in between) and any(
-        w in _SYMMETRIC for w in between)
+        w in _SYMMETRIC for w in between
+    )
 
 
 def _ordered_pairs(f: Features) -> set[tuple[str, str]]:
@@ -797,4 +1323,3 @@ def check(cached_question: str, new_question: str) -> tuple[bool, str]:
     if reason:
         return False, reason
     return True, "ok"
-

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 SCOPE_VERSION = 1  # bump when the canonical form changes: old entries then simply miss
 
@@ -74,8 +75,10 @@ def message_text(message: Mapping[str, Any]) -> str:
         return content
     if content is None and not extras:
         return ""
-    if isinstance(content, list) and not extras and all(
-        isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in content
+    if (
+        isinstance(content, list)
+        and not extras
+        and all(isinstance(p, Mapping) and p.get("type") == "text" and isinstance(p.get("text"), str) for p in content)
     ):
         return "\n".join(p["text"] for p in content)
     return _dumps(_canonical({"content": content, **extras}))
@@ -117,7 +120,7 @@ class CacheScope:
         model: str,
         messages: Sequence[Mapping[str, Any]],
         params: Mapping[str, Any] | None = None,
-    ) -> tuple["CacheScope", str]:
+    ) -> tuple[CacheScope, str]:
         """Split an OpenAI chat request into ``(scope, question)``.
 
         Raises ValueError when the request cannot be cached: no messages, the last message is not
@@ -156,4 +159,3 @@ class CacheScope:
             params=canonical_params(params),
         )
         return scope, question
-

@@ -26,8 +26,9 @@ import contextlib
 import logging
 import time
 from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
 import numpy as np
 
@@ -86,7 +87,11 @@ class CacheConfig:
         if not _is_number(self.threshold) or not 0.0 < self.threshold <= 1.0:
             raise bad("threshold", "must be a number in (0, 1]")
         for key in ("hnsw_threshold", "max_entries", "top_k", "semantic_max_chars", "embed_max_batch"):
-            if not isinstance(getattr(self, key), int) or isinstance(getattr(self, key), bool) or getattr(self, key) < 1:
+            if (
+                not isinstance(getattr(self, key), int)
+                or isinstance(getattr(self, key), bool)
+                or getattr(self, key) < 1
+            ):
                 raise bad(key, "must be a positive integer")
         if self.embed_quantize not in ("none", "int8"):
             raise bad("embed_quantize", "must be 'none' or 'int8'")
@@ -111,7 +116,7 @@ class CacheConfig:
             raise bad("redis_prefix", "must be a non-empty string")
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None) -> "CacheConfig":
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> CacheConfig:
         """From a YAML/JSON mapping; unknown keys are an error that names them."""
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
@@ -182,15 +187,23 @@ class _LocalState:
 class SemanticCache:
     """See the module docstring. One instance per gateway process; safe for concurrent requests."""
 
-    def __init__(self, config: CacheConfig | None = None, *, embedder: Embedder | None = None,
-                 store: CacheStore | None = None, clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        config: CacheConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        store: CacheStore | None = None,
+        clock: Callable[[], float] = time.time,
+    ):
         self.config = config or CacheConfig()
         self.clock = clock
         self._own_embedder = embedder is None
-        self.embedder = embedder or Embedder(max_batch=self.config.embed_max_batch,
-                                             max_wait_ms=self.config.embed_max_wait_ms,
-                                             num_threads=self.config.embed_threads or None,
-                                             quantize=self.config.embed_quantize)
+        self.embedder = embedder or Embedder(
+            max_batch=self.config.embed_max_batch,
+            max_wait_ms=self.config.embed_max_wait_ms,
+            num_threads=self.config.embed_threads or None,
+            quantize=self.config.embed_quantize,
+        )
         self._store = store or self._make_store()
         self._local = _LocalState(self.embedder.dim, self.config.hnsw_threshold)
         self._recent_vecs: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector (lookup -> store)
@@ -207,11 +220,22 @@ class SemanticCache:
     def _make_store(self) -> CacheStore:
         c = self.config
         if c.store == "redis":
-            return RedisStore(c.redis_url, ttl_seconds=c.ttl_seconds, max_entries=c.max_entries,
-                              prefix=c.redis_prefix, timeout_s=c.redis_timeout_s, retry_s=c.redis_retry_s,
-                              clock=self.clock)
-        return FileStore(c.path, ttl_seconds=c.ttl_seconds, max_entries=c.max_entries,
-                         flush_interval_s=c.flush_interval_s, clock=self.clock)
+            return RedisStore(
+                c.redis_url,
+                ttl_seconds=c.ttl_seconds,
+                max_entries=c.max_entries,
+                prefix=c.redis_prefix,
+                timeout_s=c.redis_timeout_s,
+                retry_s=c.redis_retry_s,
+                clock=self.clock,
+            )
+        return FileStore(
+            c.path,
+            ttl_seconds=c.ttl_seconds,
+            max_entries=c.max_entries,
+            flush_interval_s=c.flush_interval_s,
+            clock=self.clock,
+        )
 
     @property
     def store_backend(self) -> CacheStore:
@@ -236,8 +260,9 @@ class SemanticCache:
                 self._count_error("start", exc)  # serve without the cache; the listener keeps trying
                 reachable = False
             # Subscribe first, then rebuild (inside on_resync): no event can fall between the two.
-            self._tasks.append(asyncio.create_task(
-                self._store.listen(self._on_remote_put, self._on_remote_delete, self._on_resync)))
+            self._tasks.append(
+                asyncio.create_task(self._store.listen(self._on_remote_put, self._on_remote_delete, self._on_resync))
+            )
             if reachable:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self._synced.wait(), timeout=max(5.0, self.config.redis_timeout_s * 8))
@@ -263,7 +288,7 @@ class SemanticCache:
             self.embedder.close()
         self._started = False
 
-    async def __aenter__(self) -> "SemanticCache":
+    async def __aenter__(self) -> SemanticCache:
         await self.start()
         return self
 
@@ -323,8 +348,12 @@ class SemanticCache:
             if entry is not None:
                 return CacheLookup("exact", entry, 1.0, "same normalized question")
         if len(question) > self.config.semantic_max_chars or self._local.index.scope(scope_key) is None:
-            return CacheLookup("miss", reason="no entry in this scope" if len(question) <= self.config.semantic_max_chars
-                               else "question too long for the semantic path")
+            return CacheLookup(
+                "miss",
+                reason="no entry in this scope"
+                if len(question) <= self.config.semantic_max_chars
+                else "question too long for the semantic path",
+            )
         vec = await self._embed(question)
         candidates = self._local.index.search(scope_key, vec, self.config.top_k)
         best = candidates[0][1] if candidates else None
@@ -372,8 +401,17 @@ class SemanticCache:
 
     # -- store -----------------------------------------------------------------------------------
 
-    async def store(self, scope: CacheScope, question: str, answer: str, finish_reason: str | None,
-                    usage: Mapping[str, int] | None, model: str, *, no_store: bool = False) -> bool:
+    async def store(
+        self,
+        scope: CacheScope,
+        question: str,
+        answer: str,
+        finish_reason: str | None,
+        usage: Mapping[str, int] | None,
+        model: str,
+        *,
+        no_store: bool = False,
+    ) -> bool:
         """Cache a finished answer. Returns True when stored; False when skipped by policy
         (disabled, no_store, not finish_reason "stop", empty, sampled) or dropped on a store error."""
         if not self.config.enabled or no_store:
@@ -394,18 +432,28 @@ class SemanticCache:
         self.counters["stores"] += 1
         return True
 
-    async def _store_entry(self, scope: CacheScope, question: str, answer: str, finish_reason: str,
-                           usage: Mapping[str, int], model: str) -> None:
+    async def _store_entry(
+        self, scope: CacheScope, question: str, answer: str, finish_reason: str, usage: Mapping[str, int], model: str
+    ) -> None:
         scope_key = scope.key()
         normalized = normalize_question(question)
         vec = await self._embed(question) if len(question) <= self.config.semantic_max_chars else None
         now = self.clock()
         entry = CacheEntry(
-            id=CacheEntry.new_id(), scope_key=scope_key, question=question, normalized=normalized,
-            embedding=vec, answer=answer, finish_reason=finish_reason,
-            usage={"prompt_tokens": int(usage.get("prompt_tokens", 0)),
-                   "completion_tokens": int(usage.get("completion_tokens", 0))},
-            model=model, created=now, last_hit=now,
+            id=CacheEntry.new_id(),
+            scope_key=scope_key,
+            question=question,
+            normalized=normalized,
+            embedding=vec,
+            answer=answer,
+            finish_reason=finish_reason,
+            usage={
+                "prompt_tokens": int(usage.get("prompt_tokens", 0)),
+                "completion_tokens": int(usage.get("completion_tokens", 0)),
+            },
+            model=model,
+            created=now,
+            last_hit=now,
         )
         evicted = await self._store.put(entry)
         replaced = self._add_local(entry)

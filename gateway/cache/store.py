@@ -29,9 +29,9 @@ import os
 import time
 import uuid
 from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable, Iterable
 
 import numpy as np
 
@@ -74,26 +74,40 @@ class CacheEntry:
 
     def to_dict(self) -> dict:
         return {
-            "id": self.id, "scope_key": self.scope_key, "question": self.question, "normalized": self.normalized,
-            "embedding": self.embedding_b64(), "answer": self.answer, "finish_reason": self.finish_reason,
-            "usage": self.usage, "model": self.model, "created": self.created, "last_hit": self.last_hit,
+            "id": self.id,
+            "scope_key": self.scope_key,
+            "question": self.question,
+            "normalized": self.normalized,
+            "embedding": self.embedding_b64(),
+            "answer": self.answer,
+            "finish_reason": self.finish_reason,
+            "usage": self.usage,
+            "model": self.model,
+            "created": self.created,
+            "last_hit": self.last_hit,
             "hits": self.hits,
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "CacheEntry":
+    def from_dict(cls, d: dict) -> CacheEntry:
         emb = d.get("embedding") or ""
         usage = d.get("usage") or {}
         if isinstance(usage, str):
             usage = json.loads(usage)
         return cls(
-            id=str(d["id"]), scope_key=str(d["scope_key"]), question=str(d["question"]),
+            id=str(d["id"]),
+            scope_key=str(d["scope_key"]),
+            question=str(d["question"]),
             normalized=str(d["normalized"]),
             embedding=np.frombuffer(base64.b64decode(emb), dtype=np.float32).copy() if emb else None,
-            answer=str(d["answer"]), finish_reason=str(d["finish_reason"]),
-            usage={k: int(v) for k, v in usage.items()}, model=str(d["model"]),
-            created=float(d["created"]), last_hit=float(d.get("last_hit", d["created"])),
-            hits=int(d.get("hits", 0)), _embedding_b64=emb or None,
+            answer=str(d["answer"]),
+            finish_reason=str(d["finish_reason"]),
+            usage={k: int(v) for k, v in usage.items()},
+            model=str(d["model"]),
+            created=float(d["created"]),
+            last_hit=float(d.get("last_hit", d["created"])),
+            hits=int(d.get("hits", 0)),
+            _embedding_b64=emb or None,
         )
 
 
@@ -118,10 +132,10 @@ class CacheStore(abc.ABC):
     def expired(self, created: float, now: float | None = None) -> bool:
         return (now if now is not None else self.clock()) - created >= self.ttl_seconds
 
-    async def open(self) -> None:
+    async def open(self) -> None:  # noqa: B027 (an optional hook: a store may need no set-up)
         """Connect / load. May raise StoreUnavailable (the cache retries later)."""
 
-    async def close(self) -> None:
+    async def close(self) -> None:  # noqa: B027 (an optional hook)
         """Flush and release resources."""
 
     @abc.abstractmethod
@@ -169,8 +183,15 @@ class FileStore(CacheStore):
 
     kind = "file"
 
-    def __init__(self, path: str | os.PathLike, *, ttl_seconds: float, max_entries: int,
-                 flush_interval_s: float = 1.0, clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        ttl_seconds: float,
+        max_entries: int,
+        flush_interval_s: float = 1.0,
+        clock: Callable[[], float] = time.time,
+    ):
         super().__init__(ttl_seconds=ttl_seconds, max_entries=max_entries, clock=clock)
         self.path = Path(path).expanduser()
         self.flush_interval_s = flush_interval_s
@@ -345,8 +366,19 @@ if redis.call('EXISTS', KEYS[1]) == 1 then
 end
 return 0
 """
-_HIT_FIELDS = ("id", "scope_key", "question", "normalized", "answer", "finish_reason", "usage", "model",
-               "created", "last_hit", "hits")
+_HIT_FIELDS = (
+    "id",
+    "scope_key",
+    "question",
+    "normalized",
+    "answer",
+    "finish_reason",
+    "usage",
+    "model",
+    "created",
+    "last_hit",
+    "hits",
+)
 
 
 class RedisStore(CacheStore):
@@ -355,9 +387,18 @@ class RedisStore(CacheStore):
     kind = "redis"
     shared = True
 
-    def __init__(self, url: str, *, ttl_seconds: float, max_entries: int, prefix: str = "jaxserve:cache:",
-                 timeout_s: float = 0.5, retry_s: float = 1.0, clock: Callable[[], float] = time.time,
-                 instance_id: str | None = None):
+    def __init__(
+        self,
+        url: str,
+        *,
+        ttl_seconds: float,
+        max_entries: int,
+        prefix: str = "jaxserve:cache:",
+        timeout_s: float = 0.5,
+        retry_s: float = 1.0,
+        clock: Callable[[], float] = time.time,
+        instance_id: str | None = None,
+    ):
         super().__init__(ttl_seconds=ttl_seconds, max_entries=max_entries, clock=clock)
         self.url = url
         self.prefix = prefix
@@ -387,8 +428,11 @@ class RedisStore(CacheStore):
         from redis.backoff import NoBackoff
 
         return aioredis.from_url(
-            self.url, decode_responses=True, socket_timeout=self.timeout_s,
-            socket_connect_timeout=self.timeout_s, health_check_interval=10,
+            self.url,
+            decode_responses=True,
+            socket_timeout=self.timeout_s,
+            socket_connect_timeout=self.timeout_s,
+            health_check_interval=10,
             # one immediate retry on a dropped connection (a restarted server), then fail fast
             retry=Retry(NoBackoff(), 1),
         )
@@ -408,7 +452,7 @@ class RedisStore(CacheStore):
             self._touch = self._client.register_script(_TOUCH_LUA)
         try:
             return await asyncio.wait_for(fn(self._client), timeout=self.timeout_s * 4)
-        except (rex.RedisError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, rex.RedisError, OSError) as exc:
             self.errors += 1
             self._down_until = time.monotonic() + self.retry_s
             log.warning("redis cache store: %s: %s", type(exc).__name__, exc)
@@ -484,8 +528,9 @@ class RedisStore(CacheStore):
 
     async def touch(self, entry_id: str) -> None:
         now = self.clock()
-        await self._call(lambda r: self._touch(keys=[self._entry_key(entry_id), self._lru],
-                                               args=[repr(now), entry_id], client=r))
+        await self._call(
+            lambda r: self._touch(keys=[self._entry_key(entry_id), self._lru], args=[repr(now), entry_id], client=r)
+        )
 
     async def delete(self, entry_ids: Iterable[str], *, publish: bool = True) -> None:
         ids = list(entry_ids)
@@ -600,11 +645,12 @@ class RedisStore(CacheStore):
                     await self._dispatch(msg.get("data"), on_put, on_delete)
             except asyncio.CancelledError:
                 raise
-            except (rex.RedisError, OSError, asyncio.TimeoutError, StoreUnavailable) as exc:
+            except (TimeoutError, rex.RedisError, OSError, StoreUnavailable) as exc:
                 self.errors += 1
                 self.reconnects += 1
-                log.warning("redis cache events: %s: %s (resubscribing in %.1fs)", type(exc).__name__, exc,
-                            self.retry_s)
+                log.warning(
+                    "redis cache events: %s: %s (resubscribing in %.1fs)", type(exc).__name__, exc, self.retry_s
+                )
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()

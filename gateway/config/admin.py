@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -17,12 +16,7 @@ from pydantic import ValidationInfo, field_validator, model_validator
 from pydantic.dataclasses import dataclass
 from pydantic_core import PydanticCustomError
 
-from gateway.config.typed import STRICT, key_error, secret_from_env, validate
-
-
-def hash_secret(secret: str) -> str:
-    """sha256 hex of a key as the client sends it (``surrogateescape``: any header bytes hash)."""
-    return hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest()
+from gateway.config.typed import STRICT, hash_secret, key_error, secret_from_env, validate
 
 
 @dataclass(frozen=True, config=STRICT)

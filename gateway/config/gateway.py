@@ -103,8 +103,9 @@ class GatewayConfig:
             served = {t.model for t in self.tiers.tiers if not t.remote}
             unused = [n for n in names if n not in served]
             if unused:
-                raise ValueError(f"models: {', '.join(unused)} not served by any tier "
-                                 f"(tiers: {', '.join(self.tiers.names)})")
+                raise ValueError(
+                    f"models: {', '.join(unused)} not served by any tier (tiers: {', '.join(self.tiers.names)})"
+                )
         return self
 
     @property

@@ -26,7 +26,6 @@ mapping on its own; ``gateway.config.gateway`` validates it as its ``tiers`` key
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar
@@ -36,7 +35,16 @@ from pydantic import ValidationInfo, model_validator
 from pydantic.dataclasses import dataclass
 from pydantic_core import PydanticCustomError
 
-from gateway.config.typed import LIST_OK, STRICT, NonEmptyStr, StrTuple, key_error, secret_from_env, validate
+from gateway.config.typed import (
+    LIST_OK,
+    STRICT,
+    NonEmptyStr,
+    StrTuple,
+    hash_secret,
+    key_error,
+    secret_from_env,
+    validate,
+)
 
 
 @dataclass(frozen=True, config=STRICT)
@@ -139,10 +147,6 @@ class RouterConfig:
         return self
 
 
-def hash_key(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
 @dataclass(frozen=True, config=STRICT)
 class KeyPolicy:
     name: NonEmptyStr = "default"
@@ -168,7 +172,7 @@ class KeyPolicy:
         if "key_sha256" in data:
             raise PydanticCustomError("config", "give key_sha256 or key_env, not both")
         rest = {k: v for k, v in data.items() if k != "key_env"}
-        return {**rest, "key_sha256": hash_key(secret_from_env(info, data["key_env"]))}
+        return {**rest, "key_sha256": hash_secret(secret_from_env(info, data["key_env"]))}
 
     @model_validator(mode="after")
     def _check(self) -> KeyPolicy:
@@ -281,9 +285,11 @@ class TiersSpec:
         """ValueError unless every in-process tier's model is one of ``local_models`` (the gateway's)."""
         for i, t in enumerate(self.tiers):
             if not t.remote and t.model not in local_models:
-                raise ValueError(f"tiers[{i}].model: {t.model!r} is not one of the gateway's in-process models "
-                                 f"({', '.join(local_models) or 'none'}); add it under models, or give the tier "
-                                 "a url or urls")
+                raise ValueError(
+                    f"tiers[{i}].model: {t.model!r} is not one of the gateway's in-process models "
+                    f"({', '.join(local_models) or 'none'}); add it under models, or give the tier "
+                    "a url or urls"
+                )
 
     def tier(self, name: str) -> TierConfig:
         return next(t for t in self.tiers if t.name == name)

@@ -14,6 +14,7 @@ each class's ``_check`` (a ``model_validator``), whose messages start with the k
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import types
@@ -23,6 +24,8 @@ from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError, ValidationInfo, WrapValidator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from runtime.api import ConfigError  # noqa: F401 (one meaning: a configuration names a bad key)
+
 STRICT = ConfigDict(strict=True, extra="forbid")
 # For a tuple field: a list is a tuple too (its items stay strict). Strict mode takes a JSON array, but
 # what a before-validator hands on is Python, where it would take only a tuple.
@@ -31,8 +34,10 @@ LIST_OK = Strict(False)
 NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 
-class ConfigError(ValueError):
-    """The gateway's configuration (YAML, flags) is invalid; the message names the key."""
+def hash_secret(secret: str) -> str:
+    """sha256 hex of a key as the client sends it (``surrogateescape``: any header bytes hash): API keys in
+    tiers.yaml, the admin key, and the ``Authorization`` header a request brings."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _str_tuple(value: Any, handler) -> tuple[str, ...]:

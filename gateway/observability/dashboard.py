@@ -24,9 +24,9 @@ import logging
 import math
 import time
 from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 from aiohttp import web
 
@@ -40,8 +40,15 @@ HIT_KINDS = ("exact", "semantic")
 LOOKUP_KINDS = ("exact", "semantic", "guard_rejected", "miss", "bypass", "error")  # plotted in this order
 
 # The families the dashboard reads (everything else in the registry is skipped, keeping the ring small).
-COUNTERS = ("gateway_cache_lookups", "gateway_cost_usd", "gateway_cost_saved_usd", "gateway_cache_tokens_saved",
-            "gateway_requests", "gateway_route_decisions", "gateway_fallbacks")
+COUNTERS = (
+    "gateway_cache_lookups",
+    "gateway_cost_usd",
+    "gateway_cost_saved_usd",
+    "gateway_cache_tokens_saved",
+    "gateway_requests",
+    "gateway_route_decisions",
+    "gateway_fallbacks",
+)
 HISTOGRAMS = ("time_to_first_token_seconds", "inter_token_latency_seconds", "e2e_request_latency_seconds")
 GAUGES = ("kv_cache_usage_perc", "num_requests_running", "num_requests_waiting")
 
@@ -65,6 +72,7 @@ class Snapshot:
 
 
 # ---------------------------------------------------------------- pure functions: reading
+
 
 def read_registry(registry, t: float) -> Snapshot:
     """One Snapshot of the families the dashboard uses (``registry``: a prometheus_client CollectorRegistry)."""
@@ -109,7 +117,8 @@ def buckets(snap: Snapshot, histogram: str) -> dict[float, float]:
     memo = snap._memo.get(("buckets", histogram))
     if memo is None:  # "+Inf" parses to inf
         memo = snap._memo[("buckets", histogram)] = {
-            float(le): v for (le,), v in sum_by(snap, f"{histogram}_bucket", "le").items()}
+            float(le): v for (le,), v in sum_by(snap, f"{histogram}_bucket", "le").items()
+        }
     return memo
 
 
@@ -148,14 +157,19 @@ def histogram_quantile(q: float, cumulative: Sequence[tuple[float, float]]) -> f
 
 # ---------------------------------------------------------------- pure functions: series
 
+
 def hit_rate_series(snaps: Sequence[Snapshot]) -> tuple[list[float], list[float | None]]:
     """Per interval between consecutive snapshots: (hits exact+semantic) / (all lookups), stamped at the
     interval's end; None where the interval saw no lookup."""
     ts, values = [], []
     for old, new in zip(snaps, snaps[1:]):
         lookups = counter_delta(total(new, "gateway_cache_lookups_total"), total(old, "gateway_cache_lookups_total"))
-        hits = sum(counter_delta(total(new, "gateway_cache_lookups_total", result=k),
-                                 total(old, "gateway_cache_lookups_total", result=k)) for k in HIT_KINDS)
+        hits = sum(
+            counter_delta(
+                total(new, "gateway_cache_lookups_total", result=k), total(old, "gateway_cache_lookups_total", result=k)
+            )
+            for k in HIT_KINDS
+        )
         ts.append(new.t)
         values.append(hits / lookups if lookups > 0 else None)
     return ts, values
@@ -169,8 +183,9 @@ def window_start(snaps: Sequence[Snapshot], i: int, window: float) -> int:
     return j
 
 
-def quantile_series(snaps: Sequence[Snapshot], histogram: str, qs: Iterable[float],
-                    window: float) -> tuple[list[float], dict[str, list[float | None]]]:
+def quantile_series(
+    snaps: Sequence[Snapshot], histogram: str, qs: Iterable[float], window: float
+) -> tuple[list[float], dict[str, list[float | None]]]:
     """For each snapshot after the first: each q-quantile over the bucket-count deltas of the last
     ``window`` seconds (None where that window saw no observation). Keys are "p50", "p99", ..."""
     qs = tuple(qs)
@@ -184,8 +199,9 @@ def quantile_series(snaps: Sequence[Snapshot], histogram: str, qs: Iterable[floa
     return ts, series
 
 
-def totals_series(snaps: Sequence[Snapshot], sample: str, by: str,
-                  order: Sequence[str] = ()) -> tuple[list[float], dict[str, list[float]]]:
+def totals_series(
+    snaps: Sequence[Snapshot], sample: str, by: str, order: Sequence[str] = ()
+) -> tuple[list[float], dict[str, list[float]]]:
     """Cumulative totals of ``sample`` per value of label ``by`` at every snapshot (``order`` first, always
     present; other values seen in any snapshot follow, sorted)."""
     seen = {key[0] for s in snaps for key in sum_by(s, sample, by)}
@@ -209,8 +225,14 @@ def gauge_series(snaps: Sequence[Snapshot], gauge: str, by: str = "model") -> tu
     return [s.t for s in snaps], series
 
 
-def bars(snap: Snapshot, sample: str, group: str | Sequence[str], stack: str,
-         classify: Callable[[str], str] = str, order: Sequence[str] = ()) -> dict:
+def bars(
+    snap: Snapshot,
+    sample: str,
+    group: str | Sequence[str],
+    stack: str,
+    classify: Callable[[str], str] = str,
+    order: Sequence[str] = (),
+) -> dict:
     """Cumulative counts as bars: one bar per value of ``group`` (several labels are joined with " → "),
     split into series by ``classify(value of stack)``. Shape: {"labels": [...], "series": {name: [...]}}."""
     group = (group,) if isinstance(group, str) else tuple(group)
@@ -256,8 +278,14 @@ def build_data(snaps: Sequence[Snapshot], *, window: float, interval: float) -> 
     spent_t, spent = totals_series(snaps, "gateway_cost_usd_total", "tier")
     _, saved = totals_series(snaps, "gateway_cost_saved_usd_total", "tier")
     # summed over tiers; both lines appear once either counter has a sample (none before any request)
-    cost = {"spent": [sum(v) for v in zip(*spent.values())] or [0.0] * len(snaps),
-            "saved": [sum(v) for v in zip(*saved.values())] or [0.0] * len(snaps)} if spent or saved else {}
+    cost = (
+        {
+            "spent": [sum(v) for v in zip(*spent.values())] or [0.0] * len(snaps),
+            "saved": [sum(v) for v in zip(*saved.values())] or [0.0] * len(snaps),
+        }
+        if spent or saved
+        else {}
+    )
 
     def latency(histogram: str) -> dict:
         present = any(s.get(f"{histogram}_bucket") for s in snaps)
@@ -268,8 +296,10 @@ def build_data(snaps: Sequence[Snapshot], *, window: float, interval: float) -> 
     _, running = gauge_series(snaps, "num_requests_running")
     _, waiting = gauge_series(snaps, "num_requests_waiting")
     several = len(running | waiting) > 1
-    engine = {**{(f"running · {m}" if several else "running"): v for m, v in running.items()},
-              **{(f"waiting · {m}" if several else "waiting"): v for m, v in waiting.items()}}
+    engine = {
+        **{(f"running · {m}" if several else "running"): v for m, v in running.items()},
+        **{(f"waiting · {m}" if several else "waiting"): v for m, v in waiting.items()},
+    }
     by_kind_t, by_kind = totals_series(snaps, "gateway_cache_lookups_total", "result", LOOKUP_KINDS)
     return {
         "now": round(now.t, 3),
@@ -293,13 +323,21 @@ def build_data(snaps: Sequence[Snapshot], *, window: float, interval: float) -> 
 
 # ---------------------------------------------------------------- the app side
 
+
 class Dashboard:
     """The ring of snapshots and the two handlers. A ``deque(maxlen=keep)`` is the ring: appending drops
     the oldest snapshot in O(1), and the series are rebuilt from it on each request (a few hundred
     snapshots of a few hundred samples: milliseconds)."""
 
-    def __init__(self, registry_of: Callable[[], object], *, interval: float = 2.0, keep: int = 300,
-                 window: float = 30.0, clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        registry_of: Callable[[], object],
+        *,
+        interval: float = 2.0,
+        keep: int = 300,
+        window: float = 30.0,
+        clock: Callable[[], float] = time.time,
+    ):
         self.registry_of = registry_of
         self.interval, self.window, self.clock = interval, window, clock
         self.ring: deque[Snapshot] = deque(maxlen=keep)

@@ -84,28 +84,46 @@ class ChainFailed(Exception):
         self.chain = chain
 
     def api_error(self) -> APIError:
-        return APIError(503, f"no tier could answer ({self}); tried {', '.join(self.chain)}",
-                        type="service_unavailable", code="tiers_unavailable", headers={"Retry-After": "5"})
+        return APIError(
+            503,
+            f"no tier could answer ({self}); tried {', '.join(self.chain)}",
+            type="service_unavailable",
+            code="tiers_unavailable",
+            headers={"Retry-After": "5"},
+        )
 
 
-def sampling_params(chat: ChatRequest, tier: TierConfig, max_model_len: int, prompt_len: int, already: int,
-                    default_max_tokens: int) -> SamplingParams:
+def sampling_params(
+    chat: ChatRequest, tier: TierConfig, max_model_len: int, prompt_len: int, already: int, default_max_tokens: int
+) -> SamplingParams:
     """The request's sampling settings on this tier: what is left of ``max_tokens`` after the ``already``
     tokens earlier tiers streamed, within the tier's context. 400 ``context_length_exceeded`` when the
     prompt (or prompt + max_tokens) does not fit."""
     context = min(tier.max_context or max_model_len, max_model_len)
     room = context - prompt_len
     if room < 1:
-        raise invalid(f"the messages are {prompt_len} tokens; the {tier.name!r} tier's context is "
-                      f"{context} tokens and at least one must be left for the answer", "messages",
-                      "context_length_exceeded")
+        raise invalid(
+            f"the messages are {prompt_len} tokens; the {tier.name!r} tier's context is "
+            f"{context} tokens and at least one must be left for the answer",
+            "messages",
+            "context_length_exceeded",
+        )
     if chat.max_tokens is not None and chat.max_tokens - already > room:
-        raise invalid(f"messages ({prompt_len} tokens) + max_tokens ({chat.max_tokens}) exceed the "
-                      f"{tier.name!r} tier's context of {context} tokens", "max_tokens", "context_length_exceeded")
+        raise invalid(
+            f"messages ({prompt_len} tokens) + max_tokens ({chat.max_tokens}) exceed the "
+            f"{tier.name!r} tier's context of {context} tokens",
+            "max_tokens",
+            "context_length_exceeded",
+        )
     max_tokens = (chat.max_tokens or min(default_max_tokens, room + already)) - already
     try:
-        return SamplingParams(temperature=chat.temperature, top_p=chat.top_p, max_tokens=max(1, max_tokens),
-                              stop=chat.stop, seed=None if chat.seed is None else chat.seed % 2**32)
+        return SamplingParams(
+            temperature=chat.temperature,
+            top_p=chat.top_p,
+            max_tokens=max(1, max_tokens),
+            stop=chat.stop,
+            seed=None if chat.seed is None else chat.seed % 2**32,
+        )
     except ValueError as exc:
         raise invalid(str(exc)) from None
 
@@ -125,14 +143,22 @@ class FallbackChain:
     """Runs one request down a decision's chain. ``inflight`` (tier -> requests in flight through this
     gateway) is shared by every request of the app: it is how ``capacity`` is enforced."""
 
-    def __init__(self, spec: TiersSpec, backends: Mapping[str, Any], inflight: MutableMapping[str, int],
-                 metrics: GatewayMetrics, *, default_max_tokens: int):
+    def __init__(
+        self,
+        spec: TiersSpec,
+        backends: Mapping[str, Any],
+        inflight: MutableMapping[str, int],
+        metrics: GatewayMetrics,
+        *,
+        default_max_tokens: int,
+    ):
         self.spec, self.backends, self.inflight = spec, backends, inflight
         self.metrics = metrics
         self.default_max_tokens = default_max_tokens
 
-    async def run(self, chat: ChatRequest, decision: Decision, answer: Answer, t0: float, *,
-                  continue_partial: bool) -> AsyncIterator[str | None]:
+    async def run(
+        self, chat: ChatRequest, decision: Decision, answer: Answer, t0: float, *, continue_partial: bool
+    ) -> AsyncIterator[str | None]:
         """Yield text deltas (``None``: a tier was abandoned mid-answer) from the first tier that can
         answer. With ``continue_partial`` the next tier continues what an abandoned one streamed (a
         streaming client already has it), otherwise it starts over. ``t0`` is when the request arrived
@@ -176,8 +202,9 @@ class FallbackChain:
             return "overloaded"
         return None
 
-    async def _attempt(self, chat: ChatRequest, attempt: _Attempt, answer: Answer, sent: str,
-                       t0: float) -> AsyncIterator[str]:
+    async def _attempt(
+        self, chat: ChatRequest, attempt: _Attempt, answer: Answer, sent: str, t0: float
+    ) -> AsyncIterator[str]:
         """One tier's text deltas until it finishes; raises when it cannot (the chain falls back). Every
         step, the first token included, must come within the tier's ``timeout_s``."""
         name = attempt.tier
@@ -187,8 +214,9 @@ class FallbackChain:
             prompt_ids = await asyncio.wait_for(backend.encode(chat.messages, sent), tier.timeout_s)
             attempt.prompt_len = len(prompt_ids)
             answer.current = name
-            params = sampling_params(chat, tier, backend.max_model_len, len(prompt_ids), answer.completion_tokens,
-                                     self.default_max_tokens)
+            params = sampling_params(
+                chat, tier, backend.max_model_len, len(prompt_ids), answer.completion_tokens, self.default_max_tokens
+            )
             gen = backend.generate(prompt_ids, params, attempt.request_id)
             async with contextlib.aclosing(gen):  # leaving early (fallback, hang-up) aborts the generation
                 last = None  # when the previous tokens arrived

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from gateway.api.schemas import ChatRequest, Completion
 from gateway import keys
+from gateway.api.schemas import ChatRequest, Completion
 from gateway.pipeline.fallback import Answer, ChainFailed
 from gateway.pipeline.sse import EventStream, split_for_stream
 from gateway.security import log_content
@@ -59,8 +59,9 @@ class Reply:
         log_content(self.log_content, "answer (cache hit)", self.completion.id, entry.answer)
         if not self.chat.stream:
             observe()
-            return web.json_response(self.completion.response(entry.answer, entry.finish_reason, p, c),
-                                     headers=self.headers)
+            return web.json_response(
+                self.completion.response(entry.answer, entry.finish_reason, p, c), headers=self.headers
+            )
         events = EventStream(self.request, self.completion)
         await events.open(self.headers)
         for piece in split_for_stream(entry.answer):
@@ -88,8 +89,10 @@ class Reply:
         log_content(self.log_content, "answer", self.completion.id, body)
         if miss.store is not None:
             await miss.store(body, answer)
-        return web.json_response(self.completion.response(body, answer.finish_reason, answer.prompt_tokens,
-                                                          answer.completion_tokens), headers=self.headers)
+        return web.json_response(
+            self.completion.response(body, answer.finish_reason, answer.prompt_tokens, answer.completion_tokens),
+            headers=self.headers,
+        )
 
     async def stream(self, miss: Miss, shield: Callable[[Awaitable[None]], Awaitable[None]]) -> web.StreamResponse:
         """``shield`` runs the cache store to its end even if this handler is cancelled (a streaming
@@ -115,8 +118,9 @@ class Reply:
         if not events.opened:  # an empty answer
             await events.open({**self.headers, **answer.headers()})
         miss.settle()
-        await events.finish(answer.finish_reason,
-                            (answer.prompt_tokens, answer.completion_tokens) if self.chat.include_usage else None)
+        await events.finish(
+            answer.finish_reason, (answer.prompt_tokens, answer.completion_tokens) if self.chat.include_usage else None
+        )
         await events.done()
         self.request[keys.ANSWERED] = events.response.status  # a hang-up from here on is no failure
         log_content(self.log_content, "answer", self.completion.id, "".join(text))

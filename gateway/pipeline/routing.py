@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from runtime.serving.errors import APIError
 from gateway.api.schemas import ChatRequest
 from gateway.config.tiers import KeyPolicy, TiersSpec
+from runtime.serving.errors import APIError
 
 AUTO = "auto"
 
@@ -47,15 +47,27 @@ CODE_MARKERS = (
     ("function", re.compile(r"\bfunction\s*\w*\s*\(|=>\s*[{(]")),
     ("import", re.compile(r"^[ \t]*(import|from)\s+\w+|#include\s*<", re.M)),  # not ^\s*: across lines, O(n^2)
     ("sql", _Then(re.compile(r"\bSELECT\b", re.I), re.compile(r"\bFROM\b", re.I))),
-    ("code words", re.compile(r"\b(python|javascript|typescript|rust|golang|java|c\+\+|regex|compile[rd]?|"
-                              r"stack ?trace|segfault|traceback|refactor|debug)\b", re.I)),
+    (
+        "code words",
+        re.compile(
+            r"\b(python|javascript|typescript|rust|golang|java|c\+\+|regex|compile[rd]?|"
+            r"stack ?trace|segfault|traceback|refactor|debug)\b",
+            re.I,
+        ),
+    ),
 )
 MATH_MARKERS = (
     ("arithmetic", re.compile(r"(?<!\d)\d+(\.\d+)?\s*[-+*/^×÷=]\s*\d")),
     ("latex", re.compile(r"\\(frac|sum|int|sqrt|cdot)|\$[^$\n]+\$")),
     ("math symbols", re.compile(r"[∑∫√≤≥≠∞π]")),
-    ("math words", re.compile(r"\b(solve|equation|integral|derivative|theorem|prove|proof|probability|"
-                              r"factorial|matrix|eigen\w*|polynomial|logarithm)\b", re.I)),
+    (
+        "math words",
+        re.compile(
+            r"\b(solve|equation|integral|derivative|theorem|prove|proof|probability|"
+            r"factorial|matrix|eigen\w*|polynomial|logarithm)\b",
+            re.I,
+        ),
+    ),
 )
 
 
@@ -67,13 +79,16 @@ class Features:
     math: tuple[str, ...]
 
     @classmethod
-    def of(cls, chat: ChatRequest) -> "Features":
+    def of(cls, chat: ChatRequest) -> Features:
         text = "\n".join(m["content"] for m in chat.messages)
         last_user = next((m["content"] for m in reversed(chat.messages) if m["role"] == "user"), "")
         head, last_head = text[:MARKER_SCAN_CHARS], last_user[:MARKER_SCAN_CHARS]
-        return cls(chars=len(text), user_turns=sum(m["role"] == "user" for m in chat.messages),
-                   code=tuple(label for label, rx in CODE_MARKERS if rx.search(head)),
-                   math=tuple(label for label, rx in MATH_MARKERS if rx.search(last_head)))
+        return cls(
+            chars=len(text),
+            user_turns=sum(m["role"] == "user" for m in chat.messages),
+            code=tuple(label for label, rx in CODE_MARKERS if rx.search(head)),
+            math=tuple(label for label, rx in MATH_MARKERS if rx.search(last_head)),
+        )
 
 
 @dataclass(frozen=True)
@@ -106,12 +121,20 @@ class Router:
         else:
             tier = self.resolve(chat.model)
             if tier is None:
-                raise APIError(404, f"the model {chat.model!r} does not exist; available: "
-                               f"{', '.join(self.public_names)}", param="model", code="model_not_found")
+                raise APIError(
+                    404,
+                    f"the model {chat.model!r} does not exist; available: {', '.join(self.public_names)}",
+                    param="model",
+                    code="model_not_found",
+                )
             if tier not in allowed:
-                raise APIError(403, f"this API key may not use the {tier!r} tier; allowed: "
-                               f"{', '.join(sorted(allowed))} (or 'auto')", type="permission_error",
-                               param="model", code="tier_not_allowed")
+                raise APIError(
+                    403,
+                    f"this API key may not use the {tier!r} tier; allowed: {', '.join(sorted(allowed))} (or 'auto')",
+                    type="permission_error",
+                    param="model",
+                    code="tier_not_allowed",
+                )
             reason = f"explicit model {chat.model!r}"
         chain = tuple(t for t in self.spec.chain(tier) if t in allowed)
         return Decision(tier, chain, reason)

@@ -33,8 +33,9 @@ def sse(data: Any) -> bytes:
 def split_for_stream(text: str, words: int = HIT_CHUNK_WORDS) -> list[str]:
     """``text`` in pieces of ``words`` words that join back to exactly ``text`` (at least one piece)."""
     parts = text.split(" ")
-    return [" ".join(parts[i:i + words]) + (" " if i + words < len(parts) else "")
-            for i in range(0, len(parts), words)] or [""]
+    return [
+        " ".join(parts[i : i + words]) + (" " if i + words < len(parts) else "") for i in range(0, len(parts), words)
+    ] or [""]
 
 
 class EventStream:
@@ -50,8 +51,9 @@ class EventStream:
         return self.response is not None
 
     async def open(self, headers: dict[str, str]) -> None:
-        self.response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-                                                    **headers})
+        self.response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", **headers}
+        )
         await self.response.prepare(self.request)
         await self._send(self.completion.chunk({"role": "assistant", "content": ""}))
 

@@ -91,8 +91,10 @@ def validate_inputs(x, q, scale, *, bits: int, group: int, in_features: int) -> 
     _require(bits in (4, 8), f"bits must be 4 or 8, got {bits!r}")
     _require(isinstance(in_features, int) and in_features >= 1, f"in_features must be an int >= 1, got {in_features!r}")
     if bits == 4:
-        _require(isinstance(group, int) and group >= 32 and group & (group - 1) == 0,
-                 f"int4 group must be a power of two >= 32, got {group!r}")
+        _require(
+            isinstance(group, int) and group >= 32 and group & (group - 1) == 0,
+            f"int4 group must be a power of two >= 32, got {group!r}",
+        )
     K = in_features
     Kp = padded_in_features(K, bits, group)
     _require(q.ndim == 2, f"q must be 2-D [N, {'K' if bits == 8 else 'Kp // 2'}], got shape {tuple(q.shape)}")
@@ -104,8 +106,10 @@ def validate_inputs(x, q, scale, *, bits: int, group: int, in_features: int) -> 
     else:
         _require(q.dtype == jnp.uint8, f"int4 q must be uint8 (two codes per byte), got {q.dtype}")
         _require(q.shape[1] == Kp // 2, f"int4 q must be [N, Kp // 2 = {Kp // 2}] (Kp = {Kp}), got {tuple(q.shape)}")
-        _require(tuple(scale.shape) == (N, Kp // group),
-                 f"int4 scale must be [N, Kp // G] = {(N, Kp // group)}, got {tuple(scale.shape)}")
+        _require(
+            tuple(scale.shape) == (N, Kp // group),
+            f"int4 scale must be [N, Kp // G] = {(N, Kp // group)}, got {tuple(scale.shape)}",
+        )
     _require(scale.dtype == jnp.float32, f"scale must be float32, got {scale.dtype}")
     M = 0
     if x is not None:
@@ -139,8 +143,9 @@ def dequantize(q, scale, *, bits: int, group: int, in_features: int) -> jax.Arra
 
 
 @functools.partial(jax.jit, static_argnames=("bits", "group", "in_features", "precision"))
-def quant_matmul_reference(x, q, scale, *, bits: int, group: int = 0, in_features: int,
-                           precision: lax.Precision = lax.Precision.HIGHEST) -> jax.Array:
+def quant_matmul_reference(
+    x, q, scale, *, bits: int, group: int = 0, in_features: int, precision: lax.Precision = lax.Precision.HIGHEST
+) -> jax.Array:
     """``x [M, K] . dequantize(q, scale) [N, K]^T`` in float32 -> [M, N] in x.dtype.
 
     Same arguments as ``quant_matmul``. XLA materializes the float32 matrix (on CPU it does not fuse
@@ -182,8 +187,9 @@ def _quant_matmul_kernel(
     precision = lax.Precision.HIGHEST if f32 else lax.Precision.DEFAULT
 
     def dot_t(a, b):  # (bm, k) . (bn, k)^T -> (bm, bn) float32
-        return lax.dot_general(a, b.astype(a.dtype), (((1,), (1,)), ((), ())), precision=precision,
-                               preferred_element_type=jnp.float32)
+        return lax.dot_general(
+            a, b.astype(a.dtype), (((1,), (1,)), ((), ())), precision=precision, preferred_element_type=jnp.float32
+        )
 
     def load_x(k0, width):  # (block_m, width); columns >= K read as 0
         k_ok = k0 + jnp.arange(width) < K
@@ -191,11 +197,13 @@ def _quant_matmul_kernel(
 
     acc = jnp.zeros((block_m, block_n), jnp.float32)
     if bits == 8:
+
         def body(kb, acc):
             k0 = kb * block_k
             k_ok = k0 + jnp.arange(block_k) < K
-            w = plgpu.load(q_ref.at[pl.ds(n0, block_n), pl.ds(k0, block_k)],
-                           mask=col_ok[:, None] & k_ok[None, :], other=0)  # (block_n, block_k) int8
+            w = plgpu.load(
+                q_ref.at[pl.ds(n0, block_n), pl.ds(k0, block_k)], mask=col_ok[:, None] & k_ok[None, :], other=0
+            )  # (block_n, block_k) int8
             return acc + dot_t(load_x(k0, block_k), w.astype(jnp.float32))
 
         acc = lax.fori_loop(0, pl.cdiv(K, block_k), body, acc)
@@ -206,16 +214,20 @@ def _quant_matmul_kernel(
         num_groups = s_ref.shape[1]
 
         def body(g, acc):
-            codes = plgpu.load(q_ref.at[pl.ds(n0, block_n), pl.ds(g * half, half)],
-                               mask=col_ok[:, None], other=0)  # (block_n, G/2) uint8
+            codes = plgpu.load(
+                q_ref.at[pl.ds(n0, block_n), pl.ds(g * half, half)], mask=col_ok[:, None], other=0
+            )  # (block_n, G/2) uint8
             s = plgpu.load(s_ref.at[pl.ds(n0, block_n), g], mask=col_ok, other=0)[:, None]  # (block_n, 1)
             lo = ((codes & 0xF).astype(jnp.int32) - INT4_OFFSET).astype(jnp.float32) * s  # columns g*G + [0, G/2)
             hi = ((codes >> 4).astype(jnp.int32) - INT4_OFFSET).astype(jnp.float32) * s  # columns g*G + [G/2, G)
             return acc + dot_t(load_x(g * group, half), lo) + dot_t(load_x(g * group + half, half), hi)
 
         acc = lax.fori_loop(0, num_groups, body, acc)
-    plgpu.store(o_ref.at[pl.ds(m0, block_m), pl.ds(n0, block_n)], acc.astype(o_ref.dtype),
-                mask=row_ok[:, None] & col_ok[None, :])
+    plgpu.store(
+        o_ref.at[pl.ds(m0, block_m), pl.ds(n0, block_n)],
+        acc.astype(o_ref.dtype),
+        mask=row_ok[:, None] & col_ok[None, :],
+    )
 
 
 def _is_pow2(n: int) -> bool:
@@ -226,13 +238,23 @@ def _check_triton_tiles(bits: int, group: int, block_sizes: BlockSizes) -> None:
     sizes = {"block_m": block_sizes.block_m, "block_n": block_sizes.block_n, "block_k": block_sizes.block_k}
     sizes |= {"group // 2": group // 2} if bits == 4 else {}
     for name, value in sizes.items():
-        _require(_is_pow2(value) and value >= 16,
-                 f"compiled kernel needs {name} to be a power of two >= 16, got {value}")
+        _require(
+            _is_pow2(value) and value >= 16, f"compiled kernel needs {name} to be a power of two >= 16, got {value}"
+        )
 
 
 @functools.partial(jax.jit, static_argnames=("bits", "group", "in_features", "block_sizes", "interpret"))
-def quant_matmul(x, q, scale, *, bits: int, group: int = 0, in_features: int,
-                 block_sizes: BlockSizes = BlockSizes(), interpret: bool = False) -> jax.Array:
+def quant_matmul(
+    x,
+    q,
+    scale,
+    *,
+    bits: int,
+    group: int = 0,
+    in_features: int,
+    block_sizes: BlockSizes = BlockSizes(),
+    interpret: bool = False,
+) -> jax.Array:
     """Weight-only quantized matmul (Pallas kernel): ``x . dequantize(q, scale)^T``.
 
     Args:
@@ -255,14 +277,21 @@ def quant_matmul(x, q, scale, *, bits: int, group: int = 0, in_features: int,
     dims = validate_inputs(x, q, scale, bits=bits, group=group, in_features=in_features)
     if not interpret:
         _check_triton_tiles(bits, group, block_sizes)
-    kernel = functools.partial(_quant_matmul_kernel, bits=bits, group=group, block_m=block_sizes.block_m,
-                               block_n=block_sizes.block_n, block_k=block_sizes.block_k)
+    kernel = functools.partial(
+        _quant_matmul_kernel,
+        bits=bits,
+        group=group,
+        block_m=block_sizes.block_m,
+        block_n=block_sizes.block_n,
+        block_k=block_sizes.block_k,
+    )
     return pl.pallas_call(
         kernel,
         grid=(pl.cdiv(dims.m, block_sizes.block_m), pl.cdiv(dims.n, block_sizes.block_n)),
         out_shape=jax.ShapeDtypeStruct((dims.m, dims.n), x.dtype),
         interpret=interpret,
-        compiler_params=None if interpret else plgpu.CompilerParams(num_warps=block_sizes.num_warps,
-                                                                    num_stages=block_sizes.num_stages),
+        compiler_params=None
+        if interpret
+        else plgpu.CompilerParams(num_warps=block_sizes.num_warps, num_stages=block_sizes.num_stages),
         name=f"quant_matmul_int{bits}",
     )(x, q, scale)

@@ -193,8 +193,9 @@ def _int8_kernel(
 
     x = x_ref[...]
     w = q_ref[...].astype(x.dtype)  # int8 codes are exact in bfloat16 and float32
-    acc_ref[...] += lax.dot_general(x, w, (((1,), (1,)), ((), ())), precision=precision,
-                                    preferred_element_type=jnp.float32)
+    acc_ref[...] += lax.dot_general(
+        x, w, (((1,), (1,)), ((), ())), precision=precision, preferred_element_type=jnp.float32
+    )
 
     @pl.when(k == pl.num_programs(2) - 1)
     def _():
@@ -226,8 +227,12 @@ def _int4_kernel(
     dtype = xlo_ref.dtype
     w_lo = (((codes_t & 0xF) - INT4_OFFSET).astype(jnp.float32) * scale).astype(dtype)  # [bytes, block_n]
     w_hi = (((codes_t >> 4) - INT4_OFFSET).astype(jnp.float32) * scale).astype(dtype)  # [bytes, block_n]
-    dot = functools.partial(lax.dot_general, dimension_numbers=(((1,), (0,)), ((), ())), precision=precision,
-                            preferred_element_type=jnp.float32)
+    dot = functools.partial(
+        lax.dot_general,
+        dimension_numbers=(((1,), (0,)), ((), ())),
+        precision=precision,
+        preferred_element_type=jnp.float32,
+    )
     acc_ref[...] += dot(xlo_ref[...], w_lo) + dot(xhi_ref[...], w_hi)
 
     @pl.when(k == pl.num_programs(2) - 1)
@@ -241,8 +246,17 @@ def _pad_to(a, shape):
 
 
 @functools.partial(jax.jit, static_argnames=("bits", "group", "in_features", "block_sizes", "interpret"))
-def quant_matmul_tpu(x, q, scale, *, bits: int, group: int = 0, in_features: int,
-                     block_sizes: TpuBlockSizes | None = None, interpret: bool = False) -> jax.Array:
+def quant_matmul_tpu(
+    x,
+    q,
+    scale,
+    *,
+    bits: int,
+    group: int = 0,
+    in_features: int,
+    block_sizes: TpuBlockSizes | None = None,
+    interpret: bool = False,
+) -> jax.Array:
     """Weight-only quantized matmul (Pallas TPU kernel): ``x . dequantize(q, scale)^T``.
 
     Args:
@@ -282,8 +296,11 @@ def quant_matmul_tpu(x, q, scale, *, bits: int, group: int = 0, in_features: int
         xg = _pad_to(x, (mp, kp)).reshape(mp, kp // group, 2, half)
         x_lo, x_hi = xg[:, :, 0, :].reshape(mp, kp // 2), xg[:, :, 1, :].reshape(mp, kp // 2)
         # Padded bytes hold code 0x88 (0.0) and padded scales 0, and they meet zero columns of x.
-        codes = q if q.shape == (np_, kp // 2) else jnp.pad(
-            q, ((0, np_ - dims.n), (0, kp // 2 - q.shape[1])), constant_values=0x88)
+        codes = (
+            q
+            if q.shape == (np_, kp // 2)
+            else jnp.pad(q, ((0, np_ - dims.n), (0, kp // 2 - q.shape[1])), constant_values=0x88)
+        )
         st = _pad_to(scale, (np_, kp // group)).T  # [kp/G, N]: K-major (module docstring)
         in_specs = [
             pl.BlockSpec((bm, bkb), lambda i, j, k: (i, k)),  # x_lo
@@ -303,9 +320,10 @@ def quant_matmul_tpu(x, q, scale, *, bits: int, group: int = 0, in_features: int
             scratch_shapes=[pltpu.VMEM((bm, bn), jnp.float32)],  # the accumulator
         ),
         out_shape=jax.ShapeDtypeStruct((mp, np_), x.dtype),
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "parallel", "arbitrary"),
-                                             vmem_limit_bytes=vmem_limit),
+        compiler_params=pltpu.CompilerParams(
+            dimension_semantics=("parallel", "parallel", "arbitrary"), vmem_limit_bytes=vmem_limit
+        ),
         interpret=pltpu.InterpretParams() if interpret else False,
         name=f"quant_matmul_int{bits}_tpu",
     )(*operands)
-    return y[:dims.m, :dims.n]
+    return y[: dims.m, : dims.n]

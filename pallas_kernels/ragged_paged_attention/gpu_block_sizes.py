@@ -43,7 +43,6 @@ from typing import NamedTuple
 
 import jax.numpy as jnp
 
-
 KiB = 1024
 
 
@@ -91,13 +90,19 @@ FAMILIES = {
     "fallback": Family(smem_per_block=99 * KiB, num_stages=2),  # fits every sm_80+ part
 }
 # Substring of jax's device_kind -> family, checked in order.
-FAMILY_MARKERS = (("H100", "hopper"), ("H200", "hopper"), ("H800", "hopper"),
-                  ("A100", "ampere"), ("A800", "ampere"),
-                  ("L40", "ada"), ("L4", "ada"))
+FAMILY_MARKERS = (
+    ("H100", "hopper"),
+    ("H200", "hopper"),
+    ("H800", "hopper"),
+    ("A100", "ampere"),
+    ("A800", "ampere"),
+    ("L40", "ada"),
+    ("L4", "ada"),
+)
 
 
 def gpu_family(device_kind: str) -> str:
-    """"NVIDIA H200" -> "hopper"; unknown kinds (and "") -> "fallback"."""
+    """ "NVIDIA H200" -> "hopper"; unknown kinds (and "") -> "fallback"."""
     for marker, family in FAMILY_MARKERS:
         if marker in device_kind:
             return family
@@ -144,8 +149,9 @@ def rule(family: str, *, head_dim: int, group: int, page_size: int, dtype, kv_dt
             for num_stages in range(spec.num_stages, min_stages - 1, -1):
                 smem = _smem_bytes(rows, pages_per_block * page_size, head_dim, num_stages, q_bytes, kv_bytes)
                 if smem <= spec.smem_per_block:
-                    return BlockSizes(block_q=block_q, pages_per_block=pages_per_block, num_warps=num_warps,
-                                      num_stages=num_stages)
+                    return BlockSizes(
+                        block_q=block_q, pages_per_block=pages_per_block, num_warps=num_warps, num_stages=num_stages
+                    )
     # Not even one stage of the smallest block fits (a page bigger than shared memory): Triton decides.
     return BlockSizes(block_q=block_q, pages_per_block=1, num_warps=num_warps, num_stages=1)
 
@@ -189,8 +195,9 @@ TUNED: dict[TableKey, BlockSizes] = {
 }
 
 
-def gpu_block_sizes(device_kind: str, *, head_dim: int, num_q_heads: int, num_kv_heads: int, page_size: int,
-                    dtype, kv_dtype=None) -> BlockSizes:
+def gpu_block_sizes(
+    device_kind: str, *, head_dim: int, num_q_heads: int, num_kv_heads: int, page_size: int, dtype, kv_dtype=None
+) -> BlockSizes:
     """Block sizes for the GPU kernel on ``device_kind`` at this shape: the table, else the rule.
 
     Args:

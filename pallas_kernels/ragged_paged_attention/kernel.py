@@ -39,7 +39,6 @@ before its dots), so the cache stays 8-bit in memory.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from typing import NamedTuple
@@ -60,7 +59,6 @@ MASK_VALUE = -0.7 * float(np.finfo(np.float32).max)
 SUPPORTED_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16))
 QUANTIZED_KV_DTYPES = (jnp.dtype(jnp.int8), jnp.dtype(jnp.float8_e4m3fn))
 SCALE_DTYPES = SUPPORTED_DTYPES
-
 
 
 class Dims(NamedTuple):
@@ -89,8 +87,21 @@ def _check_int_vector(name: str, x, shape: tuple[int, ...], what: str) -> None:
     _require(jnp.dtype(x.dtype) == jnp.int32, f"{name} must be int32, got {x.dtype}")
 
 
-def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *, sm_scale,
-                    sliding_window=None, soft_cap=None, k_scales=None, v_scales=None) -> Dims:
+def validate_inputs(
+    q,
+    k,
+    v,
+    kv_lens,
+    cu_q_lens,
+    num_seqs,
+    page_indices=None,
+    *,
+    sm_scale,
+    sliding_window=None,
+    soft_cap=None,
+    k_scales=None,
+    v_scales=None,
+) -> Dims:
     """Checks shapes, dtypes and static arguments; raises ValueError naming the bad input.
 
     With ``page_indices`` the KV is paged, ``k, v: [total_num_pages, page_size, num_kv_heads,
@@ -105,29 +116,41 @@ def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *,
     _require(num_q_heads >= 1 and head_dim >= 1, f"q has an empty head axis: shape {tuple(q.shape)}")
     _require(jnp.dtype(q.dtype) in SUPPORTED_DTYPES, f"q must be float32 or bfloat16, got {q.dtype}")
 
-    layout = ("[total_num_pages, page_size, num_kv_heads, head_dim]" if page_indices is not None
-              else "[max_num_seqs, max_kv_len, num_kv_heads, head_dim]")
+    layout = (
+        "[total_num_pages, page_size, num_kv_heads, head_dim]"
+        if page_indices is not None
+        else "[max_num_seqs, max_kv_len, num_kv_heads, head_dim]"
+    )
     _require(k.ndim == 4, f"k must be {layout}, got shape {tuple(k.shape)}")
-    _require(tuple(v.shape) == tuple(k.shape), f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}")
+    _require(
+        tuple(v.shape) == tuple(k.shape), f"k and v must have the same shape, got {tuple(k.shape)} and {tuple(v.shape)}"
+    )
     _require((k_scales is None) == (v_scales is None), "give both k_scales and v_scales, or neither")
     if k_scales is None:
-        hint = (" (an 8-bit cache needs k_scales and v_scales)" if jnp.dtype(k.dtype) in QUANTIZED_KV_DTYPES else "")
-        _require(k.dtype == q.dtype and v.dtype == q.dtype,
-                 f"q, k and v must share one dtype, got q {q.dtype}, k {k.dtype}, v {v.dtype}{hint}")
+        hint = " (an 8-bit cache needs k_scales and v_scales)" if jnp.dtype(k.dtype) in QUANTIZED_KV_DTYPES else ""
+        _require(
+            k.dtype == q.dtype and v.dtype == q.dtype,
+            f"q, k and v must share one dtype, got q {q.dtype}, k {k.dtype}, v {v.dtype}{hint}",
+        )
     else:
-        _require(k.dtype == v.dtype and jnp.dtype(k.dtype) in QUANTIZED_KV_DTYPES,
-                 f"with k_scales/v_scales, k and v must both be int8 or float8_e4m3fn codes, got k {k.dtype}, "
-                 f"v {v.dtype}")
+        _require(
+            k.dtype == v.dtype and jnp.dtype(k.dtype) in QUANTIZED_KV_DTYPES,
+            f"with k_scales/v_scales, k and v must both be int8 or float8_e4m3fn codes, got k {k.dtype}, v {v.dtype}",
+        )
         for name, scales in (("k_scales", k_scales), ("v_scales", v_scales)):
-            _require(tuple(scales.shape) == tuple(k.shape[:3]),
-                     f"{name} must have shape {tuple(k.shape[:3])} (one scale per token slot and kv head of "
-                     f"k/v), got {tuple(scales.shape)}")
+            _require(
+                tuple(scales.shape) == tuple(k.shape[:3]),
+                f"{name} must have shape {tuple(k.shape[:3])} (one scale per token slot and kv head of "
+                f"k/v), got {tuple(scales.shape)}",
+            )
             _require(jnp.dtype(scales.dtype) in SCALE_DTYPES, f"{name} must be float32 or bfloat16, got {scales.dtype}")
     _require(k.shape[3] == head_dim, f"head_dim of k/v ({k.shape[3]}) must equal head_dim of q ({head_dim})")
     num_kv_heads = k.shape[2]
     _require(num_kv_heads >= 1, "k/v must have at least one kv head")
-    _require(num_q_heads % num_kv_heads == 0,
-             f"num_q_heads ({num_q_heads}) must be a multiple of num_kv_heads ({num_kv_heads})")
+    _require(
+        num_q_heads % num_kv_heads == 0,
+        f"num_q_heads ({num_q_heads}) must be a multiple of num_kv_heads ({num_kv_heads})",
+    )
 
     _require(kv_lens.ndim == 1, f"kv_lens must be int32[max_num_seqs], got shape {tuple(kv_lens.shape)}")
     max_num_seqs = kv_lens.shape[0]
@@ -139,26 +162,42 @@ def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *,
     page_size = pages_per_seq = None
     if page_indices is not None:
         total_num_pages, page_size = k.shape[0], k.shape[1]
-        _require(total_num_pages >= 1 and page_size >= 1,
-                 f"k_pages needs >= 1 page of >= 1 slot, got shape {tuple(k.shape)}")
-        _require(page_indices.ndim == 2 and page_indices.shape[0] == max_num_seqs,
-                 f"page_indices must be int32[max_num_seqs={max_num_seqs}, pages_per_seq], "
-                 f"got shape {tuple(page_indices.shape)}")
+        _require(
+            total_num_pages >= 1 and page_size >= 1, f"k_pages needs >= 1 page of >= 1 slot, got shape {tuple(k.shape)}"
+        )
+        _require(
+            page_indices.ndim == 2 and page_indices.shape[0] == max_num_seqs,
+            f"page_indices must be int32[max_num_seqs={max_num_seqs}, pages_per_seq], "
+            f"got shape {tuple(page_indices.shape)}",
+        )
         _require(jnp.dtype(page_indices.dtype) == jnp.int32, f"page_indices must be int32, got {page_indices.dtype}")
         pages_per_seq = page_indices.shape[1]
         _require(pages_per_seq >= 1, "page_indices must have at least one column")
     else:
-        _require(k.shape[0] == max_num_seqs,
-                 f"contiguous k/v must have max_num_seqs={max_num_seqs} rows, got shape {tuple(k.shape)}")
+        _require(
+            k.shape[0] == max_num_seqs,
+            f"contiguous k/v must have max_num_seqs={max_num_seqs} rows, got shape {tuple(k.shape)}",
+        )
 
-    _require(isinstance(sm_scale, (int, float)) and not isinstance(sm_scale, bool) and math.isfinite(sm_scale),
-             f"sm_scale must be a finite Python number, got {sm_scale!r}")
-    _require(sliding_window is None or (isinstance(sliding_window, int) and not isinstance(sliding_window, bool)
-                                        and sliding_window >= 1),
-             f"sliding_window must be None or an int >= 1, got {sliding_window!r}")
-    _require(soft_cap is None or (isinstance(soft_cap, (int, float)) and not isinstance(soft_cap, bool)
-                                  and math.isfinite(soft_cap) and soft_cap > 0),
-             f"soft_cap must be None or a finite number > 0, got {soft_cap!r}")
+    _require(
+        isinstance(sm_scale, (int, float)) and not isinstance(sm_scale, bool) and math.isfinite(sm_scale),
+        f"sm_scale must be a finite Python number, got {sm_scale!r}",
+    )
+    _require(
+        sliding_window is None
+        or (isinstance(sliding_window, int) and not isinstance(sliding_window, bool) and sliding_window >= 1),
+        f"sliding_window must be None or an int >= 1, got {sliding_window!r}",
+    )
+    _require(
+        soft_cap is None
+        or (
+            isinstance(soft_cap, (int, float))
+            and not isinstance(soft_cap, bool)
+            and math.isfinite(soft_cap)
+            and soft_cap > 0
+        ),
+        f"soft_cap must be None or a finite number > 0, got {soft_cap!r}",
+    )
     return Dims(max_num_tokens, num_q_heads, head_dim, num_kv_heads, max_num_seqs, page_size, pages_per_seq)
 
 
@@ -167,8 +206,9 @@ def validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, page_indices=None, *,
 # --------------------------------------------------------------------------------------------
 
 
-def ragged_paged_attention_reference(q, k, v, kv_lens, cu_q_lens, num_seqs, *, sm_scale,
-                                     sliding_window=None, soft_cap=None, k_scales=None, v_scales=None):
+def ragged_paged_attention_reference(
+    q, k, v, kv_lens, cu_q_lens, num_seqs, *, sm_scale, sliding_window=None, soft_cap=None, k_scales=None, v_scales=None
+):
     """Plain masked attention in float32. Needs concrete (non-traced) lengths.
 
     A Python loop over sequences assigns every q row its sequence and absolute position; then one
@@ -186,8 +226,19 @@ def ragged_paged_attention_reference(q, k, v, kv_lens, cu_q_lens, num_seqs, *, s
     Returns:
       [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
     """
-    dims = validate_inputs(q, k, v, kv_lens, cu_q_lens, num_seqs, sm_scale=sm_scale,
-                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
+    dims = validate_inputs(
+        q,
+        k,
+        v,
+        kv_lens,
+        cu_q_lens,
+        num_seqs,
+        sm_scale=sm_scale,
+        sliding_window=sliding_window,
+        soft_cap=soft_cap,
+        k_scales=k_scales,
+        v_scales=v_scales,
+    )
     if k_scales is not None:
         k = k.astype(jnp.float32) * k_scales.astype(jnp.float32)[..., None]
         v = v.astype(jnp.float32) * v_scales.astype(jnp.float32)[..., None]
@@ -199,14 +250,26 @@ def ragged_paged_attention_reference(q, k, v, kv_lens, cu_q_lens, num_seqs, *, s
     for i in range(n):
         q_start, q_end, kv_len = int(cu_np[i]), int(cu_np[i + 1]), int(kv_lens_np[i])
         q_len = q_end - q_start
-        _require(0 <= q_start <= q_end <= dims.max_num_tokens,
-                 f"cu_q_lens must be non-decreasing within [0, {dims.max_num_tokens}]; seq {i} has {q_start}:{q_end}")
-        _require(q_len <= kv_len <= k.shape[1],
-                 f"seq {i}: need q_len ({q_len}) <= kv_len ({kv_len}) <= max_kv_len ({k.shape[1]})")
+        _require(
+            0 <= q_start <= q_end <= dims.max_num_tokens,
+            f"cu_q_lens must be non-decreasing within [0, {dims.max_num_tokens}]; seq {i} has {q_start}:{q_end}",
+        )
+        _require(
+            q_len <= kv_len <= k.shape[1],
+            f"seq {i}: need q_len ({q_len}) <= kv_len ({kv_len}) <= max_kv_len ({k.shape[1]})",
+        )
         row_seq[q_start:q_end] = i
         row_pos[q_start:q_end] = kv_len - q_len + np.arange(q_len)
-    return _dense_reference(q, k, v, jnp.asarray(row_seq), jnp.asarray(row_pos), sm_scale=sm_scale,
-                            sliding_window=sliding_window, soft_cap=soft_cap)
+    return _dense_reference(
+        q,
+        k,
+        v,
+        jnp.asarray(row_seq),
+        jnp.asarray(row_pos),
+        sm_scale=sm_scale,
+        sliding_window=sliding_window,
+        soft_cap=soft_cap,
+    )
 
 
 @functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap"))
@@ -316,8 +379,12 @@ def _ragged_paged_attention_kernel(
             # Slots past kv_len may hold anything (even NaN); 0 * NaN would leak through p @ v.
             v = jnp.where(key_ok[:, None], v, jnp.zeros_like(v))
 
-            s = lax.dot_general(q_tile, k, (((1,), (1,)), ((), ())), precision=precision,
-                                preferred_element_type=jnp.float32) * sm_scale  # (rows, block_k)
+            s = (
+                lax.dot_general(
+                    q_tile, k, (((1,), (1,)), ((), ())), precision=precision, preferred_element_type=jnp.float32
+                )
+                * sm_scale
+            )  # (rows, block_k)
             if soft_cap is not None:
                 s = soft_cap * jnp.tanh(s / soft_cap)
             mask = (key_pos[None, :] <= q_pos[:, None]) & key_ok[None, :]
@@ -329,12 +396,16 @@ def _ragged_paged_attention_kernel(
             alpha = jnp.exp(m_prev - m_next)
             p = jnp.where(mask, jnp.exp(s - m_next[:, None]), 0.0)
             l_next = alpha * l_prev + p.sum(axis=1)
-            pv = lax.dot_general(p.astype(v.dtype), v, (((1,), (0,)), ((), ())), precision=precision,
-                                 preferred_element_type=jnp.float32)  # (rows, D)
+            pv = lax.dot_general(
+                p.astype(v.dtype), v, (((1,), (0,)), ((), ())), precision=precision, preferred_element_type=jnp.float32
+            )  # (rows, D)
             return m_next, l_next, alpha[:, None] * acc_prev + pv
 
-        init = (jnp.full((rows,), MASK_VALUE, jnp.float32), jnp.zeros((rows,), jnp.float32),
-                jnp.zeros((rows, head_dim), jnp.float32))
+        init = (
+            jnp.full((rows,), MASK_VALUE, jnp.float32),
+            jnp.zeros((rows,), jnp.float32),
+            jnp.zeros((rows, head_dim), jnp.float32),
+        )
         _, l, acc = lax.fori_loop(blk_lo, blk_hi, body, init)
         out = acc / jnp.where(l > 0, l, 1.0)[:, None]
         out = out.astype(o_ref.dtype).reshape(group_pad, block_q, head_dim)
@@ -350,26 +421,49 @@ def _check_triton_tiles(dims: Dims, block_sizes: BlockSizes) -> None:
     _require(_is_pow2(block_sizes.block_q), f"compiled kernel needs a power-of-two block_q, got {block_sizes.block_q}")
     rows = pl.next_power_of_2(dims.group) * block_sizes.block_q
     _require(rows >= 16, f"compiled kernel needs next_pow2(q heads per kv head) * block_q >= 16 (matmul M), got {rows}")
-    _require(_is_pow2(block_k) and block_k >= 16,
-             f"compiled kernel needs pages_per_block * page_size to be a power of two >= 16, got {block_k}")
-    _require(_is_pow2(dims.head_dim) and dims.head_dim >= 16,
-             f"compiled kernel needs a power-of-two head_dim >= 16, got {dims.head_dim}")
+    _require(
+        _is_pow2(block_k) and block_k >= 16,
+        f"compiled kernel needs pages_per_block * page_size to be a power of two >= 16, got {block_k}",
+    )
+    _require(
+        _is_pow2(dims.head_dim) and dims.head_dim >= 16,
+        f"compiled kernel needs a power-of-two head_dim >= 16, got {dims.head_dim}",
+    )
 
 
 def _table_block_sizes(dims: Dims, dtype, kv_dtype) -> BlockSizes:
     """``block_sizes=None``: the GPU table for the target GPU (an abstract mesh's when cross-lowering,
     else this process's; the fallback rule when neither is a GPU, e.g. the interpreter on CPU)."""
 
-    return gpu_block_sizes(target_device_kind("gpu"), head_dim=dims.head_dim,
-                           num_q_heads=dims.num_q_heads, num_kv_heads=dims.num_kv_heads, page_size=dims.page_size,
-                           dtype=dtype, kv_dtype=None if kv_dtype == dtype else kv_dtype)
+    return gpu_block_sizes(
+        target_device_kind("gpu"),
+        head_dim=dims.head_dim,
+        num_q_heads=dims.num_q_heads,
+        num_kv_heads=dims.num_kv_heads,
+        page_size=dims.page_size,
+        dtype=dtype,
+        kv_dtype=None if kv_dtype == dtype else kv_dtype,
+    )
 
 
 @functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes", "interpret"))
-def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
-                           sm_scale: float, sliding_window: int | None = None, soft_cap: float | None = None,
-                           k_scales: jax.Array | None = None, v_scales: jax.Array | None = None,
-                           block_sizes: BlockSizes | None = None, interpret: bool = False) -> jax.Array:
+def ragged_paged_attention(
+    q,
+    k_pages,
+    v_pages,
+    kv_lens,
+    page_indices,
+    cu_q_lens,
+    num_seqs,
+    *,
+    sm_scale: float,
+    sliding_window: int | None = None,
+    soft_cap: float | None = None,
+    k_scales: jax.Array | None = None,
+    v_scales: jax.Array | None = None,
+    block_sizes: BlockSizes | None = None,
+    interpret: bool = False,
+) -> jax.Array:
     """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas kernel).
 
     Args:
@@ -403,8 +497,20 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
     programs of a decode-heavy batch exit at once. Each active program reads only the key blocks
     its rows can see (causal and window bounds), ``block_k`` keys per online-softmax step.
     """
-    dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
-                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
+    dims = validate_inputs(
+        q,
+        k_pages,
+        v_pages,
+        kv_lens,
+        cu_q_lens,
+        num_seqs,
+        page_indices,
+        sm_scale=sm_scale,
+        sliding_window=sliding_window,
+        soft_cap=soft_cap,
+        k_scales=k_scales,
+        v_scales=v_scales,
+    )
     quantized = k_scales is not None
     if block_sizes is None:
         block_sizes = _table_block_sizes(dims, q.dtype, k_pages.dtype)
@@ -416,20 +522,35 @@ def ragged_paged_attention(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens
 
     # [T, KVH * G, D] -> [KVH, group_pad, T, D]: a program's q rows become one rectangular slice.
     q_t = jnp.pad(q.reshape(T, KVH, G, D), ((0, 0), (0, 0), (0, group_pad - G), (0, 0))).transpose(1, 2, 0, 3)
-    kernel = functools.partial(_ragged_paged_attention_kernel, quantized=quantized, sm_scale=float(sm_scale),
-                               sliding_window=sliding_window,
-                               soft_cap=None if soft_cap is None else float(soft_cap),
-                               block_q=block_q, pages_per_block=block_sizes.pages_per_block)
-    inputs = (kv_lens, page_indices, cu_q_lens, num_seqs, q_t, k_pages, v_pages,
-              *((k_scales, v_scales) if quantized else ()), jnp.zeros_like(q_t))
+    kernel = functools.partial(
+        _ragged_paged_attention_kernel,
+        quantized=quantized,
+        sm_scale=float(sm_scale),
+        sliding_window=sliding_window,
+        soft_cap=None if soft_cap is None else float(soft_cap),
+        block_q=block_q,
+        pages_per_block=block_sizes.pages_per_block,
+    )
+    inputs = (
+        kv_lens,
+        page_indices,
+        cu_q_lens,
+        num_seqs,
+        q_t,
+        k_pages,
+        v_pages,
+        *((k_scales, v_scales) if quantized else ()),
+        jnp.zeros_like(q_t),
+    )
     out = pl.pallas_call(
         kernel,
         grid=(dims.max_num_seqs, KVH, pl.cdiv(T, block_q)),
         out_shape=jax.ShapeDtypeStruct(q_t.shape, q.dtype),
         input_output_aliases={len(inputs) - 1: 0},  # zeros in, so rows no program owns come out as 0
         interpret=interpret,
-        compiler_params=None if interpret else plgpu.CompilerParams(num_warps=block_sizes.num_warps,
-                                                                    num_stages=block_sizes.num_stages),
+        compiler_params=None
+        if interpret
+        else plgpu.CompilerParams(num_warps=block_sizes.num_warps, num_stages=block_sizes.num_stages),
         name="ragged_paged_attention",
     )(*inputs)
     return out[:, :G].transpose(2, 0, 1, 3).reshape(T, KVH * G, D)
@@ -457,13 +578,26 @@ def _token_coordinates(kv_lens, cu_q_lens, num_seqs, max_num_tokens):
 XLA_KEYS_PER_BLOCK = 32  # keys per loop iteration of the XLA path (measured best on 2 CPU cores)
 
 
-@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "pages_per_block",
-                                             "rows_per_block"))
-def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
-                               sm_scale: float, sliding_window: int | None = None,
-                               soft_cap: float | None = None, k_scales: jax.Array | None = None,
-                               v_scales: jax.Array | None = None, pages_per_block: int | None = None,
-                               rows_per_block: int = 16) -> jax.Array:
+@functools.partial(
+    jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "pages_per_block", "rows_per_block")
+)
+def ragged_paged_attention_xla(
+    q,
+    k_pages,
+    v_pages,
+    kv_lens,
+    page_indices,
+    cu_q_lens,
+    num_seqs,
+    *,
+    sm_scale: float,
+    sliding_window: int | None = None,
+    soft_cap: float | None = None,
+    k_scales: jax.Array | None = None,
+    v_scales: jax.Array | None = None,
+    pages_per_block: int | None = None,
+    rows_per_block: int = 16,
+) -> jax.Array:
     """Same contract as ``ragged_paged_attention`` (shapes, dtypes, result), with jnp gathers.
 
     The CPU engine's default. Query rows are cut into blocks of ``rows_per_block`` consecutive rows
@@ -481,8 +615,20 @@ def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
     elements for each of K and V. A quantized cache is gathered as codes and scales and dequantized
     per key block.
     """
-    dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
-                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
+    dims = validate_inputs(
+        q,
+        k_pages,
+        v_pages,
+        kv_lens,
+        cu_q_lens,
+        num_seqs,
+        page_indices,
+        sm_scale=sm_scale,
+        sliding_window=sliding_window,
+        soft_cap=soft_cap,
+        k_scales=k_scales,
+        v_scales=v_scales,
+    )
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
     page_size, R = dims.page_size, rows_per_block
     # The loop's cost is mostly per iteration, so its key block is ~32 keys whatever the page size.
@@ -539,8 +685,11 @@ def ragged_paged_attention_xla(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
             acc = acc * alpha[..., None] + jnp.einsum("tkgl,tlkd->tkgd", p, v, precision=lax.Precision.HIGHEST)
             return m_new, l * alpha + p.sum(-1), acc
 
-        init = (jnp.full((R, KVH, G), -jnp.inf, jnp.float32), jnp.zeros((R, KVH, G), jnp.float32),
-                jnp.zeros((R, KVH, G, D), jnp.float32))
+        init = (
+            jnp.full((R, KVH, G), -jnp.inf, jnp.float32),
+            jnp.zeros((R, KVH, G), jnp.float32),
+            jnp.zeros((R, KVH, G, D), jnp.float32),
+        )
         _, l, acc = lax.fori_loop(first_block, num_blocks, body, init)
         return acc / jnp.where(l > 0, l, 1.0)[..., None]
 

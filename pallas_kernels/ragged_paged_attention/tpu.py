@@ -81,10 +81,12 @@ class TpuBlockSizes:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"TpuBlockSizes.{name} must be an int >= 1, got {value!r}")
-        if self.vmem_limit_bytes is not None and (not isinstance(self.vmem_limit_bytes, int)
-                                                  or self.vmem_limit_bytes < 1):
-            raise ValueError(f"TpuBlockSizes.vmem_limit_bytes must be None or an int >= 1, got "
-                             f"{self.vmem_limit_bytes!r}")
+        if self.vmem_limit_bytes is not None and (
+            not isinstance(self.vmem_limit_bytes, int) or self.vmem_limit_bytes < 1
+        ):
+            raise ValueError(
+                f"TpuBlockSizes.vmem_limit_bytes must be None or an int >= 1, got {self.vmem_limit_bytes!r}"
+            )
 
 
 # ---- block sizes: a table keyed by device kind and shape, then a fallback rule ---------------
@@ -93,12 +95,24 @@ class TpuBlockSizes:
 # of the [block_q, block_k] scores on every chip; v6e's 256-wide MXU takes 256 when head_dim >= 128.
 # Reasoned from the chips' shapes, not measured: replace entries with timed ones on a device.
 TUNED = {
-    ("v5e", 64, 16): (32, 8), ("v5e", 64, 32): (32, 4), ("v5e", 64, 64): (32, 2),
-    ("v5e", 128, 16): (32, 8), ("v5e", 128, 32): (32, 4), ("v5e", 128, 64): (32, 2),
-    ("v5e", 256, 16): (16, 8), ("v5e", 256, 32): (16, 4), ("v5e", 256, 64): (16, 2),
-    ("v6e", 64, 16): (32, 8), ("v6e", 64, 32): (32, 4), ("v6e", 64, 64): (32, 2),
-    ("v6e", 128, 16): (32, 16), ("v6e", 128, 32): (32, 8), ("v6e", 128, 64): (32, 4),
-    ("v6e", 256, 16): (16, 16), ("v6e", 256, 32): (16, 8), ("v6e", 256, 64): (16, 4),
+    ("v5e", 64, 16): (32, 8),
+    ("v5e", 64, 32): (32, 4),
+    ("v5e", 64, 64): (32, 2),
+    ("v5e", 128, 16): (32, 8),
+    ("v5e", 128, 32): (32, 4),
+    ("v5e", 128, 64): (32, 2),
+    ("v5e", 256, 16): (16, 8),
+    ("v5e", 256, 32): (16, 4),
+    ("v5e", 256, 64): (16, 2),
+    ("v6e", 64, 16): (32, 8),
+    ("v6e", 64, 32): (32, 4),
+    ("v6e", 64, 64): (32, 2),
+    ("v6e", 128, 16): (32, 16),
+    ("v6e", 128, 32): (32, 8),
+    ("v6e", 128, 64): (32, 4),
+    ("v6e", 256, 16): (16, 16),
+    ("v6e", 256, 32): (16, 8),
+    ("v6e", 256, 64): (16, 4),
 }
 _DEFAULT_VMEM = 16 * 2**20  # the smallest chip's VMEM (v4), for unknown device kinds
 
@@ -111,13 +125,22 @@ def vmem_capacity(device_kind: str | None) -> int:
 def vmem_bytes(dims: Dims, q_dtype, kv_dtype, scale_dtype, block_q: int, pages_per_block: int) -> int:
     """VMEM the kernel uses: q and out blocks (double-buffered by Pallas), two KV slots, accumulators."""
     hq, d, kvh, ps = dims.num_q_heads, dims.head_dim, dims.num_kv_heads, dims.page_size
-    rows = lambda n, dtype: -(-n // (8 * (4 // jnp.dtype(dtype).itemsize))) * 8 * (4 // jnp.dtype(dtype).itemsize)
-    lanes = lambda n: -(-n // 128) * 128
+
+    def rows(n, dtype):  # a sublane tile is 8 rows of 32 bits: 8 float32, 16 bfloat16, 32 int8 rows
+        tile = 8 * (4 // jnp.dtype(dtype).itemsize)
+        return -(-n // tile) * tile
+
+    def lanes(n):  # 128 lanes
+        return -(-n // 128) * 128
+
     qb = jnp.dtype(q_dtype).itemsize
     q_and_out = 2 * 2 * rows(block_q, q_dtype) * lanes(hq * d) * qb
     kv = 2 * 2 * pages_per_block * rows(ps, kv_dtype) * lanes(kvh * d) * jnp.dtype(kv_dtype).itemsize
-    scales = 0 if scale_dtype is None else (2 * 2 * pages_per_block * rows(ps, scale_dtype) * lanes(kvh)
-                                            * jnp.dtype(scale_dtype).itemsize)
+    scales = (
+        0
+        if scale_dtype is None
+        else (2 * 2 * pages_per_block * rows(ps, scale_dtype) * lanes(kvh) * jnp.dtype(scale_dtype).itemsize)
+    )
     acc = hq * rows(block_q, jnp.float32) * (lanes(d) + 2 * 128) * 4
     # The compute of one (head, key block) step: scores, probabilities and a dequantized key block.
     temps = 4 * rows(block_q, jnp.float32) * lanes(pages_per_block * ps) * 4 + 2 * pages_per_block * ps * lanes(d) * 4
@@ -222,6 +245,7 @@ def _kernel(
 
     def first_item(seq):
         """The first (seq', blk) with seq' >= seq that has work, or (seq_hi, 0)."""
+
         def cond(c):
             s, lo, hi = c
             return (s < seq_hi) & (lo >= hi)
@@ -269,8 +293,9 @@ def _kernel(
         The table stays out of SMEM (1 MiB on v5e/v6e): 256 sequences of 8,192 tokens at page 16
         would need 512 KiB of it as a scalar-prefetch operand.
         """
-        copy = pltpu.make_async_copy(page_indices_hbm.at[pl.ds(seq * pages_per_seq + blk * ppb, ppb)],
-                                     pages_ref.at[slot], pages_sem.at[slot])
+        copy = pltpu.make_async_copy(
+            page_indices_hbm.at[pl.ds(seq * pages_per_seq + blk * ppb, ppb)], pages_ref.at[slot], pages_sem.at[slot]
+        )
         copy.start()
         copy.wait()
 
@@ -292,11 +317,11 @@ def _kernel(
             mask &= key > q_pos - sliding_window
         key_ok = (blk * block_k + lax.broadcasted_iota(jnp.int32, (block_k, 1), 0)) < kv_len  # (bk, 1)
         for h in range(num_kv_heads):
-            k = k_buf[slot, :, :, h * D:(h + 1) * D]  # (ppb, page, D)
-            v = v_buf[slot, :, :, h * D:(h + 1) * D]  # (ppb, page, D)
+            k = k_buf[slot, :, :, h * D : (h + 1) * D]  # (ppb, page, D)
+            v = v_buf[slot, :, :, h * D : (h + 1) * D]  # (ppb, page, D)
             if quantized:
-                ks = ks_buf[slot, :, :, h:h + 1].astype(jnp.float32)  # (ppb, page, 1)
-                vs = vs_buf[slot, :, :, h:h + 1].astype(jnp.float32)  # (ppb, page, 1)
+                ks = ks_buf[slot, :, :, h : h + 1].astype(jnp.float32)  # (ppb, page, 1)
+                vs = vs_buf[slot, :, :, h : h + 1].astype(jnp.float32)  # (ppb, page, 1)
                 k = (k.astype(jnp.float32) * ks).reshape(block_k, D).astype(q_ref.dtype)
                 v = (v.astype(jnp.float32) * vs).reshape(block_k, D).astype(q_ref.dtype)
             else:
@@ -307,9 +332,13 @@ def _kernel(
             precision = lax.Precision.HIGHEST if f32 else lax.Precision.DEFAULT
             for g in range(group):
                 j = h * group + g
-                q = q_ref[:, j * D:(j + 1) * D]  # (bq, D)
-                s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), precision=precision,
-                                    preferred_element_type=jnp.float32) * sm_scale  # (bq, bk)
+                q = q_ref[:, j * D : (j + 1) * D]  # (bq, D)
+                s = (
+                    lax.dot_general(
+                        q, k, (((1,), (1,)), ((), ())), precision=precision, preferred_element_type=jnp.float32
+                    )
+                    * sm_scale
+                )  # (bq, bk)
                 if soft_cap is not None:
                     s = soft_cap * jnp.tanh(s / soft_cap)
                 s = jnp.where(mask, s, MASK_VALUE)
@@ -319,8 +348,13 @@ def _kernel(
                 p = jnp.where(mask, jnp.exp(s - m_next), 0.0)
                 l_ref[j] = alpha * l_prev + p.sum(axis=1, keepdims=True)
                 m_ref[j] = m_next
-                pv = lax.dot_general(p.astype(v.dtype), v, (((1,), (0,)), ((), ())), precision=precision,
-                                     preferred_element_type=jnp.float32)  # (bq, D)
+                pv = lax.dot_general(
+                    p.astype(v.dtype),
+                    v,
+                    (((1,), (0,)), ((), ())),
+                    precision=precision,
+                    preferred_element_type=jnp.float32,
+                )  # (bq, D)
                 acc_ref[j] = alpha * acc_ref[j] + pv
 
     seq0, blk0 = first_item(seq_lo)
@@ -349,7 +383,7 @@ def _kernel(
     for j in range(num_q_heads):
         l = l_ref[j]
         out = acc_ref[j] / jnp.where(l > 0, l, 1.0)
-        o_ref[:, j * D:(j + 1) * D] = out.astype(o_ref.dtype)
+        o_ref[:, j * D : (j + 1) * D] = out.astype(o_ref.dtype)
 
 
 def _q_block_seq_ranges(cu_q_lens, num_seqs, block_q: int, num_q_blocks: int):
@@ -374,27 +408,47 @@ def _check_tpu_tiles(dims: Dims, q_dtype, kv_dtype, bs: TpuBlockSizes, device_ki
         need = smem_bytes(dims.max_num_seqs, -(-dims.max_num_tokens // bs.block_q), bs.pages_per_block)
         have = info.smem_capacity_bytes
         if need > have // 2:
-            raise ValueError(f"the sequence metadata needs {need} bytes of SMEM, more than half of {device_kind}'s "
-                             f"{have}: fewer max_num_seqs or a larger block_q")
+            raise ValueError(
+                f"the sequence metadata needs {need} bytes of SMEM, more than half of {device_kind}'s "
+                f"{have}: fewer max_num_seqs or a larger block_q"
+            )
     sublanes = 8 * (4 // jnp.dtype(q_dtype).itemsize)
     if bs.block_q % sublanes:
-        raise ValueError(f"compiled TPU kernel needs block_q to be a multiple of {sublanes} for {jnp.dtype(q_dtype).name} "
-                         f"q, got {bs.block_q}")
+        raise ValueError(
+            f"compiled TPU kernel needs block_q to be a multiple of {sublanes} for {jnp.dtype(q_dtype).name} "
+            f"q, got {bs.block_q}"
+        )
     # A page is reshaped into key rows: whole sublane tiles of the dtype the key block is computed in
     # (8-bit codes are widened to float32 first).
     rows = 8 if jnp.dtype(kv_dtype).itemsize == 1 else 8 * (4 // jnp.dtype(kv_dtype).itemsize)
     if dims.page_size % rows:
-        raise ValueError(f"compiled TPU kernel needs page_size to be a multiple of {rows} for a "
-                         f"{jnp.dtype(kv_dtype).name} KV cache, got {dims.page_size}")
+        raise ValueError(
+            f"compiled TPU kernel needs page_size to be a multiple of {rows} for a "
+            f"{jnp.dtype(kv_dtype).name} KV cache, got {dims.page_size}"
+        )
 
 
-@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes",
-                                             "device_kind", "interpret"))
-def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *,
-                               sm_scale: float, sliding_window: int | None = None,
-                               soft_cap: float | None = None, k_scales: jax.Array | None = None,
-                               v_scales: jax.Array | None = None, block_sizes: TpuBlockSizes | None = None,
-                               device_kind: str | None = None, interpret: bool = False) -> jax.Array:
+@functools.partial(
+    jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes", "device_kind", "interpret")
+)
+def ragged_paged_attention_tpu(
+    q,
+    k_pages,
+    v_pages,
+    kv_lens,
+    page_indices,
+    cu_q_lens,
+    num_seqs,
+    *,
+    sm_scale: float,
+    sliding_window: int | None = None,
+    soft_cap: float | None = None,
+    k_scales: jax.Array | None = None,
+    v_scales: jax.Array | None = None,
+    block_sizes: TpuBlockSizes | None = None,
+    device_kind: str | None = None,
+    interpret: bool = False,
+) -> jax.Array:
     """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas TPU kernel).
 
     Args:
@@ -421,8 +475,20 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
     Returns:
       [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
     """
-    dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, sm_scale=sm_scale,
-                           sliding_window=sliding_window, soft_cap=soft_cap, k_scales=k_scales, v_scales=v_scales)
+    dims = validate_inputs(
+        q,
+        k_pages,
+        v_pages,
+        kv_lens,
+        cu_q_lens,
+        num_seqs,
+        page_indices,
+        sm_scale=sm_scale,
+        sliding_window=sliding_window,
+        soft_cap=soft_cap,
+        k_scales=k_scales,
+        v_scales=v_scales,
+    )
     quantized = k_scales is not None
     scale_dtype = k_scales.dtype if quantized else None
     device_kind = device_kind or target_device_kind("tpu")
@@ -430,8 +496,14 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
         block_sizes = tpu_block_sizes(device_kind, dims, q.dtype, k_pages.dtype, scale_dtype)
     if not interpret:
         _check_tpu_tiles(dims, q.dtype, k_pages.dtype, block_sizes, device_kind)
-    T, Hq, D, KVH, P, ps = (dims.max_num_tokens, dims.num_q_heads, dims.head_dim, dims.num_kv_heads,
-                            k_pages.shape[0], dims.page_size)
+    T, Hq, D, KVH, P, ps = (
+        dims.max_num_tokens,
+        dims.num_q_heads,
+        dims.head_dim,
+        dims.num_kv_heads,
+        k_pages.shape[0],
+        dims.page_size,
+    )
     block_q, ppb = block_sizes.block_q, block_sizes.pages_per_block
     num_q_blocks = pl.cdiv(T, block_q)
     Tp = num_q_blocks * block_q
@@ -451,14 +523,26 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
     if quantized:
         kv_inputs += [k_scales, v_scales]
         scratch += [pltpu.VMEM((2, ppb, ps, KVH), k_scales.dtype), pltpu.VMEM((2, ppb, ps, KVH), v_scales.dtype)]
-    scratch += [pltpu.SemaphoreType.DMA((4, 2)), pltpu.SMEM((2, ppb), jnp.int32), pltpu.SemaphoreType.DMA((2,)),
-                pltpu.VMEM((Hq, block_q, 1), jnp.float32), pltpu.VMEM((Hq, block_q, 1), jnp.float32),
-                pltpu.VMEM((Hq, block_q, D), jnp.float32)]
+    scratch += [
+        pltpu.SemaphoreType.DMA((4, 2)),
+        pltpu.SMEM((2, ppb), jnp.int32),
+        pltpu.SemaphoreType.DMA((2,)),
+        pltpu.VMEM((Hq, block_q, 1), jnp.float32),
+        pltpu.VMEM((Hq, block_q, 1), jnp.float32),
+        pltpu.VMEM((Hq, block_q, D), jnp.float32),
+    ]
     q_spec = pl.BlockSpec((block_q, Hq * D), lambda b, *_: (b, 0))
     kernel = functools.partial(
-        _kernel, quantized=quantized, num_q_heads=Hq, num_kv_heads=KVH, head_dim=D,
-        pages_per_seq=pages_per_seq, sm_scale=float(sm_scale), sliding_window=sliding_window,
-        soft_cap=None if soft_cap is None else float(soft_cap))
+        _kernel,
+        quantized=quantized,
+        num_q_heads=Hq,
+        num_kv_heads=KVH,
+        head_dim=D,
+        pages_per_seq=pages_per_seq,
+        sm_scale=float(sm_scale),
+        sliding_window=sliding_window,
+        soft_cap=None if soft_cap is None else float(soft_cap),
+    )
     out = pl.pallas_call(
         kernel,
         grid_spec=pltpu.PrefetchScalarGridSpec(
@@ -470,8 +554,9 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
         ),
         out_shape=jax.ShapeDtypeStruct((Tp, Hq * D), q.dtype),
         # Every program starts and drains its own DMAs: q blocks are independent (megacore may split them).
-        compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel",),
-                                             vmem_limit_bytes=block_sizes.vmem_limit_bytes),
+        compiler_params=pltpu.CompilerParams(
+            dimension_semantics=("parallel",), vmem_limit_bytes=block_sizes.vmem_limit_bytes
+        ),
         interpret=pltpu.InterpretParams() if interpret else False,
         name="ragged_paged_attention_tpu",
     )(*scalars, page_indices.reshape(-1), q2, *kv_inputs)
@@ -481,5 +566,8 @@ def ragged_paged_attention_tpu(q, k_pages, v_pages, kv_lens, page_indices, cu_q_
 def smem_bytes(max_num_seqs: int, num_q_blocks: int, pages_per_block: int) -> int:
     """SMEM bytes: scalar-prefetched per-sequence and per-q-block metadata (1-D int32 arrays are padded
     to powers of two) and the two page-table windows. The page table itself stays in HBM."""
-    pow2 = lambda n: 1 << max(0, math.ceil(math.log2(max(n, 1))))
+
+    def pow2(n):
+        return 1 << max(0, math.ceil(math.log2(max(n, 1))))
+
     return 4 * (pow2(max_num_seqs) + pow2(max_num_seqs + 1) + 1 + 2 * pow2(num_q_blocks) + 2 * 128 * pages_per_block)

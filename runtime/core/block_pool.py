@@ -133,9 +133,7 @@ class BlockPool:
 
     def __init__(self, num_blocks: int) -> None:
         if num_blocks < 2:
-            raise ValueError(
-                f"num_blocks must be >= 2 (block 0 is the null block), got {num_blocks}"
-            )
+            raise ValueError(f"num_blocks must be >= 2 (block 0 is the null block), got {num_blocks}")
         self.num_blocks = num_blocks
         self.blocks = [KVBlock(i) for i in range(num_blocks)]
         self.null_block = self.blocks[NULL_BLOCK_ID]

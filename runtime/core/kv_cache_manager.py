@@ -48,8 +48,9 @@ class KVCacheManager:
     pool hands them out again. Cache hits count tokens, as vLLM's ``prefix_cache_hits`` does.
     """
 
-    def __init__(self, num_blocks: int, block_size: int, max_model_len: int, *, enable_caching: bool = False,
-                 salt: str = "") -> None:
+    def __init__(
+        self, num_blocks: int, block_size: int, max_model_len: int, *, enable_caching: bool = False, salt: str = ""
+    ) -> None:
         if block_size < 1:
             raise ValueError(f"block_size must be >= 1, got {block_size}")
         if max_model_len < 1:
@@ -139,14 +140,11 @@ class KVCacheManager:
         num_total = request.num_computed_tokens + num_cached + num_new_tokens
         if num_total > self.max_model_len:
             raise ValueError(
-                f"request {request.request_id!r}: {num_total} tokens exceed max_model_len "
-                f"{self.max_model_len}"
+                f"request {request.request_id!r}: {num_total} tokens exceed max_model_len {self.max_model_len}"
             )
         table = self.req_to_blocks.get(request.request_id, [])
         if new_computed_blocks and table:
-            raise ValueError(
-                f"request {request.request_id!r}: computed blocks can only be shared on admission"
-            )
+            raise ValueError(f"request {request.request_id!r}: computed blocks can only be shared on admission")
         num_needed = self.num_blocks_needed(num_total) - len(table) - len(new_computed_blocks)
         # Reviving cached blocks that sit in the free queue also uses up free blocks.
         num_revived = sum(1 for b in new_computed_blocks if b.ref_cnt == 0)

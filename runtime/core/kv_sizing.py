@@ -26,10 +26,7 @@ asks about a device you do not have (``--weights-gib`` overrides the estimate of
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import sys
 from dataclasses import dataclass
 
 from runtime.api import DEFAULT_MEMORY_FRACTION, check_memory_fraction  # noqa: F401 (EngineConfig's own rule)
@@ -47,7 +44,7 @@ class KVShape:
     head_dim: int
 
     @classmethod
-    def of(cls, config) -> "KVShape":
+    def of(cls, config) -> KVShape:
         return cls(config.num_layers, config.num_kv_heads, config.head_dim)
 
 
@@ -87,7 +84,8 @@ def kv_budget_from_memory(bytes_limit: int, bytes_in_use: int, fraction: float) 
             f"kv_cache_memory_fraction {fraction} allows {format_bytes(allowed)} of the device's "
             f"{format_bytes(bytes_limit)}; "
             f"raise kv_cache_memory_fraction, serve smaller weights (dtype bfloat16, weight_quant), or set "
-            f"kv_cache_bytes")
+            f"kv_cache_bytes"
+        )
     return budget
 
 
@@ -96,8 +94,9 @@ def format_bytes(n: int) -> str:
     return f"{n / 2**30:.2f} GiB" if abs(n) >= 2**30 else f"{n / 2**20:.1f} MiB"
 
 
-def summary(shape: KVShape, dtype: str, context: int, concurrency: int, block_size: int = 16,
-            budget_bytes: int | None = None) -> dict:
+def summary(
+    shape: KVShape, dtype: str, context: int, concurrency: int, block_size: int = 16, budget_bytes: int | None = None
+) -> dict:
     per_token = kv_bytes_per_token(shape, dtype)
     total = kv_bytes(shape, dtype, context, concurrency)
     blocks_per_request = math.ceil(context / block_size)

@@ -11,7 +11,6 @@ Nothing here imports JAX or NumPy.
 from __future__ import annotations
 
 import enum
-import math
 import time
 from dataclasses import dataclass, field
 

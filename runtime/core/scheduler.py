@@ -32,9 +32,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from runtime.api import SamplingParams
 from runtime.core.kv_cache_manager import KVCacheManager
 from runtime.core.request import Request, RequestStatus
-from runtime.api import SamplingParams
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,7 @@ class SchedulerConfig:
                 raise ValueError(f"SchedulerConfig.{name} must be an int >= 1, got {value!r}")
         if not isinstance(self.num_blocks, int) or self.num_blocks < 2:
             raise ValueError(
-                f"SchedulerConfig.num_blocks must be an int >= 2 (block 0 is the null block), "
-                f"got {self.num_blocks!r}"
+                f"SchedulerConfig.num_blocks must be an int >= 2 (block 0 is the null block), got {self.num_blocks!r}"
             )
         if not self.enable_chunked_prefill and self.max_num_batched_tokens < self.max_model_len:
             raise ValueError(
@@ -82,13 +81,10 @@ class SchedulerConfig:
         if threshold is not None:
             if not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 1:
                 raise ValueError(
-                    f"SchedulerConfig.long_prefill_token_threshold must be None or an int >= 1, "
-                    f"got {threshold!r}"
+                    f"SchedulerConfig.long_prefill_token_threshold must be None or an int >= 1, got {threshold!r}"
                 )
             if not self.enable_chunked_prefill:
-                raise ValueError(
-                    "SchedulerConfig.long_prefill_token_threshold needs enable_chunked_prefill=True"
-                )
+                raise ValueError("SchedulerConfig.long_prefill_token_threshold needs enable_chunked_prefill=True")
 
 
 @dataclass(frozen=True)
@@ -164,13 +160,14 @@ class SchedulerStats:
 class Scheduler:
     """FCFS continuous batching over a paged KV cache: chunked prefill, preemption by recompute."""
 
-    def __init__(
-        self, config: SchedulerConfig, *, clock: Callable[[], float] = time.monotonic
-    ) -> None:
+    def __init__(self, config: SchedulerConfig, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.config = config
         self.kv_cache_manager = KVCacheManager(
-            config.num_blocks, config.block_size, config.max_model_len,
-            enable_caching=config.enable_prefix_caching, salt=config.prefix_cache_salt,
+            config.num_blocks,
+            config.block_size,
+            config.max_model_len,
+            enable_caching=config.enable_prefix_caching,
+            salt=config.prefix_cache_salt,
         )
         self._clock = clock
         self.requests: dict[str, Request] = {}  # every unfinished request
@@ -274,9 +271,7 @@ class Scheduler:
                 computed_before[request.request_id] = request.num_computed_tokens
                 is_resumed = request.num_preemptions > 0
                 (resumed_ids if is_resumed else new_ids).append(request.request_id)
-        return self._make_output(
-            scheduled, computed_before, running_ids, new_ids, resumed_ids, preempted, imported
-        )
+        return self._make_output(scheduled, computed_before, running_ids, new_ids, resumed_ids, preempted, imported)
 
     def _num_tokens_to_schedule(self, request: Request, num_computed: int, budget: int) -> int:
         num_new = request.num_tokens - num_computed
@@ -287,9 +282,7 @@ class Scheduler:
             return 0
         return min(num_new, budget)
 
-    def _schedule_running(
-        self, scheduled: dict[str, int], budget: int
-    ) -> tuple[list[str], list[str], int]:
+    def _schedule_running(self, scheduled: dict[str, int], budget: int) -> tuple[list[str], list[str], int]:
         """Give running requests their tokens in admission order, preempting from the back when
         the KV cache is full. Returns (scheduled ids, preempted ids, budget left)."""
         scheduled_ids: list[str] = []
@@ -459,9 +452,7 @@ class Scheduler:
 
     def _stop_status(self, request: Request, token: int) -> RequestStatus | None:
         params = request.sampling_params
-        if not params.ignore_eos and (
-            token in request.eos_token_ids or token in params.stop_token_ids
-        ):
+        if not params.ignore_eos and (token in request.eos_token_ids or token in params.stop_token_ids):
             return RequestStatus.FINISHED_STOPPED
         if request.num_output_tokens >= params.max_tokens:
             return RequestStatus.FINISHED_LENGTH

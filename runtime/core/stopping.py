@@ -7,7 +7,7 @@ contains the stop string itself (OpenAI semantics).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class StopStringMatcher:
@@ -36,6 +36,6 @@ class StopStringMatcher:
 
     def _take(self, end: int) -> str:
         end = max(end, self._emitted)
-        out = self._text[self._emitted:end]
+        out = self._text[self._emitted : end]
         self._emitted = end
         return out

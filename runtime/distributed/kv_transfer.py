@@ -49,8 +49,12 @@ _PREFIX = struct.Struct("<4sII")  # magic, version, header length
 MAX_HEADER_BYTES = 16 * 2**20
 
 # The array dtypes a payload may carry (KV in float32 / bfloat16, 8-bit codes, bfloat16 scales).
-WIRE_DTYPES = {"float32": np.dtype(np.float32), "bfloat16": np.dtype(ml_dtypes.bfloat16),
-               "int8": np.dtype(np.int8), "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn)}
+WIRE_DTYPES = {
+    "float32": np.dtype(np.float32),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+    "int8": np.dtype(np.int8),
+    "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
+}
 _ARRAY_NAMES = ("k", "v", "k_scales", "v_scales")
 
 
@@ -105,15 +109,18 @@ class PrefilledKV:
         if not isinstance(self.first_token, int) or isinstance(self.first_token, bool) or self.first_token < 0:
             raise KVTransferError(f"first_token must be an int >= 0, got {self.first_token!r}")
         if self.k.ndim != 4 or self.k.shape != self.v.shape or self.k.dtype != self.v.dtype or self.k.shape[1] != n:
-            raise KVTransferError(f"k and v must both be [layers, {n}, kv_heads, head_dim] in one dtype; got "
-                                  f"{self.k.shape} {self.k.dtype} and {self.v.shape} {self.v.dtype}")
+            raise KVTransferError(
+                f"k and v must both be [layers, {n}, kv_heads, head_dim] in one dtype; got "
+                f"{self.k.shape} {self.k.dtype} and {self.v.shape} {self.v.dtype}"
+            )
         if (self.k_scales is None) != (self.v_scales is None):
             raise KVTransferError("k_scales and v_scales come together")
         if self.k_scales is not None:
             want = self.k.shape[:3]
             if self.k_scales.shape != want or self.v_scales.shape != want:
-                raise KVTransferError(f"scales must be {list(want)}; got {self.k_scales.shape} and "
-                                      f"{self.v_scales.shape}")
+                raise KVTransferError(
+                    f"scales must be {list(want)}; got {self.k_scales.shape} and {self.v_scales.shape}"
+                )
 
 
 # ---------------------------------------------------------------- wire format
@@ -123,10 +130,17 @@ def encode_prefilled(p: PrefilledKV) -> bytes:
     """The payload as one bytes object: prefix, JSON header, raw array bytes."""
     p.validate()
     arrays = p.arrays()
-    header = {"prompt_token_ids": p.prompt_token_ids, "first_token": p.first_token, "fingerprint": p.fingerprint,
-              "kv_dtype": p.kv_dtype, "num_cached_tokens": p.num_cached_tokens,
-              "arrays": [{"name": k, "dtype": a.dtype.name, "shape": list(a.shape), "nbytes": int(a.nbytes)}
-                         for k, a in arrays.items()]}
+    header = {
+        "prompt_token_ids": p.prompt_token_ids,
+        "first_token": p.first_token,
+        "fingerprint": p.fingerprint,
+        "kv_dtype": p.kv_dtype,
+        "num_cached_tokens": p.num_cached_tokens,
+        "arrays": [
+            {"name": k, "dtype": a.dtype.name, "shape": list(a.shape), "nbytes": int(a.nbytes)}
+            for k, a in arrays.items()
+        ],
+    }
     head = json.dumps(header, separators=(",", ":")).encode()
     parts = [_PREFIX.pack(MAGIC, VERSION, len(head)), head]
     parts += [np.ascontiguousarray(a).tobytes() for a in arrays.values()]  # native order: little-endian hosts
@@ -146,7 +160,7 @@ def decode_prefilled(data: bytes | memoryview) -> PrefilledKV:
     if head_len > MAX_HEADER_BYTES or _PREFIX.size + head_len > len(data):
         raise KVTransferError(f"header length {head_len} does not fit in a {len(data)}-byte payload")
     try:
-        header = json.loads(bytes(data[_PREFIX.size:_PREFIX.size + head_len]))
+        header = json.loads(bytes(data[_PREFIX.size : _PREFIX.size + head_len]))
     except ValueError as exc:
         raise KVTransferError(f"the payload header is not JSON: {exc}") from None
     if not isinstance(header, dict):
@@ -165,11 +179,17 @@ def decode_prefilled(data: bytes | memoryview) -> PrefilledKV:
         raise KVTransferError(f"{len(data) - offset} bytes left over after the arrays")
     if "k" not in arrays or "v" not in arrays:
         raise KVTransferError("the payload must carry arrays 'k' and 'v'")
-    p = PrefilledKV(prompt_token_ids=_field(header, "prompt_token_ids", list),
-                    first_token=_field(header, "first_token", int), fingerprint=_field(header, "fingerprint", str),
-                    kv_dtype=_field(header, "kv_dtype", str), k=arrays["k"], v=arrays["v"],
-                    k_scales=arrays.get("k_scales"), v_scales=arrays.get("v_scales"),
-                    num_cached_tokens=int(header.get("num_cached_tokens", 0)))
+    p = PrefilledKV(
+        prompt_token_ids=_field(header, "prompt_token_ids", list),
+        first_token=_field(header, "first_token", int),
+        fingerprint=_field(header, "fingerprint", str),
+        kv_dtype=_field(header, "kv_dtype", str),
+        k=arrays["k"],
+        v=arrays["v"],
+        k_scales=arrays.get("k_scales"),
+        v_scales=arrays.get("v_scales"),
+        num_cached_tokens=int(header.get("num_cached_tokens", 0)),
+    )
     p.validate()
     return p
 
@@ -189,8 +209,11 @@ def _array_spec(spec) -> tuple[str, np.dtype, tuple[int, ...], int]:
         raise KVTransferError(f"unknown array {name!r}; known: {', '.join(_ARRAY_NAMES)}")
     if dtype_name not in WIRE_DTYPES:
         raise KVTransferError(f"array {name!r} has dtype {dtype_name!r}; allowed: {', '.join(WIRE_DTYPES)}")
-    if (not isinstance(shape, list) or not 1 <= len(shape) <= 4
-            or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)):
+    if (
+        not isinstance(shape, list)
+        or not 1 <= len(shape) <= 4
+        or not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape)
+    ):
         raise KVTransferError(f"array {name!r} has a bad shape {shape!r}")
     dtype = WIRE_DTYPES[dtype_name]
     expected = int(np.prod(shape)) * dtype.itemsize
@@ -216,6 +239,7 @@ def _flat(pages):
 def gather_kv(kv_caches, slots: jax.Array):
     """Per-layer ``(K, V)`` pages -> stacked ``[L, T, KVH, D]`` K and V (and ``[L, T, KVH]`` scales for
     an 8-bit cache) of the tokens at ``slots`` int32[T] (page * page_size + offset). Read only."""
+
     def take(pages):
         if isinstance(pages, QuantizedPages):
             return _flat(pages.codes)[slots], _flat(pages.scales)[slots]

@@ -57,8 +57,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import jax
 import numpy as np
@@ -122,8 +123,10 @@ def _shape_error(config: ModelConfig, n: int) -> str | None:
         return f"it must divide the model's MLP width {config.intermediate_size} (intermediate_size)"
     kvh = config.num_kv_heads
     if kvh % n and n % kvh:
-        return (f"the model's {kvh} kv heads (num_kv_heads) can neither be split {n} ways nor repeated to {n} "
-                f"(one must divide the other)")
+        return (
+            f"the model's {kvh} kv heads (num_kv_heads) can neither be split {n} ways nor repeated to {n} "
+            f"(one must divide the other)"
+        )
     return None
 
 
@@ -146,25 +149,36 @@ class TensorParallel:
         return self.mesh.shape[MODEL_AXIS]
 
     @classmethod
-    def plan(cls, config: ModelConfig, tensor_parallel: int, *, weight_quant: str = "none",
-             devices: Sequence[jax.Device] | None = None) -> TensorParallel | None:
+    def plan(
+        cls,
+        config: ModelConfig,
+        tensor_parallel: int,
+        *,
+        weight_quant: str = "none",
+        devices: Sequence[jax.Device] | None = None,
+    ) -> TensorParallel | None:
         """Validate ``tensor_parallel`` for this model and these devices; None for 1 (nothing to do)."""
         n = tensor_parallel
         if n == 1:
             return None
         problem = _shape_error(config, n)
         if problem:
-            raise ValueError(f"tensor_parallel={n} does not fit model {config.name or config.architecture!r}: "
-                             f"{problem}; valid values: {', '.join(map(str, valid_degrees(config)))}")
+            raise ValueError(
+                f"tensor_parallel={n} does not fit model {config.name or config.architecture!r}: "
+                f"{problem}; valid values: {', '.join(map(str, valid_degrees(config)))}"
+            )
         if weight_quant != "none":
-            raise ValueError(f"tensor_parallel={n} needs weight_quant 'none' (got {weight_quant!r}): the quantized "
-                             f"matmuls are custom calls that XLA cannot split over devices")
+            raise ValueError(
+                f"tensor_parallel={n} needs weight_quant 'none' (got {weight_quant!r}): the quantized "
+                f"matmuls are custom calls that XLA cannot split over devices"
+            )
         devices = list(devices if devices is not None else jax.devices())
         if len(devices) < n:
             raise ValueError(
                 f"tensor_parallel={n} needs {n} devices; JAX sees {len(devices)} ({devices[0].platform}). "
                 f"On CPU, emulate devices with XLA_FLAGS=--xla_force_host_platform_device_count={n} "
-                f"(set before JAX starts)")
+                f"(set before JAX starts)"
+            )
         served = config
         if config.num_kv_heads < n:
             served = dataclasses.replace(config, num_kv_heads=n)
@@ -199,6 +213,7 @@ class TensorParallel:
 
     def param_specs(self, params: dict[str, Any]) -> Any:
         """The ``PartitionSpec`` tree of ``params`` under this plan's rules."""
+
         def spec(path, x):
             if hasattr(x, "dequantize"):
                 raise TypeError(f"{path_str(path)} is a QuantizedMatrix; tensor parallelism needs float weights")
@@ -234,6 +249,7 @@ class TensorParallel:
 
     def keep_kv_sharding(self, fn: Callable) -> Callable:
         """``fn(params, kv_caches, inputs) -> (out, kv_caches)`` with the returned cache constrained."""
+
         @functools.wraps(fn)
         def wrapped(params, kv_caches, inputs):
             out, kv_caches = fn(params, kv_caches, inputs)
@@ -257,8 +273,9 @@ class TensorParallel:
             def sharded_attend(q, k_pages, v_pages, md):
                 pages_specs = (_pages_spec(k_pages), _pages_spec(v_pages))
                 # check_vma off: a Pallas call inside has no varying-axes rule.
-                fn = jax.shard_map(attend, mesh=mesh, in_specs=(HEADS_SPEC, *pages_specs, P()),
-                                   out_specs=HEADS_SPEC, check_vma=False)
+                fn = jax.shard_map(
+                    attend, mesh=mesh, in_specs=(HEADS_SPEC, *pages_specs, P()), out_specs=HEADS_SPEC, check_vma=False
+                )
                 return fn(q, k_pages, v_pages, md)
 
             return sharded_attend
@@ -266,14 +283,17 @@ class TensorParallel:
         return factory
 
     def describe(self) -> dict[str, Any]:
-        return {"tensor_parallel": self.size, "mesh": dict(self.mesh.shape),
-                "devices": [str(d) for d in self.mesh.devices.flat],
-                "num_kv_heads": self.config.num_kv_heads, "source_num_kv_heads": self.source_num_kv_heads,
-                "vocab_sharded": any(p == VOCAB_RULES[0][0] for p, _ in self.rules)}
+        return {
+            "tensor_parallel": self.size,
+            "mesh": dict(self.mesh.shape),
+            "devices": [str(d) for d in self.mesh.devices.flat],
+            "num_kv_heads": self.config.num_kv_heads,
+            "source_num_kv_heads": self.source_num_kv_heads,
+            "vocab_sharded": any(p == VOCAB_RULES[0][0] for p, _ in self.rules),
+        }
 
 
 def _pages_spec(pages):
     if isinstance(pages, QuantizedPages):
         return QuantizedPages(PAGES_SPEC, SCALES_SPEC)
     return PAGES_SPEC
-

@@ -6,5 +6,14 @@ from runtime.api import EngineConfig, EngineStats, RequestError, RequestOutput, 
 from runtime.engine.async_engine import AsyncLLMEngine
 from runtime.engine.llm_engine import KVCachePlan, LLMEngine, plan_kv_cache
 
-__all__ = ["AsyncLLMEngine", "EngineConfig", "EngineStats", "KVCachePlan", "LLMEngine", "RequestError",
-           "RequestOutput", "SamplingParams", "plan_kv_cache"]
+__all__ = [
+    "AsyncLLMEngine",
+    "EngineConfig",
+    "EngineStats",
+    "KVCachePlan",
+    "LLMEngine",
+    "RequestError",
+    "RequestOutput",
+    "SamplingParams",
+    "plan_kv_cache",
+]

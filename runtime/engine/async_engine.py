@@ -13,8 +13,8 @@ import itertools
 import logging
 import queue
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator
 
 from runtime.api import RequestError, RequestOutput, SamplingParams
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV
@@ -95,8 +95,9 @@ class AsyncLLMEngine:
     def is_running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def generate(self, prompt, sampling_params: SamplingParams = SamplingParams(),
-                 request_id: str | None = None) -> AsyncIterator[RequestOutput]:
+    def generate(
+        self, prompt, sampling_params: SamplingParams = SamplingParams(), request_id: str | None = None
+    ) -> AsyncIterator[RequestOutput]:
         """Yield this request's outputs (text deltas) until the one with ``finished=True``.
 
         Raises ``RequestError`` for a request the engine rejects.
@@ -104,16 +105,21 @@ class AsyncLLMEngine:
         request_id = request_id or f"areq-{next(self._ids)}"
         return self._stream(Add(request_id, prompt, sampling_params))
 
-    def prefill(self, prompt, sampling_params: SamplingParams = SamplingParams(),
-                request_id: str | None = None) -> AsyncIterator[RequestOutput]:
+    def prefill(
+        self, prompt, sampling_params: SamplingParams = SamplingParams(), request_id: str | None = None
+    ) -> AsyncIterator[RequestOutput]:
         """``LLMEngine.add_prefill_request`` through the step thread: one final output, whose
         ``prefilled`` holds the prompt's KV."""
         request_id = request_id or f"areq-{next(self._ids)}"
         return self._stream(Prefill(request_id, prompt, sampling_params))
 
-    def generate_prefilled(self, prefilled: PrefilledKV, sampling_params: SamplingParams = SamplingParams(),
-                           request_id: str | None = None, arrival_time: float | None = None
-                           ) -> AsyncIterator[RequestOutput]:
+    def generate_prefilled(
+        self,
+        prefilled: PrefilledKV,
+        sampling_params: SamplingParams = SamplingParams(),
+        request_id: str | None = None,
+        arrival_time: float | None = None,
+    ) -> AsyncIterator[RequestOutput]:
         """``LLMEngine.add_prefilled_request`` through the step thread: the first token's output, then
         the decoded ones, as ``generate``. Raises ``RequestError`` or ``KVTransferError``."""
         request_id = request_id or f"areq-{next(self._ids)}"
@@ -177,8 +183,12 @@ class AsyncLLMEngine:
                 elif isinstance(cmd, Prefill):
                     self.engine.add_prefill_request(cmd.prompt, cmd.params, request_id=request_id)
                 else:  # Import: its first token is known already
-                    self._deliver(request_id, self.engine.add_prefilled_request(
-                        cmd.prefilled, cmd.params, request_id=request_id, arrival_time=cmd.arrival_time))
+                    self._deliver(
+                        request_id,
+                        self.engine.add_prefilled_request(
+                            cmd.prefilled, cmd.params, request_id=request_id, arrival_time=cmd.arrival_time
+                        ),
+                    )
             except KVTransferError as exc:  # not the request's fault: the prefill came from a mismatched engine
                 self._deliver(request_id, exc)
             except (RequestError, ValueError) as exc:

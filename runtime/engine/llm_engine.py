@@ -17,8 +17,8 @@ import dataclasses
 import itertools
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import jax
 import numpy as np
@@ -77,8 +77,15 @@ class KVCachePlan:
     source: str
 
 
-def plan_kv_cache(config: EngineConfig, shape: KVShape, kv_dtype: str, *, platform: str,
-                  memory_stats: MemoryStats, num_devices: int = 1) -> KVCachePlan:
+def plan_kv_cache(
+    config: EngineConfig,
+    shape: KVShape,
+    kv_dtype: str,
+    *,
+    platform: str,
+    memory_stats: MemoryStats,
+    num_devices: int = 1,
+) -> KVCachePlan:
     """The block count: ``num_blocks``, else ``kv_cache_bytes``, else on an accelerator
     ``kv_cache_memory_fraction x bytes_limit - bytes_in_use`` (``memory_stats()``, read after the weights
     loaded; per device, times ``num_devices`` for a cache split over them), else (CPU, or a device that
@@ -96,12 +103,16 @@ def plan_kv_cache(config: EngineConfig, shape: KVShape, kv_dtype: str, *, platfo
         else:
             limit, in_use, f = stats["bytes_limit"], stats["bytes_in_use"], config.kv_cache_memory_fraction
             budget = kv_budget_from_memory(limit, in_use, f) * num_devices
-            source = (f"kv_cache_memory_fraction {f} x {format_bytes(limit)} - {format_bytes(in_use)} in use after "
-                      f"the weights loaded" + (f", per device x {num_devices} devices" if num_devices > 1 else ""))
+            source = (
+                f"kv_cache_memory_fraction {f} x {format_bytes(limit)} - {format_bytes(in_use)} in use after "
+                f"the weights loaded" + (f", per device x {num_devices} devices" if num_devices > 1 else "")
+            )
     num_blocks = blocks_for_budget(shape, kv_dtype, config.block_size, budget)
     if num_blocks < 2:
-        raise ValueError(f"the KV budget of {budget} bytes ({source}) holds {num_blocks} blocks of "
-                         f"{kv_bytes_per_block(shape, kv_dtype, config.block_size)} bytes; need at least 2")
+        raise ValueError(
+            f"the KV budget of {budget} bytes ({source}) holds {num_blocks} blocks of "
+            f"{kv_bytes_per_block(shape, kv_dtype, config.block_size)} bytes; need at least 2"
+        )
     return KVCachePlan(num_blocks, budget, source)
 
 
@@ -114,8 +125,14 @@ class _ReqState:
 
 
 class LLMEngine:
-    def __init__(self, config: EngineConfig = EngineConfig(), *, loaded: LoadedGGUF | None = None,
-                 platform: str | None = None, memory_stats: MemoryStats | None = None):
+    def __init__(
+        self,
+        config: EngineConfig = EngineConfig(),
+        *,
+        loaded: LoadedGGUF | None = None,
+        platform: str | None = None,
+        memory_stats: MemoryStats | None = None,
+    ):
         """``platform`` (a JAX platform name) and ``memory_stats`` stand in for the device's in tests:
         defaults are ``jax.default_backend()`` and ``runtime.platform.device_memory_stats``."""
         configure_xla()
@@ -144,32 +161,60 @@ class LLMEngine:
         if tp:
             params = tp.shard_params(tp.replicate_kv_heads(loaded.params), DTYPES[dtype])
         else:
-            params = params_to_device(quantize_params(loaded.params, config.weight_quant, config.weight_quant_group),
-                                      DTYPES[dtype])
+            params = params_to_device(
+                quantize_params(loaded.params, config.weight_quant, config.weight_quant_group), DTYPES[dtype]
+            )
         devices = list(tp.mesh.devices.flat) if tp else None
         if memory_stats is None:
+
             def memory_stats():
                 jax.block_until_ready(params)  # bytes_in_use counts them once they are on the device
                 return device_memory_stats(devices)
+
         kv_shape = KVShape.of(served)
-        plan = plan_kv_cache(config, kv_shape, kv_dtype, platform=platform, memory_stats=memory_stats,
-                             num_devices=tp.size if tp else 1)
+        plan = plan_kv_cache(
+            config, kv_shape, kv_dtype, platform=platform, memory_stats=memory_stats, num_devices=tp.size if tp else 1
+        )
         self.kv_cache_plan = plan
         num_blocks = plan.num_blocks
         kv_size = format_bytes(num_blocks * kv_bytes_per_block(kv_shape, kv_dtype, config.block_size))
-        log.info("KV cache: %d blocks of %d tokens, %s of %s (budget: %s); %s on %s, attention %s", num_blocks,
-                 config.block_size, kv_size, kv_dtype, plan.source, dtype, platform, self.attention_backend)
-        self.scheduler = Scheduler(SchedulerConfig(
-            max_num_batched_tokens=config.max_num_batched_tokens, max_num_seqs=config.max_num_seqs,
-            max_model_len=self.max_model_len, block_size=config.block_size, num_blocks=num_blocks,
-            enable_chunked_prefill=config.enable_chunked_prefill, enable_prefix_caching=config.enable_prefix_caching,
-            prefix_cache_salt=self._fingerprint(config, dtype, kv_dtype)))
+        log.info(
+            "KV cache: %d blocks of %d tokens, %s of %s (budget: %s); %s on %s, attention %s",
+            num_blocks,
+            config.block_size,
+            kv_size,
+            kv_dtype,
+            plan.source,
+            dtype,
+            platform,
+            self.attention_backend,
+        )
+        self.scheduler = Scheduler(
+            SchedulerConfig(
+                max_num_batched_tokens=config.max_num_batched_tokens,
+                max_num_seqs=config.max_num_seqs,
+                max_model_len=self.max_model_len,
+                block_size=config.block_size,
+                num_blocks=num_blocks,
+                enable_chunked_prefill=config.enable_chunked_prefill,
+                enable_prefix_caching=config.enable_prefix_caching,
+                prefix_cache_salt=self._fingerprint(config, dtype, kv_dtype),
+            )
+        )
         self.runner = ModelRunner(
-            served, params, num_blocks=num_blocks,
-            block_size=config.block_size, max_num_seqs=config.max_num_seqs,
-            max_num_batched_tokens=config.max_num_batched_tokens, max_model_len=self.max_model_len,
-            dtype=DTYPES[dtype], kv_dtype=KV_DTYPES[kv_dtype], attention_backend=self.attention_backend,
-            tensor_parallel=tp, platform=platform)
+            served,
+            params,
+            num_blocks=num_blocks,
+            block_size=config.block_size,
+            max_num_seqs=config.max_num_seqs,
+            max_num_batched_tokens=config.max_num_batched_tokens,
+            max_model_len=self.max_model_len,
+            dtype=DTYPES[dtype],
+            kv_dtype=KV_DTYPES[kv_dtype],
+            attention_backend=self.attention_backend,
+            tensor_parallel=tp,
+            platform=platform,
+        )
         self.num_blocks = num_blocks
         self._states: dict[str, _ReqState] = {}
         # Prefill/decode disaggregation (runtime/serving/disagg.py): prefill-only requests whose KV is exported
@@ -185,8 +230,7 @@ class LLMEngine:
     @staticmethod
     def _fingerprint(config: EngineConfig, dtype: str, kv_dtype: str) -> str:
         """Everything that changes the KV values: salts the prefix cache, and a KV import must match it."""
-        return (f"{config.model}|{config.gguf_path}|{dtype}|{kv_dtype}|"
-                f"{config.weight_quant}{config.weight_quant_group}")
+        return f"{config.model}|{config.gguf_path}|{dtype}|{kv_dtype}|{config.weight_quant}{config.weight_quant_group}"
 
     @property
     def kv_fingerprint(self) -> str:
@@ -217,8 +261,9 @@ class LLMEngine:
             raise RequestError(f"prompt token ids must be ints in [0, {self.model_config.vocab_size})")
         return [int(t) for t in prompt]
 
-    def add_request(self, prompt, sampling_params: SamplingParams = SamplingParams(),
-                    request_id: str | None = None) -> str:
+    def add_request(
+        self, prompt, sampling_params: SamplingParams = SamplingParams(), request_id: str | None = None
+    ) -> str:
         """Queue a request; raises ``RequestError`` (this request only) if it can never be served."""
         request_id = request_id or f"req-{next(self._ids)}"
         request = self._new_request(prompt, sampling_params, request_id)
@@ -244,21 +289,30 @@ class LLMEngine:
         """``RequestError`` unless a prompt of this length and ``max_tokens`` answer tokens fit the context."""
         room = self.max_model_len - num_prompt_tokens
         if room < 1:
-            raise RequestError(f"the prompt is {num_prompt_tokens} tokens; the maximum context is "
-                               f"{self.max_model_len} tokens and at least one must be left for the answer")
+            raise RequestError(
+                f"the prompt is {num_prompt_tokens} tokens; the maximum context is "
+                f"{self.max_model_len} tokens and at least one must be left for the answer"
+            )
         if max_tokens > room:
-            raise RequestError(f"prompt ({num_prompt_tokens} tokens) + max_tokens ({max_tokens}) "
-                               f"exceeds the maximum context of {self.max_model_len} tokens")
+            raise RequestError(
+                f"prompt ({num_prompt_tokens} tokens) + max_tokens ({max_tokens}) "
+                f"exceeds the maximum context of {self.max_model_len} tokens"
+            )
 
     def _new_state(self, request: Request) -> _ReqState:
         sp = request.sampling_params
-        return _ReqState(request, IncrementalDetokenizer(self.tokenizer), StopStringMatcher(sp.stop),
-                         request.eos_token_ids | frozenset(sp.stop_token_ids))
+        return _ReqState(
+            request,
+            IncrementalDetokenizer(self.tokenizer),
+            StopStringMatcher(sp.stop),
+            request.eos_token_ids | frozenset(sp.stop_token_ids),
+        )
 
     # ---- prefill/decode disaggregation: this engine prefills for another, or decodes what another prefilled
 
-    def add_prefill_request(self, prompt, sampling_params: SamplingParams = SamplingParams(),
-                            request_id: str | None = None) -> str:
+    def add_prefill_request(
+        self, prompt, sampling_params: SamplingParams = SamplingParams(), request_id: str | None = None
+    ) -> str:
         """Queue a prefill-only request: its prompt is computed and its first token sampled (with
         ``sampling_params``' temperature, top-p/k and seed; its length and stop rules are the decode
         side's business), then it finishes and its final ``RequestOutput.prefilled`` carries the
@@ -269,8 +323,13 @@ class LLMEngine:
         self._exports[request_id] = 0
         return request_id
 
-    def add_prefilled_request(self, prefilled: PrefilledKV, sampling_params: SamplingParams = SamplingParams(),
-                              request_id: str | None = None, arrival_time: float | None = None) -> RequestOutput:
+    def add_prefilled_request(
+        self,
+        prefilled: PrefilledKV,
+        sampling_params: SamplingParams = SamplingParams(),
+        request_id: str | None = None,
+        arrival_time: float | None = None,
+    ) -> RequestOutput:
         """Continue a request that another engine prefilled: returns the output of its first token at
         once; its KV is written into this engine's blocks when a step admits it, and it decodes from
         there like any other request. ``arrival_time`` (``time.monotonic``): when the request arrived
@@ -297,23 +356,36 @@ class LLMEngine:
     def _check_prefilled(self, p: PrefilledKV) -> None:
         p.validate()
         if p.fingerprint != self.kv_fingerprint:
-            raise KVTransferError(f"the KV was computed by {p.fingerprint!r}; this engine is {self.kv_fingerprint!r} "
-                                  f"(model, dtype, KV dtype and weight quantization must match)")
+            raise KVTransferError(
+                f"the KV was computed by {p.fingerprint!r}; this engine is {self.kv_fingerprint!r} "
+                f"(model, dtype, KV dtype and weight quantization must match)"
+            )
         cfg = self.runner.config
         want = (cfg.num_layers, p.num_tokens, cfg.num_kv_heads, cfg.head_dim)
         codes = self.runner.kv_caches[0][0]
         codes = getattr(codes, "codes", codes)
         if p.kv_dtype != self.kv_dtype or p.k.shape != want or p.k.dtype != codes.dtype:
-            raise KVTransferError(f"KV of {p.kv_dtype} {p.k.dtype} {list(p.k.shape)} does not fit this engine's "
-                                  f"{self.kv_dtype} {codes.dtype} {list(want)} cache")
+            raise KVTransferError(
+                f"KV of {p.kv_dtype} {p.k.dtype} {list(p.k.shape)} does not fit this engine's "
+                f"{self.kv_dtype} {codes.dtype} {list(want)} cache"
+            )
         if (p.k_scales is not None) != (self.kv_dtype in QUANTIZED_KV_DTYPE_NAMES):
             raise KVTransferError("an 8-bit KV cache needs its scales, a float one has none")
 
     def _export(self, request_id: str, block_table: list[int]) -> PrefilledKV:
         state = self._states[request_id]
         k, v, ks, vs = self.runner.export_kv(block_table, state.request.num_prompt_tokens)
-        return PrefilledKV(state.request.prompt_token_ids, state.request.output_token_ids[0], self.kv_fingerprint,
-                           self.kv_dtype, k, v, ks, vs, num_cached_tokens=self._exports.pop(request_id))
+        return PrefilledKV(
+            state.request.prompt_token_ids,
+            state.request.output_token_ids[0],
+            self.kv_fingerprint,
+            self.kv_dtype,
+            k,
+            v,
+            ks,
+            vs,
+            num_cached_tokens=self._exports.pop(request_id),
+        )
 
     def abort_request(self, request_id: str) -> bool:
         """Stop a request now and free its KV blocks."""
@@ -346,8 +418,11 @@ class LLMEngine:
                 continue
             # A finished prefill-only request: its blocks were just freed but keep their contents
             # until the next step hands them out, so the export reads them now.
-            prefilled = self._export(u.request_id, out.block_tables[u.request_id]) \
-                if u.finished and u.request_id in self._exports else None
+            prefilled = (
+                self._export(u.request_id, out.block_tables[u.request_id])
+                if u.finished and u.request_id in self._exports
+                else None
+            )
             outputs.append(self._output(state, u.new_token_ids, u.finish_reason))
             outputs[-1].prefilled = prefilled
         return outputs
@@ -375,13 +450,20 @@ class LLMEngine:
             metrics = {
                 "queue_s": req.queue_time,
                 "ttft_s": req.time_to_first_token,
-                "tpot_s": req.time_per_output_token
-                if req.finish_time else _tpot(req, now),
+                "tpot_s": req.time_per_output_token if req.finish_time else _tpot(req, now),
                 "e2e_s": now - req.arrival_time,
                 "num_preemptions": req.num_preemptions,
             }
-        return RequestOutput(req.request_id, text, list(new_ids), finish_reason is not None, finish_reason,
-                             req.num_prompt_tokens, completion, metrics)
+        return RequestOutput(
+            req.request_id,
+            text,
+            list(new_ids),
+            finish_reason is not None,
+            finish_reason,
+            req.num_prompt_tokens,
+            completion,
+            metrics,
+        )
 
     def score(self, token_ids, chunk: int = 128):
         """Teacher-forced logits [len, V] of ``token_ids`` through this engine's model, attention and KV
@@ -412,13 +494,25 @@ class LLMEngine:
     def stats(self) -> EngineStats:
         s = self.scheduler
         kv = s.kv_cache_manager
-        return EngineStats(s.num_running, s.num_waiting, s.kv_cache_usage, s.num_preemptions_total,
-                           self.num_steps, self.num_blocks, kv.prefix_cache_queries, kv.prefix_cache_hits)
+        return EngineStats(
+            s.num_running,
+            s.num_waiting,
+            s.kv_cache_usage,
+            s.num_preemptions_total,
+            self.num_steps,
+            self.num_blocks,
+            kv.prefix_cache_queries,
+            kv.prefix_cache_hits,
+        )
 
     # ------------------------------------------------------------ offline convenience
 
-    def generate(self, prompts: Sequence, sampling_params: SamplingParams | Sequence[SamplingParams] = SamplingParams(),
-                 progress: Callable[[RequestOutput], None] | None = None) -> list[RequestOutput]:
+    def generate(
+        self,
+        prompts: Sequence,
+        sampling_params: SamplingParams | Sequence[SamplingParams] = SamplingParams(),
+        progress: Callable[[RequestOutput], None] | None = None,
+    ) -> list[RequestOutput]:
         """Run many prompts to completion with continuous batching; one final output per prompt, in order."""
         params = sampling_params if isinstance(sampling_params, (list, tuple)) else [sampling_params] * len(prompts)
         ids = [self.add_request(p, sp) for p, sp in zip(prompts, params)]

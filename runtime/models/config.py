@@ -8,8 +8,11 @@ file the same way.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+
+from runtime.api import ConfigError
 
 SUPPORTED_ARCHITECTURES = ("llama", "gemma3")
 
@@ -39,10 +42,6 @@ FALLBACK_CHAT_TEMPLATES = {"gemma3": GEMMA_TURN_TEMPLATE}
 # use RoPE base 10,000 (the file's rope.freq_base is the global layers' base).
 GEMMA3_SLIDING_WINDOW_PATTERN = 6
 GEMMA3_ROPE_LOCAL_THETA = 10000.0
-
-
-class ConfigError(ValueError):
-    pass
 
 
 @dataclass(frozen=True)
@@ -76,18 +75,30 @@ class ModelConfig:
     layer_rope_thetas: tuple[float, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        for key in ("vocab_size", "hidden_size", "intermediate_size", "num_layers", "num_heads",
-                    "num_kv_heads", "head_dim", "max_position_embeddings"):
+        for key in (
+            "vocab_size",
+            "hidden_size",
+            "intermediate_size",
+            "num_layers",
+            "num_heads",
+            "num_kv_heads",
+            "head_dim",
+            "max_position_embeddings",
+        ):
             if getattr(self, key) <= 0:
                 raise ConfigError(f"model config: {key} must be positive, got {getattr(self, key)}")
         if self.num_heads % self.num_kv_heads:
-            raise ConfigError(f"model config: num_heads {self.num_heads} is not a multiple of num_kv_heads {self.num_kv_heads}")
+            raise ConfigError(
+                f"model config: num_heads {self.num_heads} is not a multiple of num_kv_heads {self.num_kv_heads}"
+            )
         if self.head_dim % 2:
             raise ConfigError(f"model config: head_dim {self.head_dim} must be even for rotary embeddings")
         if self.sliding_window is not None and self.sliding_window < 1:
             raise ConfigError(f"model config: sliding_window must be >= 1 or None, got {self.sliding_window}")
         if self.sliding_window_pattern is not None and self.sliding_window_pattern < 1:
-            raise ConfigError(f"model config: sliding_window_pattern must be >= 1 or None, got {self.sliding_window_pattern}")
+            raise ConfigError(
+                f"model config: sliding_window_pattern must be >= 1 or None, got {self.sliding_window_pattern}"
+            )
         for key in ("attn_logit_softcap", "final_logit_softcap", "query_pre_attn_scalar"):
             value = getattr(self, key)
             if value is not None and not value > 0:
@@ -155,7 +166,9 @@ def _gemma3_fields(meta: Mapping[str, Any], source: str, hidden: int, heads: int
     window = int(meta.get(f"{arch}.attention.sliding_window", 0)) or None
     pattern = meta.get(f"{arch}.attention.sliding_window_pattern", GEMMA3_SLIDING_WINDOW_PATTERN)
     if not isinstance(pattern, int):
-        raise ConfigError(f"{source}: {arch}.attention.sliding_window_pattern {pattern!r}: only an integer is supported")
+        raise ConfigError(
+            f"{source}: {arch}.attention.sliding_window_pattern {pattern!r}: only an integer is supported"
+        )
     block_count = int(meta[f"{arch}.block_count"])
 
     def cap(key: str) -> float | None:  # absent or 0: off

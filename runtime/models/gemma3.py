@@ -33,7 +33,8 @@ Parameter layout (``[in, out]`` kernels):
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import flax.linen as nn
 import jax
@@ -131,6 +132,7 @@ class Gemma3Model(nn.Module):
 
 # ---------------------------------------------------------------- loading
 
+
 def params_from_gguf(config: ModelConfig, get: Callable[[str], np.ndarray], unpermute_qk) -> dict:
     """GGUF tensors ([out, in], llama.cpp names) -> this module's parameter tree ([in, out]).
 
@@ -141,7 +143,9 @@ def params_from_gguf(config: ModelConfig, get: Callable[[str], np.ndarray], unpe
         raise ValueError("a Gemma 3 file with a separate output.weight is not supported (Gemma ties its LM head)")
     params: dict[str, Any] = {"embed": get("token_embd.weight")}
     if params["embed"].shape != (c.vocab_size, c.hidden_size):
-        raise ValueError(f"token_embd.weight has shape {params['embed'].shape}, expected {(c.vocab_size, c.hidden_size)}")
+        raise ValueError(
+            f"token_embd.weight has shape {params['embed'].shape}, expected {(c.vocab_size, c.hidden_size)}"
+        )
     for i in range(c.num_layers):
         b = f"blk.{i}."
         params[f"layers_{i}"] = {

@@ -66,5 +66,6 @@ def _write_pages(pages, x: jax.Array, slot_mapping: jax.Array):
         codes, scales = quantize(x, pages.codes.dtype)  # [T, KVH, D], [T, KVH]
         return QuantizedPages(
             pages.codes.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(codes).reshape(pages.shape),
-            pages.scales.reshape(num_pages * page_size, kvh).at[slot_mapping].set(scales).reshape(pages.shape[:3]))
+            pages.scales.reshape(num_pages * page_size, kvh).at[slot_mapping].set(scales).reshape(pages.shape[:3]),
+        )
     return pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(x.astype(pages.dtype)).reshape(pages.shape)

@@ -16,7 +16,8 @@ Parameter layout (``[in, out]`` kernels, as ``flax.linen.Dense``):
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import flax.linen as nn
 import jax
@@ -31,6 +32,7 @@ KVCache = Sequence[tuple[jax.Array, jax.Array]]  # per layer: ([P, page, KVH, Dh
 
 
 # ---------------------------------------------------------------- small pure functions
+
 
 def rms_norm(x: jax.Array, scale: jax.Array, eps: float) -> jax.Array:
     x32 = x.astype(jnp.float32)
@@ -54,6 +56,7 @@ def apply_rope(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
 
 
 # ---------------------------------------------------------------- modules
+
 
 class Linear(nn.Module):
     features: int
@@ -141,12 +144,15 @@ class LlamaModel(nn.Module):
 
 # ---------------------------------------------------------------- loading
 
+
 def params_from_gguf(config: ModelConfig, get: Callable[[str], np.ndarray], unpermute_qk) -> dict:
     """GGUF tensors ([out, in], llama.cpp names) -> this module's parameter tree ([in, out])."""
     c = config
     params: dict[str, Any] = {"embed": get("token_embd.weight")}
     if params["embed"].shape != (c.vocab_size, c.hidden_size):
-        raise ValueError(f"token_embd.weight has shape {params['embed'].shape}, expected {(c.vocab_size, c.hidden_size)}")
+        raise ValueError(
+            f"token_embd.weight has shape {params['embed'].shape}, expected {(c.vocab_size, c.hidden_size)}"
+        )
     for i in range(c.num_layers):
         b = f"blk.{i}."
         params[f"layers_{i}"] = {

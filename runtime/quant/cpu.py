@@ -69,9 +69,17 @@ def _cpu_flags() -> str:
 def build_library() -> Path:
     """Compile the kernel unless a library for this source, these flags and this CPU is cached."""
     cxx = os.environ.get("CXX", "g++")
-    key = hashlib.sha256(b"\0".join(
-        [SOURCE.read_bytes(), cxx.encode(), " ".join(FLAGS).encode(), jax.__version__.encode(), _cpu_flags().encode()]
-    )).hexdigest()[:16]
+    key = hashlib.sha256(
+        b"\0".join(
+            [
+                SOURCE.read_bytes(),
+                cxx.encode(),
+                " ".join(FLAGS).encode(),
+                jax.__version__.encode(),
+                _cpu_flags().encode(),
+            ]
+        )
+    ).hexdigest()[:16]
     target = cache_dir() / f"quant_matmul-{key}.so"
     if target.exists():
         return target
@@ -103,8 +111,11 @@ def _kernel_available() -> bool:
             _STATE["available"] = True
         except (OSError, subprocess.SubprocessError, AttributeError) as exc:
             detail = getattr(exc, "stderr", None) or str(exc)
-            log.warning("quantized matmul: cannot build the CPU kernel (%s); using XLA's dequantize-then-dot "
-                        "path, correct but slower than float32", detail.strip()[-2000:])
+            log.warning(
+                "quantized matmul: cannot build the CPU kernel (%s); using XLA's dequantize-then-dot "
+                "path, correct but slower than float32",
+                detail.strip()[-2000:],
+            )
             _STATE["available"] = False
     return _STATE["available"]
 
@@ -146,4 +157,3 @@ def dequantize_then_dot(x, q, scale, *, bits: int, group: int, in_features: int)
 
     y = jax.lax.map(step, (qc, sc))  # [N // chunk, M, chunk]
     return y.transpose(1, 0, 2).reshape(x.shape[0], N)
-

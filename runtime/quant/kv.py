@@ -124,6 +124,8 @@ def kv_dtype_support_error(kv_dtype: str, backend: str, platform: str | None = N
     if backend in ("pallas", "pallas_gpu") and platform in ("gpu", "cuda"):
         cc = getattr(jax.devices()[0], "compute_capability", None)
         if cc is not None and tuple(int(p) for p in str(cc).split(".")[:2]) < (8, 9):
-            return (f"kv_dtype 'fp8' needs compute capability 8.9+ for the Pallas kernel (Triton e4m3); this GPU "
-                    f"has {cc}: use kv_dtype 'int8' or attention_backend 'xla'")
+            return (
+                f"kv_dtype 'fp8' needs compute capability 8.9+ for the Pallas kernel (Triton e4m3); this GPU "
+                f"has {cc}: use kv_dtype 'int8' or attention_backend 'xla'"
+            )
     return None

@@ -34,7 +34,8 @@ process lowering for an accelerator must not pick the CPU's FFI kernel.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -89,7 +90,7 @@ class QuantizedMatrix:
         return int(self.q.nbytes) + int(self.scale.nbytes)
 
     @classmethod
-    def from_float(cls, w: np.ndarray, mode: str, group: int = 64) -> "QuantizedMatrix":
+    def from_float(cls, w: np.ndarray, mode: str, group: int = 64) -> QuantizedMatrix:
         """Quantize a host float matrix [rows, cols] (numpy, row chunks at a time)."""
         if mode not in BITS:
             raise ValueError(f"mode must be one of {', '.join(BITS)}; got {mode!r}")
@@ -98,7 +99,7 @@ class QuantizedMatrix:
             raise ValueError(f"can only quantize a 2-D matrix, got shape {w.shape}")
         bits = BITS[mode]
         group = group if bits == 4 else 0
-        chunks = [_quantize_rows(w[i:i + _ROW_CHUNK], bits, group) for i in range(0, w.shape[0], _ROW_CHUNK)]
+        chunks = [_quantize_rows(w[i : i + _ROW_CHUNK], bits, group) for i in range(0, w.shape[0], _ROW_CHUNK)]
         q = np.concatenate([c[0] for c in chunks])
         scale = np.concatenate([c[1] for c in chunks])
         return cls(q, scale, bits, group, w.shape[1])
@@ -109,14 +110,25 @@ class QuantizedMatrix:
 
     def take_rows(self, idx: jax.Array) -> jax.Array:
         """Dequantized rows W[idx] -> float32 [*idx.shape, in_features] (the embedding lookup)."""
-        return dequantize(jnp.take(self.q, idx, axis=0), jnp.take(self.scale, idx, axis=0), bits=self.bits,
-                          group=self.group, in_features=self.in_features)
+        return dequantize(
+            jnp.take(self.q, idx, axis=0),
+            jnp.take(self.scale, idx, axis=0),
+            bits=self.bits,
+            group=self.group,
+            in_features=self.in_features,
+        )
 
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
         lead = x.shape[:-1]
-        y = _matmul(x.reshape(-1, self.in_features), self.q, self.scale, bits=self.bits, group=self.group,
-                    in_features=self.in_features)
+        y = _matmul(
+            x.reshape(-1, self.in_features),
+            self.q,
+            self.scale,
+            bits=self.bits,
+            group=self.group,
+            in_features=self.in_features,
+        )
         return y.reshape(*lead, self.q.shape[0])
 
 
@@ -132,13 +144,14 @@ def _quantize_rows(w: np.ndarray, bits: int, group: int) -> tuple[np.ndarray, np
     scale = np.abs(g).max(axis=2) / 7.0
     scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
     codes = (np.clip(np.rint(g / scale[:, :, None]), -7, 7) + INT4_OFFSET).astype(np.uint8)  # (rows, groups, G)
-    packed = codes[:, :, : group // 2] | (codes[:, :, group // 2:] << 4)  # low nibble: first half of the group
+    packed = codes[:, :, : group // 2] | (codes[:, :, group // 2 :] << 4)  # low nibble: first half of the group
     return packed.reshape(rows, kp // 2), scale
 
 
 def _xla_matmul(x, q, scale, *, bits, group, in_features):
-    return quant_matmul_reference(x, q, scale, bits=bits, group=group, in_features=in_features,
-                                  precision=jax.lax.Precision.DEFAULT)
+    return quant_matmul_reference(
+        x, q, scale, bits=bits, group=group, in_features=in_features, precision=jax.lax.Precision.DEFAULT
+    )
 
 
 def matmul_for_platform(platform: str):

@@ -38,7 +38,8 @@ import contextlib
 import itertools
 import logging
 import time
-from typing import AsyncIterator, Protocol
+from collections.abc import AsyncIterator
+from typing import Protocol
 
 import aiohttp
 from aiohttp import web
@@ -108,9 +109,11 @@ class HTTPKVTransport:
                 if resp.status == 400:
                     raise RequestError(message)
                 retry = resp.headers.get("Retry-After")
-                raise PrefillUnavailable(f"prefill server answered {resp.status}: {message}",
-                                         float(retry) if retry and retry.replace(".", "", 1).isdigit() else None)
-        except (aiohttp.ClientError, asyncio.TimeoutError) as exc:
+                raise PrefillUnavailable(
+                    f"prefill server answered {resp.status}: {message}",
+                    float(retry) if retry and retry.replace(".", "", 1).isdigit() else None,
+                )
+        except (TimeoutError, aiohttp.ClientError) as exc:
             raise PrefillUnavailable(f"prefill server {self.url} unreachable: {type(exc).__name__}: {exc}") from None
 
     async def close(self) -> None:
@@ -150,8 +153,9 @@ class PrefillHandler:
         started = time.perf_counter()
         try:
             # Leaving early (the decode side hung up) closes the iterator, which aborts the prefill.
-            async with contextlib.aclosing(st.backend.front.prefill(prompt_ids, params,
-                                                                    f"{request_id}.p{next(self._seq)}")) as outs:
+            async with contextlib.aclosing(
+                st.backend.front.prefill(prompt_ids, params, f"{request_id}.p{next(self._seq)}")
+            ) as outs:
                 final: RequestOutput | None = None
                 async for out in outs:
                     final = out
@@ -167,8 +171,10 @@ class PrefillHandler:
         data = await asyncio.to_thread(encode_prefilled, final.prefilled)  # tens of MB: off the event loop
         self.num_served += 1
         # Where the time went (queue + compute + gather, then encoding), so a client can tell transfer from work.
-        timing = {"X-Prefill-Ms": f"{(computed - started) * 1e3:.1f}",
-                  "X-Encode-Ms": f"{(time.perf_counter() - computed) * 1e3:.1f}"}
+        timing = {
+            "X-Prefill-Ms": f"{(computed - started) * 1e3:.1f}",
+            "X-Encode-Ms": f"{(time.perf_counter() - computed) * 1e3:.1f}",
+        }
         return web.Response(body=data, content_type=KV_CONTENT_TYPE, headers=timing)
 
 
@@ -200,8 +206,9 @@ class DecodeGenerate:
         self.num_remote += 1
         return self._remote(prompt_ids, params, request_id)
 
-    async def _remote(self, prompt_ids: list[int], params: SamplingParams,
-                      request_id: str) -> AsyncIterator[RequestOutput]:
+    async def _remote(
+        self, prompt_ids: list[int], params: SamplingParams, request_id: str
+    ) -> AsyncIterator[RequestOutput]:
         arrival = time.monotonic()  # TTFT counts the prefill and the transfer
         try:
             prefilled = await self.transport.fetch(prompt_ids, params, request_id)
@@ -211,16 +218,22 @@ class DecodeGenerate:
             prefilled.staged = await asyncio.to_thread(stage, prefilled)
         except PrefillUnavailable as exc:
             retry = str(max(1, round(exc.retry_after or 1)))
-            raise APIError(503, str(exc), type="service_unavailable", code="prefill_unavailable",
-                           headers={"Retry-After": retry}) from None
+            raise APIError(
+                503, str(exc), type="service_unavailable", code="prefill_unavailable", headers={"Retry-After": retry}
+            ) from None
         except KVTransferError as exc:
-            raise APIError(502, f"bad KV from the prefill server: {exc}", type="server_error",
-                           code="prefill_incompatible") from None
+            raise APIError(
+                502, f"bad KV from the prefill server: {exc}", type="server_error", code="prefill_incompatible"
+            ) from None
         outputs = self.front.generate_prefilled(prefilled, params, request_id=request_id, arrival_time=arrival)
         async with contextlib.aclosing(outputs):
             try:
                 async for out in outputs:
                     yield out
             except KVTransferError as exc:
-                raise APIError(502, f"the prefill server's KV does not fit this engine: {exc}", type="server_error",
-                               code="prefill_incompatible") from None
+                raise APIError(
+                    502,
+                    f"the prefill server's KV does not fit this engine: {exc}",
+                    type="server_error",
+                    code="prefill_incompatible",
+                ) from None

@@ -1,6 +1,6 @@
 """OpenAI-style errors: every failure the gateway reports has this body and a fitting status.
 
-    {"error": {"message": "...", "type": "invalid_request_error", "param": "messages", "code": null}}
+{"error": {"message": "...", "type": "invalid_request_error", "param": "messages", "code": null}}
 """
 
 from __future__ import annotations
@@ -17,8 +17,16 @@ log = logging.getLogger("gateway")
 
 
 class APIError(Exception):
-    def __init__(self, status: int, message: str, *, type: str = "invalid_request_error", param: str | None = None,
-                 code: str | None = None, headers: dict[str, str] | None = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str = "invalid_request_error",
+        param: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
@@ -54,14 +62,18 @@ def from_http_exception(exc: web.HTTPException) -> APIError:
     status = exc.status
     messages = {
         404: "no such endpoint",
-        405: f"method not allowed",
+        405: "method not allowed",
         413: "request body too large",
     }
     message = messages.get(status) or exc.reason or "request failed"
     if status == 413 and exc.text:
         message = f"request body too large: {exc.text.strip()}"
-    return APIError(status, message, type=_HTTP_TYPES.get(status, "invalid_request_error" if status < 500 else "server_error"),
-                    headers={k: v for k, v in exc.headers.items() if k.lower() in ("allow", "retry-after")})
+    return APIError(
+        status,
+        message,
+        type=_HTTP_TYPES.get(status, "invalid_request_error" if status < 500 else "server_error"),
+        headers={k: v for k, v in exc.headers.items() if k.lower() in ("allow", "retry-after")},
+    )
 
 
 @web.middleware
@@ -96,8 +108,11 @@ async def read_json(request: web.Request) -> Any:
         raise invalid(f"the request body is not valid JSON: {exc}") from None
     where = _lone_surrogate(body)
     if where is not None:
-        raise invalid(f"the request body has a lone UTF-16 surrogate escape (\\ud800-\\udfff) in {where or 'a string'}: "
-                      "that is not text", where or None)
+        raise invalid(
+            f"the request body has a lone UTF-16 surrogate escape (\\ud800-\\udfff) in {where or 'a string'}: "
+            "that is not text",
+            where or None,
+        )
     return body
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 
 from runtime.api import EngineConfig, RequestError, RequestOutput, SamplingParams
 from runtime.engine.async_engine import AsyncLLMEngine
@@ -26,7 +26,7 @@ class LocalEngine:
         self.warmup_seconds: float | None = None
 
     @classmethod
-    def from_config(cls, name: str, config: EngineConfig) -> "LocalEngine":
+    def from_config(cls, name: str, config: EngineConfig) -> LocalEngine:
         return cls(name, LLMEngine(config))
 
     @property
@@ -42,8 +42,14 @@ class LocalEngine:
             def progress(tokens: int, seqs: int) -> None:
                 done[0] += 1
                 if done[0] == total or done[0] % max(1, total // 4) == 0:
-                    log.info("model %s: compiled %d/%d step programs (tokens %d, sequences %d)", self.name,
-                             done[0], total, tokens, seqs)
+                    log.info(
+                        "model %s: compiled %d/%d step programs (tokens %d, sequences %d)",
+                        self.name,
+                        done[0],
+                        total,
+                        tokens,
+                        seqs,
+                    )
 
             await asyncio.to_thread(self.engine.warmup, progress)
             self.warmup_seconds = time.perf_counter() - t

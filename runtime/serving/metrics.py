@@ -3,7 +3,7 @@ server's own request histograms (``ServerMetrics``), named like vLLM's and label
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -21,12 +21,15 @@ class EngineCollector:
         self._backends = backends
 
     def collect(self):
-        running = GaugeMetricFamily("num_requests_running", "Requests holding KV blocks in the engine", labels=["model"])
+        running = GaugeMetricFamily(
+            "num_requests_running", "Requests holding KV blocks in the engine", labels=["model"]
+        )
         waiting = GaugeMetricFamily("num_requests_waiting", "Requests queued in the engine", labels=["model"])
         kv = GaugeMetricFamily("kv_cache_usage_perc", "Fraction of KV blocks in use (0..1)", labels=["model"])
         preempt = CounterMetricFamily("num_preemptions", "Preemptions by recompute", labels=["model"])
-        queries = CounterMetricFamily("prefix_cache_queries", "Prompt tokens looked up in the prefix cache",
-                                      labels=["model"])
+        queries = CounterMetricFamily(
+            "prefix_cache_queries", "Prompt tokens looked up in the prefix cache", labels=["model"]
+        )
         hits = CounterMetricFamily("prefix_cache_hits", "Prompt tokens found in the prefix cache", labels=["model"])
         for name, backend in self._backends().items():
             s = backend.stats()
@@ -37,7 +40,6 @@ class EngineCollector:
             queries.add_metric([name], getattr(s, "prefix_cache_queries", 0))
             hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
         yield from (running, waiting, kv, preempt, queries, hits)
-
 
 
 class ServerMetrics:
@@ -70,8 +72,12 @@ class ServerMetrics:
             self.prompt_tokens.labels(self.name).inc(out.prompt_tokens)
         self.generation_tokens.labels(self.name).inc(len(out.token_ids))
         if out.finished:
-            for hist, key in ((self.queue, "queue_s"), (self.ttft, "ttft_s"), (self.itl, "tpot_s"),
-                              (self.e2e, "e2e_s")):
+            for hist, key in (
+                (self.queue, "queue_s"),
+                (self.ttft, "ttft_s"),
+                (self.itl, "tpot_s"),
+                (self.e2e, "e2e_s"),
+            ):
                 if out.metrics.get(key) is not None:
                     hist.labels(self.name).observe(out.metrics[key])
 

@@ -32,8 +32,9 @@ import asyncio
 import dataclasses
 import json
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -91,8 +92,16 @@ def parse_output_line(line: bytes | str, request_id: str) -> tuple[RequestOutput
             raise StreamError(d["error"].get("message", "the engine failed"))
         has_ids = isinstance(d.get("token_ids"), list)
         ids = [int(t) for t in d["token_ids"]] if has_ids else [0] * int(d["n_tokens"])
-        out = RequestOutput(request_id, d["text"], ids, bool(d["finished"]), d["finish_reason"],
-                            int(d["prompt_tokens"]), int(d["completion_tokens"]), dict(d.get("metrics") or {}))
+        out = RequestOutput(
+            request_id,
+            d["text"],
+            ids,
+            bool(d["finished"]),
+            d["finish_reason"],
+            int(d["prompt_tokens"]),
+            int(d["completion_tokens"]),
+            dict(d.get("metrics") or {}),
+        )
         return out, has_ids
     except StreamError:
         raise
@@ -115,16 +124,20 @@ def parse_error(data: bytes) -> tuple[str, str | None] | None:
 def parse_generate(body: dict) -> tuple[list[int], SamplingParams, str]:
     """(prompt_ids, params, request_id) from a /v1/generate or /v1/prefill body; raises a 400 APIError."""
     prompt_ids = body.get("prompt_ids")
-    if (not isinstance(prompt_ids, list) or not prompt_ids
-            or not all(isinstance(t, int) and not isinstance(t, bool) for t in prompt_ids)):
+    if (
+        not isinstance(prompt_ids, list)
+        or not prompt_ids
+        or not all(isinstance(t, int) and not isinstance(t, bool) for t in prompt_ids)
+    ):
         raise invalid("prompt_ids must be a non-empty list of ints", "prompt_ids")
     params = body.get("params", {})
     if not isinstance(params, dict):
         raise invalid("params must be an object", "params")
     unknown = sorted(set(params) - set(GENERATE_PARAMS))
     if unknown:
-        raise invalid(f"unknown sampling parameters: {', '.join(unknown)}; known: {', '.join(GENERATE_PARAMS)}",
-                      "params")
+        raise invalid(
+            f"unknown sampling parameters: {', '.join(unknown)}; known: {', '.join(GENERATE_PARAMS)}", "params"
+        )
     params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items() if v is not None}
     try:
         sp = SamplingParams(**params)
@@ -137,9 +150,15 @@ def parse_generate(body: dict) -> tuple[list[int], SamplingParams, str]:
 
 
 def output_line(out: RequestOutput) -> bytes:
-    line = {"text": out.text, "n_tokens": len(out.token_ids), "token_ids": list(out.token_ids),
-            "finished": out.finished, "finish_reason": out.finish_reason, "prompt_tokens": out.prompt_tokens,
-            "completion_tokens": out.completion_tokens}
+    line = {
+        "text": out.text,
+        "n_tokens": len(out.token_ids),
+        "token_ids": list(out.token_ids),
+        "finished": out.finished,
+        "finish_reason": out.finish_reason,
+        "prompt_tokens": out.prompt_tokens,
+        "completion_tokens": out.completion_tokens,
+    }
     if out.finished and out.metrics:  # queue, TTFT, TPOT, e2e seconds as the engine measured them
         line["metrics"] = out.metrics
     return (json.dumps(line, ensure_ascii=False) + "\n").encode()
@@ -172,13 +191,23 @@ class ServerState:
         in the engine's command queue, which its ``num_waiting`` cannot see yet: a burst is bounded too."""
         waiting = max(self.pending, self.backend.stats().num_waiting)
         if waiting >= self.max_waiting:
-            raise APIError(503, f"{waiting} {what} are already waiting for model {self.name!r}; retry shortly",
-                           type="service_unavailable", code="overloaded", headers={"Retry-After": RETRY_AFTER_S})
+            raise APIError(
+                503,
+                f"{waiting} {what} are already waiting for model {self.name!r}; retry shortly",
+                type="service_unavailable",
+                code="overloaded",
+                headers={"Retry-After": RETRY_AFTER_S},
+            )
 
 
 def not_ready(name: str) -> APIError:
-    return APIError(503, f"model {name!r} is warming up; retry shortly", type="service_unavailable",
-                    code="not_ready", headers={"Retry-After": RETRY_AFTER_S})
+    return APIError(
+        503,
+        f"model {name!r} is warming up; retry shortly",
+        type="service_unavailable",
+        code="not_ready",
+        headers={"Retry-After": RETRY_AFTER_S},
+    )
 
 
 async def read_object(request: web.Request) -> dict:

@@ -92,8 +92,13 @@ async def readyz(request: web.Request) -> web.Response:
 
 async def list_models(request: web.Request) -> web.Response:
     st = request.app[STATE]
-    entry = {"id": st.name, "object": "model", "created": st.started, "owned_by": "jaxserve",
-             "max_model_len": st.backend.max_model_len if st.backend else None}
+    entry = {
+        "id": st.name,
+        "object": "model",
+        "created": st.started,
+        "owned_by": "jaxserve",
+        "max_model_len": st.backend.max_model_len if st.backend else None,
+    }
     return web.json_response({"object": "list", "data": [entry]})
 
 
@@ -109,8 +114,9 @@ async def stats(request: web.Request) -> web.Response:
 
 
 async def metrics(request: web.Request) -> web.Response:
-    return web.Response(body=request.app[METRICS].render(),
-                        headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
+    return web.Response(
+        body=request.app[METRICS].render(), headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"}
+    )
 
 
 async def encode(request: web.Request) -> web.Response:
@@ -185,9 +191,17 @@ class GenerateHandler:
 # ---------------------------------------------------------------- the factory
 
 
-def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting: int = 256,
-               engine: LLMEngine | None = None, role: str = "both", prefill_url: str | None = None,
-               transport: disagg.KVTransport | None = None, local_prefill_tokens: int = 0) -> web.Application:
+def create_app(
+    engine_config: EngineConfig,
+    *,
+    warmup: bool = True,
+    max_waiting: int = 256,
+    engine: LLMEngine | None = None,
+    role: str = "both",
+    prefill_url: str | None = None,
+    transport: disagg.KVTransport | None = None,
+    local_prefill_tokens: int = 0,
+) -> web.Application:
     """The server for ``engine_config``, served as ``engine_config.model``.
 
     The weights load in ``cleanup_ctx`` before the socket listens (a broken file stops start-up);
@@ -201,11 +215,13 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
     if (role == "decode") != bool(prefill_url or transport):
         raise ValueError("a decode server needs --prefill-url (and only a decode server takes one)")
     if local_prefill_tokens < 0 or (local_prefill_tokens and role != "decode"):
-        raise ValueError(f"--local-prefill-tokens must be >= 0, and only a decode server takes it; got "
-                         f"{local_prefill_tokens}")
+        raise ValueError(
+            f"--local-prefill-tokens must be >= 0, and only a decode server takes it; got {local_prefill_tokens}"
+        )
     app = web.Application(middlewares=[error_middleware], client_max_size=16 * 2**20)
-    st = app[STATE] = ServerState(name=engine_config.model, max_waiting=max_waiting, started=int(time.time()),
-                                  role=role)
+    st = app[STATE] = ServerState(
+        name=engine_config.model, max_waiting=max_waiting, started=int(time.time()), role=role
+    )
     m = app[METRICS] = ServerMetrics(st.name, lambda: {st.name: st.backend} if st.backend is not None else {})
 
     async def engine_ctx(app: web.Application):
@@ -216,8 +232,9 @@ def create_app(engine_config: EngineConfig, *, warmup: bool = True, max_waiting:
         disagg.prepare_engine(st.backend.engine, role)
         kv_transport = transport or (disagg.HTTPKVTransport(prefill_url) if role == "decode" else None)
         if kv_transport is not None:
-            st.generate = disagg.DecodeGenerate(st.backend.front, kv_transport,
-                                                local_prefill_tokens=local_prefill_tokens)
+            st.generate = disagg.DecodeGenerate(
+                st.backend.front, kv_transport, local_prefill_tokens=local_prefill_tokens
+            )
         st.warmup_task = asyncio.create_task(start_backend(st.backend, warmup))
         yield
         st.warmup_task.cancel()
@@ -264,33 +281,62 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--gguf", help="GGUF file to load instead of the preset's")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8101)
-    p.add_argument("--dtype", default="auto",
-                   help="weights and activations: float32, bfloat16, or auto (bfloat16 on TPU/GPU, float32 on CPU)")
+    p.add_argument(
+        "--dtype",
+        default="auto",
+        help="weights and activations: float32, bfloat16, or auto (bfloat16 on TPU/GPU, float32 on CPU)",
+    )
     p.add_argument("--max-num-seqs", type=int, default=32)
     p.add_argument("--max-num-batched-tokens", type=int, default=256)
     p.add_argument("--max-model-len", type=int, default=2048)
-    p.add_argument("--kv-cache-mb", type=float,
-                   help="KV cache budget in MiB (default: on TPU/GPU --kv-cache-memory-fraction of the device, "
-                        "on CPU 256)")
-    p.add_argument("--kv-cache-memory-fraction", type=float, default=DEFAULT_MEMORY_FRACTION,
-                   help="on TPU/GPU without --kv-cache-mb: share of the device's memory the engine may use in all "
-                        "(weights + KV cache + working memory); the KV cache gets what the weights leave of it")
-    p.add_argument("--attention-backend", default="auto", choices=BACKENDS,
-                   help="auto: pallas_tpu on TPU, pallas_gpu on GPU, xla on CPU (runtime/worker/attention.py)")
+    p.add_argument(
+        "--kv-cache-mb",
+        type=float,
+        help="KV cache budget in MiB (default: on TPU/GPU --kv-cache-memory-fraction of the device, on CPU 256)",
+    )
+    p.add_argument(
+        "--kv-cache-memory-fraction",
+        type=float,
+        default=DEFAULT_MEMORY_FRACTION,
+        help="on TPU/GPU without --kv-cache-mb: share of the device's memory the engine may use in all "
+        "(weights + KV cache + working memory); the KV cache gets what the weights leave of it",
+    )
+    p.add_argument(
+        "--attention-backend",
+        default="auto",
+        choices=BACKENDS,
+        help="auto: pallas_tpu on TPU, pallas_gpu on GPU, xla on CPU (runtime/worker/attention.py)",
+    )
     p.add_argument("--kv-dtype", help="KV cache storage: float32, bfloat16, int8 or fp8 (default: --dtype)")
     p.add_argument("--weight-quant", default="none", help="weight-only quantization: none, int8 or int4")
     p.add_argument("--weight-quant-group", type=int, default=64, help="int4 group size: 32, 64 or 128")
-    p.add_argument("--tensor-parallel", type=int, default=1,
-                   help="split the model over this many devices (heads, MLP columns, KV cache by kv head)")
-    p.add_argument("--max-waiting", type=int, default=256,
-                   help="answer 503 + Retry-After once this many requests wait for the engine")
+    p.add_argument(
+        "--tensor-parallel",
+        type=int,
+        default=1,
+        help="split the model over this many devices (heads, MLP columns, KV cache by kv head)",
+    )
+    p.add_argument(
+        "--max-waiting",
+        type=int,
+        default=256,
+        help="answer 503 + Retry-After once this many requests wait for the engine",
+    )
     p.add_argument("--no-warmup", action="store_true", help="compile buckets on first use instead of at start")
-    p.add_argument("--role", default="both", choices=disagg.ROLES,
-                   help="prefill/decode disaggregation: prefill (serves POST /v1/prefill: a prompt's KV), decode "
-                        "(its /v1/generate pulls the prefill from --prefill-url), both (colocated)")
+    p.add_argument(
+        "--role",
+        default="both",
+        choices=disagg.ROLES,
+        help="prefill/decode disaggregation: prefill (serves POST /v1/prefill: a prompt's KV), decode "
+        "(its /v1/generate pulls the prefill from --prefill-url), both (colocated)",
+    )
     p.add_argument("--prefill-url", help="the prefill server of a --role decode server, e.g. http://127.0.0.1:8102")
-    p.add_argument("--local-prefill-tokens", type=int, default=0,
-                   help="--role decode: prefill prompts of at most this many tokens here instead (0: none)")
+    p.add_argument(
+        "--local-prefill-tokens",
+        type=int,
+        default=0,
+        help="--role decode: prefill prompts of at most this many tokens here instead (0: none)",
+    )
     p.add_argument("-v", "--verbose", action="store_true")
     return p
 
@@ -310,32 +356,55 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig:
         raise ValueError(f"--max-waiting must be >= 0; got {args.max_waiting}")
     if not 0 <= args.port < 65536:
         raise ValueError(f"--port must be in [0, 65535]; got {args.port}")
-    return EngineConfig(model=args.model, gguf_path=args.gguf, dtype=args.dtype, max_num_seqs=args.max_num_seqs,
-                        max_num_batched_tokens=args.max_num_batched_tokens, max_model_len=args.max_model_len,
-                        kv_cache_bytes=None if args.kv_cache_mb is None else int(args.kv_cache_mb * 2**20),
-                        kv_cache_memory_fraction=args.kv_cache_memory_fraction, kv_dtype=args.kv_dtype,
-                        attention_backend=args.attention_backend,
-                        weight_quant=args.weight_quant, weight_quant_group=args.weight_quant_group,
-                        tensor_parallel=args.tensor_parallel)
+    return EngineConfig(
+        model=args.model,
+        gguf_path=args.gguf,
+        dtype=args.dtype,
+        max_num_seqs=args.max_num_seqs,
+        max_num_batched_tokens=args.max_num_batched_tokens,
+        max_model_len=args.max_model_len,
+        kv_cache_bytes=None if args.kv_cache_mb is None else int(args.kv_cache_mb * 2**20),
+        kv_cache_memory_fraction=args.kv_cache_memory_fraction,
+        kv_dtype=args.kv_dtype,
+        attention_backend=args.attention_backend,
+        weight_quant=args.weight_quant,
+        weight_quant_group=args.weight_quant_group,
+        tensor_parallel=args.tensor_parallel,
+    )
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     configure_xla()  # before the engine's first computation
     try:
         config = config_from_args(args)
-        app = create_app(config, warmup=not args.no_warmup, max_waiting=args.max_waiting, role=args.role,
-                         prefill_url=args.prefill_url, local_prefill_tokens=args.local_prefill_tokens)
+        app = create_app(
+            config,
+            warmup=not args.no_warmup,
+            max_waiting=args.max_waiting,
+            role=args.role,
+            prefill_url=args.prefill_url,
+            local_prefill_tokens=args.local_prefill_tokens,
+        )
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     url = f"http://{args.host}:{args.port}"
     try:
         # run_app calls ``print`` once the socket listens; SIGINT/SIGTERM end it through cleanup_ctx.
-        web.run_app(app, host=args.host, port=args.port, handler_cancellation=True, access_log=None,
-                    print=lambda _: log.info("serving %s on %s", config.model, url))
+        web.run_app(
+            app,
+            host=args.host,
+            port=args.port,
+            handler_cancellation=True,
+            access_log=None,
+            print=lambda _: log.info("serving %s on %s", config.model, url),
+        )
     except (ValueError, FileNotFoundError) as exc:  # the weights did not load (bad file, KV budget too small)
         print(f"error: {exc}", file=sys.stderr)
         return 2

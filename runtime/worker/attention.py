@@ -33,7 +33,7 @@ on a TPU, any compiled kernel on CPU) is a ``ValueError`` at engine start that n
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import jax
 
@@ -63,25 +63,37 @@ def resolve_backend(backend: str, platform: str | None = None) -> str:
         return AUTO.get(family, "xla")
     if backend == "pallas":
         if family not in AUTO:
-            raise ValueError(f"attention_backend 'pallas' (the compiled kernel of this platform) has no kernel for "
-                             f"{family}: {_what_runs(family)}")
+            raise ValueError(
+                f"attention_backend 'pallas' (the compiled kernel of this platform) has no kernel for "
+                f"{family}: {_what_runs(family)}"
+            )
         return AUTO[family]
     backend = ALIASES.get(backend, backend)
     needs = COMPILED.get(backend)
     if needs is not None and needs != family:
-        raise ValueError(f"attention_backend {backend!r} is the compiled {needs.upper()} kernel and cannot run on "
-                         f"{family}: {_what_runs(family)}")
+        raise ValueError(
+            f"attention_backend {backend!r} is the compiled {needs.upper()} kernel and cannot run on "
+            f"{family}: {_what_runs(family)}"
+        )
     return backend
 
 
 def _what_runs(family: str) -> str:
     here = f"'auto' ({AUTO.get(family, 'xla')} here), " + (f"'pallas' ({AUTO[family]}), " if family in AUTO else "")
-    return (f"use {here}'xla', or 'pallas_gpu_interpret' / 'pallas_tpu_interpret' (a kernel in the Pallas "
-            f"interpreter: slow, for tests)")
+    return (
+        f"use {here}'xla', or 'pallas_gpu_interpret' / 'pallas_tpu_interpret' (a kernel in the Pallas "
+        f"interpreter: slow, for tests)"
+    )
 
 
-def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None = None,
-                   soft_cap: float | None = None, platform: str | None = None) -> AttendFn:
+def make_attend_fn(
+    backend: str,
+    *,
+    sm_scale: float,
+    sliding_window: int | None = None,
+    soft_cap: float | None = None,
+    platform: str | None = None,
+) -> AttendFn:
     """(q [T,H,D], k_pages [P,page,KVH,D] or QuantizedPages, v_pages, metadata) -> [T,H,D].
 
     ``platform``: where the step will run (default: here); another one only to lower for it
@@ -107,8 +119,17 @@ def make_attend_fn(backend: str, *, sm_scale: float, sliding_window: int | None 
         # A float cache in another dtype than the activations (bfloat16 KV, float32 model): the
         # backends take q, k and v in one dtype, so attention runs in the cache's.
         q_in = q if k_scales is not None or k_pages.dtype == q.dtype else q.astype(k_pages.dtype)
-        out = fn(q_in, k_pages, v_pages, md.kv_lens, md.page_indices, md.cu_q_lens, md.num_seqs,
-                 k_scales=k_scales, v_scales=v_scales)
+        out = fn(
+            q_in,
+            k_pages,
+            v_pages,
+            md.kv_lens,
+            md.page_indices,
+            md.cu_q_lens,
+            md.num_seqs,
+            k_scales=k_scales,
+            v_scales=v_scales,
+        )
         return out.astype(q.dtype)
 
     return attend

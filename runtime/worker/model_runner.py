@@ -56,8 +56,14 @@ def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype
     return [(allocate_pages(shape, dtype), allocate_pages(shape, dtype)) for _ in range(config.num_layers)]
 
 
-def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=jnp.float32,
-                 tensor_parallel: TensorParallel | None = None, platform: str | None = None):
+def make_step_fn(
+    config: ModelConfig,
+    *,
+    attention_backend: str = "auto",
+    dtype=jnp.float32,
+    tensor_parallel: TensorParallel | None = None,
+    platform: str | None = None,
+):
     """Build ``step(params, kv_caches, inputs) -> (tokens int32[S], kv_caches)``, jitted, cache donated.
 
     With ``tensor_parallel`` (runtime/distributed/sharding.py), attention runs per device over its heads and the
@@ -99,6 +105,7 @@ def make_step_fn(config: ModelConfig, *, attention_backend: str = "auto", dtype=
 # Weight-only quantized parameters (runtime/quant/weights.py) are not built here: the parameters are the float
 # tree ``params_to_device`` produces.
 
+
 def _dtype(d):
     return DTYPES[d] if isinstance(d, str) else jnp.dtype(d)
 
@@ -118,13 +125,23 @@ def abstract_params(config: ModelConfig, dtype=jnp.float32) -> dict[str, Any]:
     kv = [(sds(page, jnp.float32), sds(page, jnp.float32)) for _ in range(config.num_layers)]
     md = AttentionMetadata(sds((16,), i32), sds((1,), i32), sds((1, 1), i32), sds((2,), i32), sds((1,), i32))
     tokens = sds((16,), i32)
-    shapes = jax.eval_shape(lambda *a: model.init(jax.random.PRNGKey(0), *a)["params"], tokens, tokens, kv, md,
-                            sds((1,), i32))
+    shapes = jax.eval_shape(
+        lambda *a: model.init(jax.random.PRNGKey(0), *a)["params"], tokens, tokens, kv, md, sds((1,), i32)
+    )
     return jax.tree_util.tree_map_with_path(lambda path, x: sds(x.shape, param_dtype(path, dtype)), shapes)
 
 
-def abstract_step_args(config: ModelConfig, *, num_tokens: int, num_seqs: int, num_pages: int, page_size: int,
-                       pages_per_seq: int, dtype=jnp.float32, kv_dtype=None) -> tuple[Any, Any, StepInputs]:
+def abstract_step_args(
+    config: ModelConfig,
+    *,
+    num_tokens: int,
+    num_seqs: int,
+    num_pages: int,
+    page_size: int,
+    pages_per_seq: int,
+    dtype=jnp.float32,
+    kv_dtype=None,
+) -> tuple[Any, Any, StepInputs]:
     """``(params, kv_caches, inputs)`` of the engine's step as ``ShapeDtypeStruct`` pytrees, for
     ``jax.jit(step).trace(*args).lower(...)``; nothing is allocated.
 
@@ -138,24 +155,47 @@ def abstract_step_args(config: ModelConfig, *, num_tokens: int, num_seqs: int, n
     sds = jax.ShapeDtypeStruct
     T, S, i32 = num_tokens, num_seqs, jnp.int32
     kv_caches = jax.eval_shape(lambda: allocate_kv_cache(config, num_pages, page_size, kv_dtype))
-    md = AttentionMetadata(slot_mapping=sds((T,), i32), kv_lens=sds((S,), i32),
-                           page_indices=sds((S, pages_per_seq), i32), cu_q_lens=sds((S + 1,), i32),
-                           num_seqs=sds((1,), i32))
-    sampling = SamplingArrays(sds((S,), jnp.float32), sds((S,), jnp.float32), sds((S,), i32), sds((S,), jnp.uint32),
-                              sds((S,), i32))
+    md = AttentionMetadata(
+        slot_mapping=sds((T,), i32),
+        kv_lens=sds((S,), i32),
+        page_indices=sds((S, pages_per_seq), i32),
+        cu_q_lens=sds((S + 1,), i32),
+        num_seqs=sds((1,), i32),
+    )
+    sampling = SamplingArrays(
+        sds((S,), jnp.float32), sds((S,), jnp.float32), sds((S,), i32), sds((S,), jnp.uint32), sds((S,), i32)
+    )
     inputs = StepInputs(sds((T,), i32), sds((T,), i32), md, sds((S,), i32), sampling)
     return abstract_params(config, dtype), kv_caches, inputs
 
 
-def abstract_step(config: ModelConfig, *, attention_backend: str, platform: str | None = None, dtype=jnp.float32,
-                  kv_dtype=None, num_tokens: int, num_seqs: int, num_pages: int, page_size: int,
-                  pages_per_seq: int):
+def abstract_step(
+    config: ModelConfig,
+    *,
+    attention_backend: str,
+    platform: str | None = None,
+    dtype=jnp.float32,
+    kv_dtype=None,
+    num_tokens: int,
+    num_seqs: int,
+    num_pages: int,
+    page_size: int,
+    pages_per_seq: int,
+):
     """``(step, args)``: the engine's jitted step (model + attention + sampling, cache donated) with the
     attention backend resolved for ``platform`` (``"tpu"``, ``"cuda"``, ...; default: here), and
     ``abstract_step_args`` for it. ``step.trace(*args).lower(lowering_platforms=(...,))`` lowers it."""
     step, _ = make_step_fn(config, attention_backend=attention_backend, dtype=_dtype(dtype), platform=platform)
-    args = abstract_step_args(config, num_tokens=num_tokens, num_seqs=num_seqs, num_pages=num_pages,
-                              page_size=page_size, pages_per_seq=pages_per_seq, dtype=dtype, kv_dtype=kv_dtype)
+    args = abstract_step_args(
+        config,
+        num_tokens=num_tokens,
+        num_seqs=num_seqs,
+        num_pages=num_pages,
+        page_size=page_size,
+        pages_per_seq=pages_per_seq,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+    )
     return step, args
 
 
@@ -163,6 +203,7 @@ def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
     """Host float32 weights -> device arrays in the serving dtype (norm scales stay float32).
 
     A quantized weight (``runtime.quant.QuantizedMatrix``) keeps its int8/uint8 codes and float32 scales."""
+
     def convert(path, x):
         if hasattr(x, "dequantize"):
             return jax.tree.map(jnp.asarray, x)
@@ -177,6 +218,7 @@ def next_power_of_two(n: int, minimum: int = 1) -> int:
 
 
 # ---------------------------------------------------------------- the batched runner
+
 
 class CompileCounter:
     """Counts XLA lowerings process-wide (a jit cache miss lowers, even when the disk cache then hits)."""
@@ -220,10 +262,22 @@ class ModelRunner:
     length adds no buckets. Runs on the engine's step thread.
     """
 
-    def __init__(self, config: ModelConfig, params, *, num_blocks: int, block_size: int, max_num_seqs: int,
-                 max_num_batched_tokens: int, max_model_len: int, dtype=jnp.float32, kv_dtype=None,
-                 attention_backend: str = "auto", tensor_parallel: TensorParallel | None = None,
-                 platform: str | None = None):
+    def __init__(
+        self,
+        config: ModelConfig,
+        params,
+        *,
+        num_blocks: int,
+        block_size: int,
+        max_num_seqs: int,
+        max_num_batched_tokens: int,
+        max_model_len: int,
+        dtype=jnp.float32,
+        kv_dtype=None,
+        attention_backend: str = "auto",
+        tensor_parallel: TensorParallel | None = None,
+        platform: str | None = None,
+    ):
         self.config = config
         self.block_size = block_size
         self.num_blocks = num_blocks
@@ -237,8 +291,9 @@ class ModelRunner:
         allocate = functools.partial(allocate_kv_cache, config, num_blocks, block_size, self.kv_dtype)
         # Tensor parallel: params arrive sharded; the cache is created split on its kv-head axis.
         self.kv_caches = allocate() if tensor_parallel is None else tensor_parallel.allocate_kv_cache(allocate)
-        self._step, self._logits = make_step_fn(config, attention_backend=attention_backend, dtype=dtype,
-                                                tensor_parallel=tensor_parallel, platform=platform)
+        self._step, self._logits = make_step_fn(
+            config, attention_backend=attention_backend, dtype=dtype, tensor_parallel=tensor_parallel, platform=platform
+        )
         self._seeds: dict[str, int] = {}
 
     @property
@@ -265,13 +320,22 @@ class ModelRunner:
 
     def _dummy_inputs(self, T: int, S: int) -> StepInputs:
         md = AttentionMetadata(
-            slot_mapping=np.zeros(T, np.int32), kv_lens=np.zeros(S, np.int32),
-            page_indices=np.zeros((S, self.pages_per_seq), np.int32), cu_q_lens=np.zeros(S + 1, np.int32),
-            num_seqs=np.zeros(1, np.int32))
-        sampling = SamplingArrays(np.zeros(S, np.float32), np.ones(S, np.float32), np.zeros(S, np.int32),
-                                  np.zeros(S, np.uint32), np.zeros(S, np.int32))
-        return jax.device_put(StepInputs(np.zeros(T, np.int32), np.zeros(T, np.int32), md, np.zeros(S, np.int32),
-                                         sampling))
+            slot_mapping=np.zeros(T, np.int32),
+            kv_lens=np.zeros(S, np.int32),
+            page_indices=np.zeros((S, self.pages_per_seq), np.int32),
+            cu_q_lens=np.zeros(S + 1, np.int32),
+            num_seqs=np.zeros(1, np.int32),
+        )
+        sampling = SamplingArrays(
+            np.zeros(S, np.float32),
+            np.ones(S, np.float32),
+            np.zeros(S, np.int32),
+            np.zeros(S, np.uint32),
+            np.zeros(S, np.int32),
+        )
+        return jax.device_put(
+            StepInputs(np.zeros(T, np.int32), np.zeros(T, np.int32), md, np.zeros(S, np.int32), sampling)
+        )
 
     def seed_for(self, req_id: str, seed: int | None) -> int:
         if req_id not in self._seeds:
@@ -304,10 +368,10 @@ class ModelRunner:
             n, c = out.num_scheduled_tokens[r], out.num_computed_tokens[r]
             table = np.asarray(out.block_tables[r], np.int32)
             pos = np.arange(c, c + n, dtype=np.int32)
-            tokens[t:t + n] = out.token_ids[r]
-            positions[t:t + n] = pos
-            slots[t:t + n] = slot_mapping(table, pos, self.block_size)
-            pages[i, :len(table)] = table
+            tokens[t : t + n] = out.token_ids[r]
+            positions[t : t + n] = pos
+            slots[t : t + n] = slot_mapping(table, pos, self.block_size)
+            pages[i, : len(table)] = table
             kv_lens[i] = c + n
             t += n
             cu[i + 1] = t
@@ -316,7 +380,7 @@ class ModelRunner:
             temp[i], top_p[i], top_k[i] = sp.temperature, sp.top_p, sp.top_k
             seeds[i] = self.seed_for(r, sp.seed)
             tok_index[i] = c + n  # absolute position of the sampled token: recompute draws it again
-        cu[len(req_ids) + 1:] = t
+        cu[len(req_ids) + 1 :] = t
         md = AttentionMetadata(slots, kv_lens, pages, cu, np.array([n_seq], np.int32))
         inputs = StepInputs(tokens, positions, md, logits_idx, SamplingArrays(temp, top_p, top_k, seeds, tok_index))
         return jax.device_put(inputs), req_ids
@@ -333,8 +397,10 @@ class ModelRunner:
         n = len(ids)
         n_pages = -(-n // self.block_size)
         if n > self.max_model_len or n_pages > self.num_blocks - 1:
-            raise ValueError(f"{n} tokens do not fit (max_model_len {self.max_model_len}, "
-                             f"{self.num_blocks - 1} blocks of {self.block_size})")
+            raise ValueError(
+                f"{n} tokens do not fit (max_model_len {self.max_model_len}, "
+                f"{self.num_blocks - 1} blocks of {self.block_size})"
+            )
         table = np.zeros(self.pages_per_seq, np.int32)
         table[:n_pages] = np.arange(1, n_pages + 1)
         out = []
@@ -343,12 +409,18 @@ class ModelRunner:
             T = next_power_of_two(t, 16)
             pos = np.arange(start, start + t, dtype=np.int32)
             tokens, positions, slots = (np.zeros(T, np.int32) for _ in range(3))
-            tokens[:t], positions[:t] = ids[start:start + t], pos
+            tokens[:t], positions[:t] = ids[start : start + t], pos
             slots[:t] = slot_mapping(table, pos, self.block_size)
-            md = AttentionMetadata(slots, np.array([start + t], np.int32), table[None], np.array([0, t], np.int32),
-                                   np.array([1], np.int32))
-            dummy = SamplingArrays(np.zeros(1, np.float32), np.ones(1, np.float32), np.zeros(1, np.int32),
-                                   np.zeros(1, np.uint32), np.zeros(1, np.int32))
+            md = AttentionMetadata(
+                slots, np.array([start + t], np.int32), table[None], np.array([0, t], np.int32), np.array([1], np.int32)
+            )
+            dummy = SamplingArrays(
+                np.zeros(1, np.float32),
+                np.ones(1, np.float32),
+                np.zeros(1, np.int32),
+                np.zeros(1, np.uint32),
+                np.zeros(1, np.int32),
+            )
             rows = np.array([t - 1], np.int32) if last_only else np.arange(T, dtype=np.int32)
             inputs = jax.device_put(StepInputs(tokens, positions, md, rows, dummy))
             logits, self.kv_caches = self._logits(self.params, self.kv_caches, inputs)
@@ -360,7 +432,7 @@ class ModelRunner:
     def _slots(self, block_table, start: int, end: int) -> np.ndarray:
         """Slots of positions start..end-1, padded with slot 0 (the null block) to a transfer bucket."""
         slots = np.zeros(transfer_bucket(end - start), np.int32)
-        slots[:end - start] = slot_mapping(block_table, np.arange(start, end), self.block_size)
+        slots[: end - start] = slot_mapping(block_table, np.arange(start, end), self.block_size)
         return slots
 
     def export_kv(self, block_table, num_tokens: int) -> tuple[np.ndarray, ...]:

@@ -100,8 +100,7 @@ def _random_rows(logits: jax.Array, s: SamplingArrays, max_candidates: int) -> j
     keys = jax.vmap(lambda seed, i: jax.random.fold_in(jax.random.PRNGKey(seed), i))(s.seeds, s.token_index)
     plain = _inverse_cdf(keys, scaled)  # no filter: the whole softmax, no sort
     filtered = (s.top_k > 0) | (s.top_p < 1)
-    picked = jax.lax.cond(jnp.any(filtered), lambda: _filtered_sample(keys, scaled, s, max_candidates),
-                          lambda: plain)
+    picked = jax.lax.cond(jnp.any(filtered), lambda: _filtered_sample(keys, scaled, s, max_candidates), lambda: plain)
     sampled = jnp.where(filtered, picked, plain)
     return jnp.where(s.temperature > 0, sampled, jnp.argmax(logits, axis=-1)).astype(jnp.int32)
 
@@ -109,5 +108,4 @@ def _random_rows(logits: jax.Array, s: SamplingArrays, max_candidates: int) -> j
 def sample(logits: jax.Array, s: SamplingArrays, max_candidates: int = MAX_CANDIDATES) -> jax.Array:
     """logits [S, V] -> int32[S]. Filters only run when some row samples with top-k or top-p."""
     greedy = jnp.argmax(logits, axis=-1).astype(jnp.int32)
-    return jax.lax.cond(jnp.any(s.temperature > 0), lambda: _random_rows(logits, s, max_candidates),
-                        lambda: greedy)
+    return jax.lax.cond(jnp.any(s.temperature > 0), lambda: _random_rows(logits, s, max_candidates), lambda: greedy)

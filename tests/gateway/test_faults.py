@@ -35,30 +35,46 @@ from gateway import keys
 from gateway.app import create_app
 from gateway.cache.store import FileStore
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from tests.support.gateway_server import ServerThread, http
-from tests.support.redis_server import RedisServer
-from tests.support.processes import ServerProcess
 from runtime.api import EngineConfig
 from runtime.core.request import RequestStatus
+from tests.support.gateway_server import ServerThread, http
+from tests.support.processes import ServerProcess
+from tests.support.redis_server import RedisServer
 
 pytestmark = pytest.mark.slow
 
 MODEL = "smollm2-135m"
 # The engine shape of tests/gateway/test_tiers_e2e.py and tests/gateway/test_load.py: one set of compiled programs.
-ENGINE = EngineConfig(model=MODEL, max_num_seqs=8, max_num_batched_tokens=128, max_model_len=512,
-                      kv_cache_bytes=32 << 20)
-ENGINE_YAML = {"dtype": "float32", "max_num_seqs": 8, "max_num_batched_tokens": 128, "max_model_len": 512,
-               "kv_cache_mb": 32}
+ENGINE = EngineConfig(
+    model=MODEL, max_num_seqs=8, max_num_batched_tokens=128, max_model_len=512, kv_cache_bytes=32 << 20
+)
+ENGINE_YAML = {
+    "dtype": "float32",
+    "max_num_seqs": 8,
+    "max_num_batched_tokens": 128,
+    "max_model_len": 512,
+    "kv_cache_mb": 32,
+}
 NO_CACHE = {"Cache-Control": "no-cache, no-store"}
-QUESTIONS = ["What is the capital of France?", "Name three primary colours.", "What do bees make?",
-             "Why is the sea salty?"]
+QUESTIONS = [
+    "What is the capital of France?",
+    "Name three primary colours.",
+    "What do bees make?",
+    "Why is the sea salty?",
+]
 
 
 # ---------------------------------------------------------------- helpers
 
+
 def ask(url, content, *, stop=None, max_tokens=16, stream=False, headers=None, timeout=120):
-    body = {"model": MODEL, "messages": [{"role": "user", "content": content}], "temperature": 0,
-            "max_tokens": max_tokens, "stream": stream}
+    body = {
+        "model": MODEL,
+        "messages": [{"role": "user", "content": content}],
+        "temperature": 0,
+        "max_tokens": max_tokens,
+        "stream": stream,
+    }
     if stop:
         body["stop"] = [stop]
     status, h, raw = http(url, body, headers=headers, timeout=timeout)
@@ -92,18 +108,20 @@ def stop_after(text: str, frac: float) -> str:
 def learn_stops(url, questions, *, max_tokens, frac) -> dict[str, tuple[str, str]]:
     """question -> (stop string, the answer it yields), from greedy answers that are not cached
     (asked together: the engine batches them)."""
+
     def one(q):
         status, _, raw = ask(url, q, max_tokens=max_tokens, headers=NO_CACHE)
         assert status == 200, raw
         text = json.loads(raw)["choices"][0]["message"]["content"]
         stop = stop_after(text, frac)
-        return q, (stop, text[:text.find(stop)])
+        return q, (stop, text[: text.find(stop)])
 
     with concurrent.futures.ThreadPoolExecutor(len(questions)) as pool:
         return dict(pool.map(one, questions))
 
 
 # ---------------------------------------------------------------- an in-process gateway on its own Redis
+
 
 @pytest.fixture(scope="module")
 def redis():
@@ -113,9 +131,10 @@ def redis():
 
 @pytest.fixture(scope="module")
 def gateway(redis):
-    cache = {"store": "redis", "redis_url": redis.url, "redis_retry_s": 0.2,
-             "redis_prefix": f"faults{time.time_ns()}:"}
-    config = GatewayConfig(port=0, models=(ModelEntry(MODEL, ENGINE),), cache=cache, limits=Limits(default_max_tokens=16))
+    cache = {"store": "redis", "redis_url": redis.url, "redis_retry_s": 0.2, "redis_prefix": f"faults{time.time_ns()}:"}
+    config = GatewayConfig(
+        port=0, models=(ModelEntry(MODEL, ENGINE),), cache=cache, limits=Limits(default_max_tokens=16)
+    )
     srv = ServerThread(create_app(config)).start(ready_timeout=600)
     yield srv
     srv.stop()
@@ -126,6 +145,7 @@ def engine_of(srv):
 
 
 # ---------------------------------------------------------------- Redis killed during load
+
 
 def test_redis_killed_during_load(gateway, redis):
     url = gateway.url
@@ -155,8 +175,18 @@ def test_redis_killed_during_load(gateway, redis):
             status, h, raw = ask(url, q, stop=stops[q][0], stream=stream)
             text, finish = answer_of(stream, raw) if status == 200 else (raw, None)
             with lock:  # the phase is the whole request's: one that overlaps a kill or a restart is "mixed"
-                results.append((q, phase_of(started, time.monotonic()), stream, status, h.get("x-cache"),
-                                h.get("x-cache-lookup"), text, finish))
+                results.append(
+                    (
+                        q,
+                        phase_of(started, time.monotonic()),
+                        stream,
+                        status,
+                        h.get("x-cache"),
+                        h.get("x-cache-lookup"),
+                        text,
+                        finish,
+                    )
+                )
             n += 1
 
     def count(where):
@@ -197,18 +227,28 @@ def test_redis_killed_during_load(gateway, redis):
     _, _, metrics = http(url, path="/metrics", method="GET")
     assert 'gateway_cache_lookups_total{model="smollm2-135m",result="error"}' in metrics.decode()
     assert not any(r[3] >= 500 for r in results)
-    print(f"\n{len(results)} requests: {sum(r[4] == 'hit' for r in results)} hits; {len(down)} while Redis was "
-          f"down, all answered by the model")
+    print(
+        f"\n{len(results)} requests: {sum(r[4] == 'hit' for r in results)} hits; {len(down)} while Redis was "
+        f"down, all answered by the model"
+    )
 
 
 # ---------------------------------------------------------------- client disconnect mid-stream
+
 
 def test_client_disconnect_stops_generation_within_one_step(gateway):
     engine = engine_of(gateway)
     assert not engine.has_unfinished_requests()
     conn = HTTPConnection("127.0.0.1", gateway.port, timeout=60)
-    body = json.dumps({"model": MODEL, "messages": [{"role": "user", "content": "Tell me a long story about a dragon."}],
-                       "temperature": 0, "max_tokens": 400, "stream": True})
+    body = json.dumps(
+        {
+            "model": MODEL,
+            "messages": [{"role": "user", "content": "Tell me a long story about a dragon."}],
+            "temperature": 0,
+            "max_tokens": 400,
+            "stream": True,
+        }
+    )
     conn.request("POST", "/v1/chat/completions", body=body, headers={"Content-Type": "application/json", **NO_CACHE})
     resp = conn.getresponse()
     assert resp.status == 200
@@ -226,8 +266,10 @@ def test_client_disconnect_stops_generation_within_one_step(gateway):
     time.sleep(0.5)  # any further step would show now
     assert req.status is RequestStatus.FINISHED_ABORTED, req.status
     extra_tokens, extra_steps = req.num_output_tokens - tokens_at_close, engine.num_steps - steps_at_close
-    print(f"\nafter the disconnect: {extra_tokens} more token(s), {extra_steps} more step(s); "
-          f"{req.num_output_tokens} of 400 generated")
+    print(
+        f"\nafter the disconnect: {extra_tokens} more token(s), {extra_steps} more step(s); "
+        f"{req.num_output_tokens} of 400 generated"
+    )
     assert extra_tokens <= 1 and extra_steps <= 1, (extra_tokens, extra_steps)
     assert req.num_output_tokens < 400
     pool = engine.scheduler.kv_cache_manager
@@ -238,21 +280,30 @@ def test_client_disconnect_stops_generation_within_one_step(gateway):
 
 # ---------------------------------------------------------------- SIGTERM with streams in flight
 
+
 def test_sigterm_drains_then_exits_with_the_cache_file_intact(tmp_path):
     cache_path = tmp_path / "cache" / "cache.jsonl"
-    config = {"host": "127.0.0.1", "models": [{"name": MODEL, "preset": MODEL, "engine": ENGINE_YAML}],
-              "limits": {"default_max_tokens": 16},
-              "cache": {"enabled": True, "store": "file", "path": str(cache_path), "flush_interval_s": 0.5}}
+    config = {
+        "host": "127.0.0.1",
+        "models": [{"name": MODEL, "preset": MODEL, "engine": ENGINE_YAML}],
+        "limits": {"default_max_tokens": 16},
+        "cache": {"enabled": True, "store": "file", "path": str(cache_path), "flush_interval_s": 0.5},
+    }
     (tmp_path / "gateway.yaml").write_text(yaml.safe_dump(config))
-    gw = ServerProcess(["-m", "gateway", "--config", str(tmp_path / "gateway.yaml"), "--drain-timeout", "90"],
-                       name="gateway-sigterm").start()
+    gw = ServerProcess(
+        ["-m", "gateway", "--config", str(tmp_path / "gateway.yaml"), "--drain-timeout", "90"], name="gateway-sigterm"
+    ).start()
     try:
         primed = learn_stops(gw.url, QUESTIONS[:2], max_tokens=16, frac=0.3)
         for q, (stop, _) in primed.items():  # stored before the signal
             assert ask(gw.url, q, stop=stop)[1]["x-cache"] == "miss"
             assert ask(gw.url, q, stop=stop)[1]["x-cache"] == "hit"
-        long_qs = ["Describe a walk through a forest in autumn.", "Explain how a bicycle works.",
-                   "Write a short letter to a friend about a trip to the sea.", "What makes a good breakfast?"]
+        long_qs = [
+            "Describe a walk through a forest in autumn.",
+            "Explain how a bicycle works.",
+            "Write a short letter to a friend about a trip to the sea.",
+            "What makes a good breakfast?",
+        ]
         in_flight = learn_stops(gw.url, long_qs, max_tokens=48, frac=0.7)
 
         from openai import OpenAI
@@ -263,8 +314,14 @@ def test_sigterm_drains_then_exits_with_the_cache_file_intact(tmp_path):
 
         def stream_one(q):
             stop, _ = in_flight[q]
-            chunks = client.chat.completions.create(model=MODEL, stream=True, temperature=0, max_tokens=48,
-                                                    stop=[stop], messages=[{"role": "user", "content": q}])
+            chunks = client.chat.completions.create(
+                model=MODEL,
+                stream=True,
+                temperature=0,
+                max_tokens=48,
+                stop=[stop],
+                messages=[{"role": "user", "content": q}],
+            )
             text, finish, first = [], None, True
             for chunk in chunks:
                 if chunk.choices and chunk.choices[0].delta.content:

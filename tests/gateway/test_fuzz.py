@@ -37,8 +37,8 @@ from gateway import keys
 from gateway.app import create_app
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from gateway.security import AdminConfig, hash_secret
-from tests.support.gateway_server import ServerThread
 from runtime.api import EngineConfig
+from tests.support.gateway_server import ServerThread
 
 pytestmark = pytest.mark.slow
 
@@ -55,10 +55,16 @@ STATUSES: dict[str, collections.Counter] = collections.defaultdict(collections.C
 def server(tmp_path_factory):
     # test_gateway_smollm2's shapes, so the compiled step programs come from the persistent cache
     engine = EngineConfig(model=MODEL, max_num_seqs=2, max_num_batched_tokens=64, max_model_len=512, num_blocks=64)
-    cache = {"store": "file", "path": str(tmp_path_factory.mktemp("cache") / "cache.jsonl"),
-             "embed_quantize": "int8", "threshold": 0.78, "cache_sampled": "always"}
-    config = GatewayConfig(port=0, models=(ModelEntry(MODEL, engine),), cache=cache, limits=LIMITS,
-                           admin=AdminConfig(hash_secret(ADMIN)))
+    cache = {
+        "store": "file",
+        "path": str(tmp_path_factory.mktemp("cache") / "cache.jsonl"),
+        "embed_quantize": "int8",
+        "threshold": 0.78,
+        "cache_sampled": "always",
+    }
+    config = GatewayConfig(
+        port=0, models=(ModelEntry(MODEL, engine),), cache=cache, limits=LIMITS, admin=AdminConfig(hash_secret(ADMIN))
+    )
     srv = ServerThread(create_app(config)).start()
     yield srv
     srv.stop()
@@ -131,23 +137,34 @@ def record(label: str, method: str, status: int, headers: dict, body: bytes) -> 
         check_error(status, headers, body, label)
 
 
-FUZZ = settings(deadline=None, database=None, print_blob=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                       HealthCheck.data_too_large, HealthCheck.filter_too_much])
+FUZZ = settings(
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
 
 
 def fuzz(n: int) -> settings:
     return settings(FUZZ, max_examples=n)
 
+
 # ---------------------------------------------------------------- strategies
 
 TEXT = st.text(max_size=40)  # any code point but lone surrogates (those come as raw JSON escapes below)
-EDGE_INTS = st.sampled_from([0, -1, 1, 2, 3, 2**31 - 1, 2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, -(2**63) - 1,
-                             10**30, -(10**30)])
+EDGE_INTS = st.sampled_from(
+    [0, -1, 1, 2, 3, 2**31 - 1, 2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**30, -(10**30)]
+)
 EDGE_FLOATS = st.sampled_from([math.nan, math.inf, -math.inf, -0.0, 1e-320, 1e308, -1e308, 0.5, 2.0000001])
 SCALARS = st.none() | st.booleans() | EDGE_INTS | st.integers() | EDGE_FLOATS | st.floats() | TEXT
-JUNK = st.recursive(SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
-                    max_leaves=12)
+JUNK = st.recursive(
+    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4), max_leaves=12
+)
 
 
 def dumps(value) -> bytes:
@@ -155,8 +172,9 @@ def dumps(value) -> bytes:
 
 
 def _message(role):
-    content = st.text(max_size=60) | st.lists(st.builds(lambda t: {"type": "text", "text": t}, st.text(max_size=30)),
-                                              min_size=1, max_size=2)
+    content = st.text(max_size=60) | st.lists(
+        st.builds(lambda t: {"type": "text", "text": t}, st.text(max_size=30)), min_size=1, max_size=2
+    )
     return st.fixed_dictionaries({"role": st.just(role), "content": content})
 
 
@@ -205,21 +223,33 @@ def from_schema(schema: dict, doc: dict, overrides: dict[str, st.SearchStrategy]
     if isinstance(types, list):
         return st.one_of([from_schema({**schema, "type": t}, doc, overrides) for t in types])
     if types == "object":
-        props = {k: overrides[k] if k in overrides else from_schema(v, doc, overrides)
-                 for k, v in schema.get("properties", {}).items()}
+        props = {
+            k: overrides[k] if k in overrides else from_schema(v, doc, overrides)
+            for k, v in schema.get("properties", {}).items()
+        }
         required = set(schema.get("required", ()))
-        return st.fixed_dictionaries({k: v for k, v in props.items() if k in required},
-                                     optional={k: v for k, v in props.items() if k not in required})
+        return st.fixed_dictionaries(
+            {k: v for k, v in props.items() if k in required},
+            optional={k: v for k, v in props.items() if k not in required},
+        )
     if types == "array":
-        return st.lists(from_schema(schema.get("items", {}), doc, overrides), min_size=schema.get("minItems", 0),
-                        max_size=min(schema.get("maxItems", 4), 4))
+        return st.lists(
+            from_schema(schema.get("items", {}), doc, overrides),
+            min_size=schema.get("minItems", 0),
+            max_size=min(schema.get("maxItems", 4), 4),
+        )
     if types == "string":
         return st.text(min_size=schema.get("minLength", 0), max_size=min(schema.get("maxLength", 40), 40))
     if types == "integer":
         return st.integers(schema.get("minimum"), schema.get("maximum"))
     if types == "number":
-        return st.floats(schema.get("exclusiveMinimum", schema.get("minimum")), schema.get("maximum"),
-                         exclude_min="exclusiveMinimum" in schema, allow_nan=False, allow_infinity=False)
+        return st.floats(
+            schema.get("exclusiveMinimum", schema.get("minimum")),
+            schema.get("maximum"),
+            exclude_min="exclusiveMinimum" in schema,
+            allow_nan=False,
+            allow_infinity=False,
+        )
     if types == "boolean":
         return st.booleans()
     if types == "null":
@@ -238,10 +268,29 @@ def mutated(draw, base: dict):
         elif kind == "drop" and body:
             body.pop(draw(st.sampled_from(sorted(body))))
         elif kind == "add":
-            key = draw(st.sampled_from(["n", "tools", "logprobs", "logit_bias", "functions", "tool_choice",
-                                        "response_format", "frequency_penalty", "presence_penalty", "stream_options",
-                                        "stop", "seed", "user", "temperature", "top_p", "max_completion_tokens"])
-                       | TEXT)
+            key = draw(
+                st.sampled_from(
+                    [
+                        "n",
+                        "tools",
+                        "logprobs",
+                        "logit_bias",
+                        "functions",
+                        "tool_choice",
+                        "response_format",
+                        "frequency_penalty",
+                        "presence_penalty",
+                        "stream_options",
+                        "stop",
+                        "seed",
+                        "user",
+                        "temperature",
+                        "top_p",
+                        "max_completion_tokens",
+                    ]
+                )
+                | TEXT
+            )
             body[key] = draw(JUNK)
         elif kind == "message" and isinstance(body.get("messages"), list) and body["messages"]:
             i = draw(st.integers(0, len(body["messages"]) - 1))
@@ -266,30 +315,54 @@ GOOD = dumps({"model": MODEL, "messages": [{"role": "user", "content": "Hi"}], "
 
 @st.composite
 def raw_bodies(draw):
-    kind = draw(st.sampled_from(["bytes", "truncated", "bad_utf8", "surrogate", "bigint", "deep", "constant",
-                                 "oversized", "utf16", "bom", "duplicate", "scalar"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "bytes",
+                "truncated",
+                "bad_utf8",
+                "surrogate",
+                "bigint",
+                "deep",
+                "constant",
+                "oversized",
+                "utf16",
+                "bom",
+                "duplicate",
+                "scalar",
+            ]
+        )
+    )
     if kind == "bytes":
         return draw(st.binary(max_size=200))
     if kind == "truncated":
-        return GOOD[:draw(st.integers(0, len(GOOD) - 1))]
+        return GOOD[: draw(st.integers(0, len(GOOD) - 1))]
     if kind == "bad_utf8":
         i = draw(st.integers(0, len(GOOD)))
-        return GOOD[:i] + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\x80"])) + GOOD[i:]
+        return (
+            GOOD[:i]
+            + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\x80"]))
+            + GOOD[i:]
+        )
     if kind == "surrogate":
         esc = draw(st.sampled_from([r"\ud800", r"\udfff", r"\ud83d", r"\ude00x", r"\udbff\udbff"]))
         where = draw(st.sampled_from(["content", "user", "model", "stop", "key"]))
         if where == "key":
             return ('{"model": "%s", "messages": [{"role": "user", "content": "hi"}], "%s": 1}' % (MODEL, esc)).encode()
         if where == "content":
-            return ('{"model": "%s", "messages": [{"role": "user", "content": "a%sb"}], "max_tokens": 1}'
-                    % (MODEL, esc)).encode()
-        return ('{"model": "%s", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1, "%s": "%s"}'
-                % (MODEL, where, esc)).encode()
+            return (
+                '{"model": "%s", "messages": [{"role": "user", "content": "a%sb"}], "max_tokens": 1}' % (MODEL, esc)
+            ).encode()
+        return (
+            '{"model": "%s", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 1, "%s": "%s"}'
+            % (MODEL, where, esc)
+        ).encode()
     if kind == "bigint":
         digits = "7" * draw(st.integers(4200, 20000))
         field = draw(st.sampled_from(["max_tokens", "seed", "n", "temperature"]))
-        return ('{"model": "%s", "messages": [{"role": "user", "content": "hi"}], "%s": %s}'
-                % (MODEL, field, digits)).encode()
+        return (
+            '{"model": "%s", "messages": [{"role": "user", "content": "hi"}], "%s": %s}' % (MODEL, field, digits)
+        ).encode()
     if kind == "deep":
         n = draw(st.integers(500, 30000))
         opener, closer = draw(st.sampled_from([("[", "]"), ('{"a":', "}")]))
@@ -297,8 +370,9 @@ def raw_bodies(draw):
     if kind == "constant":
         token = draw(st.sampled_from(["NaN", "Infinity", "-Infinity"]))
         field = draw(st.sampled_from(["temperature", "top_p", "max_tokens", "seed", "presence_penalty"]))
-        return ('{"model": "%s", "messages": [{"role": "user", "content": "hi"}], "%s": %s}'
-                % (MODEL, field, token)).encode()
+        return (
+            '{"model": "%s", "messages": [{"role": "user", "content": "hi"}], "%s": %s}' % (MODEL, field, token)
+        ).encode()
     if kind == "oversized":
         n = LIMITS.max_body_bytes + draw(st.integers(1, 20000))
         return dumps({"model": MODEL, "messages": [{"role": "user", "content": "x" * n}]})
@@ -320,24 +394,51 @@ HEADER_VALUE = st.binary(max_size=40).map(lambda b: bytes(c for c in b if c in F
 
 
 def header_sets(extra_auth=()):
-    auth = st.sampled_from(["Bearer ", "Bearer sk-x", "bearer \xe9\xe8", "Basic !!!", "Basic " +
-                            base64.b64encode(b"u:" + ADMIN.encode()).decode(), "Token abc", *extra_auth]) | \
-        HEADER_VALUE.map(lambda b: b"Bearer " + b)
-    return st.fixed_dictionaries({}, optional={
-        "Authorization": auth,
-        "Cache-Control": st.sampled_from(["no-cache", "no-store", "no-cache, no-store", "max-age=0", "", "\xff"])
-        | HEADER_VALUE,
-        "Accept": st.sampled_from(["*/*", "text/html", "application/json", "text/event-stream"]) | HEADER_VALUE,
-        "X-Fuzz": HEADER_VALUE,
-    })
+    auth = st.sampled_from(
+        [
+            "Bearer ",
+            "Bearer sk-x",
+            "bearer \xe9\xe8",
+            "Basic !!!",
+            "Basic " + base64.b64encode(b"u:" + ADMIN.encode()).decode(),
+            "Token abc",
+            *extra_auth,
+        ]
+    ) | HEADER_VALUE.map(lambda b: b"Bearer " + b)
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "Authorization": auth,
+            "Cache-Control": st.sampled_from(["no-cache", "no-store", "no-cache, no-store", "max-age=0", "", "\xff"])
+            | HEADER_VALUE,
+            "Accept": st.sampled_from(["*/*", "text/html", "application/json", "text/event-stream"]) | HEADER_VALUE,
+            "X-Fuzz": HEADER_VALUE,
+        },
+    )
 
 
-CONTENT_TYPES = st.sampled_from(["application/json", "application/json; charset=utf-8", "APPLICATION/JSON",
-                                 "application/json; charset=latin-1", "text/plain", "application/x-www-form-urlencoded",
-                                 "multipart/form-data; boundary=x", "application/xml", "", ";", "application/json;;",
-                                 "*/*"]) | HEADER_VALUE
+CONTENT_TYPES = (
+    st.sampled_from(
+        [
+            "application/json",
+            "application/json; charset=utf-8",
+            "APPLICATION/JSON",
+            "application/json; charset=latin-1",
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/xml",
+            "",
+            ";",
+            "application/json;;",
+            "*/*",
+        ]
+    )
+    | HEADER_VALUE
+)
 QUERY = st.lists(st.tuples(st.text(TOKEN_CHARS, max_size=8), st.text(max_size=12)), max_size=3).map(
-    lambda kv: "?" + "&".join(f"{quote(k)}={quote(v)}" for k, v in kv) if kv else "")
+    lambda kv: "?" + "&".join(f"{quote(k)}={quote(v)}" for k, v in kv) if kv else ""
+)
 METHODS = st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])
 
 
@@ -345,8 +446,11 @@ METHODS = st.sampled_from(["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "
 
 
 def test_openapi_lists_every_route_both_ways(server, spec):
-    routes = {(r.resource.canonical, r.method.lower()) for r in server.app.router.routes()
-              if r.resource is not None and r.method != "HEAD"}
+    routes = {
+        (r.resource.canonical, r.method.lower())
+        for r in server.app.router.routes()
+        if r.resource is not None and r.method != "HEAD"
+    }
     documented = {(path, method) for path, ops in spec["paths"].items() for method in ops}
     assert routes == documented, f"undocumented: {routes - documented}; documented but absent: {documented - routes}"
     assert spec["openapi"].startswith("3.")
@@ -401,8 +505,12 @@ def test_fuzz_schema_generated_chat_requests(server, spec):
 
 
 def test_fuzz_hostile_chat_bodies(server):
-    base = {"model": MODEL, "messages": [{"role": "system", "content": "Be brief."},
-                                          {"role": "user", "content": "Hi"}], "max_tokens": 1, "temperature": 0}
+    base = {
+        "model": MODEL,
+        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}],
+        "max_tokens": 1,
+        "temperature": 0,
+    }
 
     @fuzz(330)
     @given(body=mutated(base))
@@ -429,8 +537,32 @@ def test_fuzz_raw_bodies(server):
 
 
 # Text shapes that make a careless regex backtrack (a long run, then something that breaks the match).
-UNITS = ["1", "1.", "9 ", "SELECT ", "select a ", "?", ". ", "\u2026", "$a", "=> ", "def ", "import ", "a", " ",
-         "\t\n", "<|im_start|>", "{{", "e.t.f.", "please ", "hi ", "not ", "\u00e9", "\U0001f600", "-"]
+UNITS = [
+    "1",
+    "1.",
+    "9 ",
+    "SELECT ",
+    "select a ",
+    "?",
+    ". ",
+    "\u2026",
+    "$a",
+    "=> ",
+    "def ",
+    "import ",
+    "a",
+    " ",
+    "\t\n",
+    "<|im_start|>",
+    "{{",
+    "e.t.f.",
+    "please ",
+    "hi ",
+    "not ",
+    "\u00e9",
+    "\U0001f600",
+    "-",
+]
 SLOW_S = 10.0  # a prompt that fits the context may take seconds of prefill on two busy cores
 
 
@@ -453,9 +585,9 @@ def test_text_scans_are_linear(unit):
     Before the fixes: "1" * 50000 took ~100 s in the router, "?" * 50000 ~15 s in normalize_question."""
     import time
 
+    from gateway.api.schemas import parse_chat_request
     from gateway.cache.normalize import normalize_question
     from gateway.pipeline.routing import Features
-    from gateway.api.schemas import parse_chat_request
 
     text = unit * (50000 // len(unit)) + "a"
     chat = parse_chat_request({"model": "auto", "messages": [{"role": "user", "content": text}]})
@@ -472,19 +604,32 @@ def test_pathological_text_sweep(server, unit):
     context, so the answer is always a 400 and no prefill runs; each must take well under a second."""
     text = unit * ((LIMITS.max_body_bytes - 200) // len(dumps(unit))) + "a"
     for model in (MODEL, "auto"):
-        status, elapsed = _timed_chat(server, model, [{"role": "user", "content": text}],
-                                      "POST /v1/chat/completions (pathological sweep)", max_tokens=512)
+        status, elapsed = _timed_chat(
+            server,
+            model,
+            [{"role": "user", "content": text}],
+            "POST /v1/chat/completions (pathological sweep)",
+            max_tokens=512,
+        )
         assert status == 400 and elapsed < 2.0, f"{status}, {elapsed:.1f} s for {unit!r} x {len(text)} chars ({model})"
 
 
 def test_fuzz_pathological_text_is_answered_quickly(server):
     @fuzz(30)
-    @given(unit=st.sampled_from(UNITS) | st.text(min_size=1, max_size=3), tail=st.sampled_from(["", "a", "x?", "1"]),
-           size=st.integers(1000, 60000), model=st.sampled_from([MODEL, "auto"]), where=st.sampled_from(["user", "system"]))
+    @given(
+        unit=st.sampled_from(UNITS) | st.text(min_size=1, max_size=3),
+        tail=st.sampled_from(["", "a", "x?", "1"]),
+        size=st.integers(1000, 60000),
+        model=st.sampled_from([MODEL, "auto"]),
+        where=st.sampled_from(["user", "system"]),
+    )
     def run(unit, tail, size, model, where):
         text = unit * (size // len(dumps(unit))) + tail
-        messages = [{"role": "user", "content": text}] if where == "user" else \
-            [{"role": "system", "content": text}, {"role": "user", "content": "Hi"}]
+        messages = (
+            [{"role": "user", "content": text}]
+            if where == "user"
+            else [{"role": "system", "content": text}, {"role": "user", "content": "Hi"}]
+        )
         _, elapsed = _timed_chat(server, model, messages, "POST /v1/chat/completions (pathological text)")
         assert elapsed < SLOW_S, f"{elapsed:.1f} s for {unit!r} x {len(text)} chars ({model}, {where})"
 
@@ -519,9 +664,13 @@ def test_fuzz_other_endpoints(server, spec):
     assert len(paths) >= 7
 
     @fuzz(320)
-    @given(path=st.sampled_from(paths), method=st.just("GET") | METHODS, query=QUERY,
-           headers=st.just({"Authorization": f"Bearer {ADMIN}"}) | header_sets(extra_auth=(f"Bearer {ADMIN}",)),
-           body=st.none() | st.binary(max_size=100) | JUNK.map(dumps))
+    @given(
+        path=st.sampled_from(paths),
+        method=st.just("GET") | METHODS,
+        query=QUERY,
+        headers=st.just({"Authorization": f"Bearer {ADMIN}"}) | header_sets(extra_auth=(f"Bearer {ADMIN}",)),
+        body=st.none() | st.binary(max_size=100) | JUNK.map(dumps),
+    )
     def run(path, method, query, headers, body):
         status, h, raw = send(server, method, path + query, body or b"", headers)
         record(f"{path} (fuzzed)", method, status, h, raw)
@@ -545,8 +694,9 @@ def test_fuzz_other_endpoints(server, spec):
 
 
 def test_fuzz_odd_paths(server):
-    segment = st.text(string.ascii_letters + string.digits + "-._~%/:@!$&'()*+,;=", max_size=20) | \
-        st.text(max_size=10).map(quote)
+    segment = st.text(string.ascii_letters + string.digits + "-._~%/:@!$&'()*+,;=", max_size=20) | st.text(
+        max_size=10
+    ).map(quote)
     known = st.sampled_from(["/v1/chat/completions", "/v1/models", "/metrics", "/dashboard", "/v1", "", "/v1/usage"])
 
     @fuzz(110)
@@ -564,9 +714,14 @@ def test_malformed_http_is_refused_and_harmless(server):
     own body) and closes the connection; the next request is served as usual."""
     import socket
 
-    bad = [b"FOO\x01 / HTTP/1.1\r\nHost: x\r\n\r\n", b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-           b"GET / HTTP/1.1\r\nX-Bad: a\x01b\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n", b"\x16\x03\x01\x00\xa5\x01\x00",
-           b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: -5\r\n\r\n"]
+    bad = [
+        b"FOO\x01 / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET / HTTP/1.1\r\nX-Bad: a\x01b\r\n\r\n",
+        b"GET / HTTP/9.9\r\n\r\n",
+        b"\x16\x03\x01\x00\xa5\x01\x00",
+        b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+    ]
     for raw in bad:
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
             s.sendall(raw)
@@ -616,12 +771,23 @@ def test_message_content_is_data(server, prompts, content):
     tok, seen = prompts
     im_start, im_end = tok.token_to_id("<|im_start|>"), tok.token_to_id("<|im_end|>")
     system = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
+
     # The ChatML prompt built by hand: the template's control tokens as ids, every text piece plain.
     def plain(text):
         return tok.encode(text, add_bos=False)
 
-    expected = ([im_start] + plain(f"system\n{system}") + [im_end] + plain("\n") + [im_start]
-                + plain(f"user\n{content}") + [im_end] + plain("\n") + [im_start] + plain("assistant\n"))
+    expected = (
+        [im_start]
+        + plain(f"system\n{system}")
+        + [im_end]
+        + plain("\n")
+        + [im_start]
+        + plain(f"user\n{content}")
+        + [im_end]
+        + plain("\n")
+        + [im_start]
+        + plain("assistant\n")
+    )
     parsed = tok.encode(f"user\n{content}", parse_special=True, add_bos=False)
     body = {"model": MODEL, "messages": [{"role": "user", "content": content}], "max_tokens": 1, "temperature": 0}
     n = len(seen)
@@ -654,14 +820,24 @@ def test_chat_template_runs_in_jinja_sandbox(prompts):
 def test_fuzz_totals_and_server_still_healthy(server):
     total = sum(COUNTS.values())
     fivexx = sum(n for c in STATUSES.values() for s, n in c.items() if s >= 500)
-    summary = {label: {"cases": COUNTS[label], "statuses": dict(sorted(STATUSES[label].items()))}
-               for label in sorted(COUNTS)}
+    summary = {
+        label: {"cases": COUNTS[label], "statuses": dict(sorted(STATUSES[label].items()))} for label in sorted(COUNTS)
+    }
     print("\nfuzz cases per endpoint:\n" + json.dumps(summary, indent=1) + f"\ntotal {total}, 5xx {fivexx}")
     assert fivexx == 0
     assert total >= MIN_CASES, f"only {total} fuzz cases ran (at least {MIN_CASES} expected)"
-    status, _, raw = _post(server, dumps({"model": MODEL, "messages": [{"role": "user", "content":
-                                          "What is the capital of France?"}], "max_tokens": 8, "temperature": 0}),
-                           {"Cache-Control": "no-cache"})
+    status, _, raw = _post(
+        server,
+        dumps(
+            {
+                "model": MODEL,
+                "messages": [{"role": "user", "content": "What is the capital of France?"}],
+                "max_tokens": 8,
+                "temperature": 0,
+            }
+        ),
+        {"Cache-Control": "no-cache"},
+    )
     assert status == 200 and "Paris" in json.loads(raw)["choices"][0]["message"]["content"], raw
     assert send(server, "GET", "/readyz")[0] == 200
 

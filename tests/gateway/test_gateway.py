@@ -5,28 +5,36 @@ from __future__ import annotations
 import json
 import time
 
+import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
 from gateway import keys
 from gateway.app import create_app
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from tests.support.gateway_server import ServerThread, http
 from runtime.api import EngineConfig
+from tests.support.gateway_server import ServerThread, http
 from tests.support.tiny_gguf import write_tiny_llama
-
-import openai  # a dev dependency: missing, fail rather than skip
 
 
 def tiny_engine_config(path: str) -> EngineConfig:
-    return EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256,
-                        num_blocks=64, compilation_cache=False)
+    return EngineConfig(
+        gguf_path=path,
+        max_num_seqs=4,
+        max_num_batched_tokens=32,
+        max_model_len=256,
+        num_blocks=64,
+        compilation_cache=False,
+    )
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-    config = GatewayConfig(port=0, models=(ModelEntry("tiny", tiny_engine_config(path)),),
-                           limits=Limits(max_body_bytes=64 * 1024, max_messages=16, default_max_tokens=16))
+    config = GatewayConfig(
+        port=0,
+        models=(ModelEntry("tiny", tiny_engine_config(path)),),
+        limits=Limits(max_body_bytes=64 * 1024, max_messages=16, default_max_tokens=16),
+    )
     srv = ServerThread(create_app(config, cache_enabled=False)).start()
     yield srv
     srv.stop()
@@ -55,8 +63,16 @@ def test_non_streaming_completion(client):
 
 def test_streaming_equals_non_streaming(client):
     whole = client.chat.completions.create(model="tiny", messages=MSG, max_tokens=12, temperature=0)
-    chunks = list(client.chat.completions.create(model="tiny", messages=MSG, max_tokens=12, temperature=0,
-                                                 stream=True, stream_options={"include_usage": True}))
+    chunks = list(
+        client.chat.completions.create(
+            model="tiny",
+            messages=MSG,
+            max_tokens=12,
+            temperature=0,
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
     assert chunks[0].choices[0].delta.role == "assistant"
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == whole.choices[0].message.content
@@ -78,7 +94,7 @@ def test_stop_string(client):
     assert len(text) >= 6, f"the tiny model's answer is too short to cut: {text!r}"
     stop = text[3:5]
     cut = client.chat.completions.create(model="tiny", messages=MSG, max_tokens=16, temperature=0, stop=[stop])
-    assert cut.choices[0].message.content == text[:text.index(stop)]
+    assert cut.choices[0].message.content == text[: text.index(stop)]
     assert cut.choices[0].finish_reason == "stop"
 
 
@@ -103,15 +119,34 @@ BAD = [
     ("missing messages", {"model": "tiny"}, None, {}, 400, "messages"),
     ("empty messages", {"model": "tiny", "messages": []}, None, {}, 400, "messages"),
     ("messages not a list", {"model": "tiny", "messages": "hi"}, None, {}, 400, "messages"),
-    ("bad role", {"model": "tiny", "messages": [{"role": "wizard", "content": "x"}]}, None, {}, 400, "messages[0].role"),
-    ("content not text", {"model": "tiny", "messages": [{"role": "user", "content": 5}]}, None, {}, 400,
-     "messages[0].content"),
+    (
+        "bad role",
+        {"model": "tiny", "messages": [{"role": "wizard", "content": "x"}]},
+        None,
+        {},
+        400,
+        "messages[0].role",
+    ),
+    (
+        "content not text",
+        {"model": "tiny", "messages": [{"role": "user", "content": 5}]},
+        None,
+        {},
+        400,
+        "messages[0].content",
+    ),
     ("last not user", {"model": "tiny", "messages": [{"role": "assistant", "content": "x"}]}, None, {}, 400, None),
     ("temperature range", {"model": "tiny", "messages": MSG, "temperature": 5}, None, {}, 400, "temperature"),
     ("top_p zero", {"model": "tiny", "messages": MSG, "top_p": 0}, None, {}, 400, "top_p"),
     # past 1e308 an int has no float: math.isfinite() raised OverflowError (a 500, found by the fuzzer)
-    ("temperature huge int", {"model": "tiny", "messages": MSG, "temperature": 7 * 10**400}, None, {}, 400,
-     "temperature"),
+    (
+        "temperature huge int",
+        {"model": "tiny", "messages": MSG, "temperature": 7 * 10**400},
+        None,
+        {},
+        400,
+        "temperature",
+    ),
     ("top_p huge negative int", {"model": "tiny", "messages": MSG, "top_p": -(10**400)}, None, {}, 400, "top_p"),
     ("max_tokens huge int", {"model": "tiny", "messages": MSG, "max_tokens": 10**400}, None, {}, 400, "max_tokens"),
     ("max_tokens zero", {"model": "tiny", "messages": MSG, "max_tokens": 0}, None, {}, 400, "max_tokens"),
@@ -165,7 +200,11 @@ def test_client_disconnect_aborts_generation(server):
 
     async def inspect():
         b = server.app[keys.STATE].backends["tiny"]
-        return b.engine.has_unfinished_requests(), b.engine.scheduler.kv_cache_manager.num_free_blocks, b.engine.num_blocks
+        return (
+            b.engine.has_unfinished_requests(),
+            b.engine.scheduler.kv_cache_manager.num_free_blocks,
+            b.engine.num_blocks,
+        )
 
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

@@ -32,28 +32,44 @@ def _load_script():
 load_test = _load_script()
 
 # The engine shape of tests/gateway/test_tiers_e2e.py and tests/gateway/test_faults.py: one set of compiled programs.
-ENGINE = {"dtype": "float32", "max_num_seqs": 8, "max_num_batched_tokens": 128, "max_model_len": 512,
-          "kv_cache_mb": 32}
+ENGINE = {"dtype": "float32", "max_num_seqs": 8, "max_num_batched_tokens": 128, "max_model_len": 512, "kv_cache_mb": 32}
 
 
 def gateway_config(tmp_path: Path, capacity: int = 16) -> Path:
     config = {
-        "host": "127.0.0.1", "port": 0,
+        "host": "127.0.0.1",
+        "port": 0,
         "models": [{"name": "smollm2-135m", "preset": "smollm2-135m", "engine": ENGINE}],
-        "tiers": {"tiers": [{"name": "small", "model": "smollm2-135m", "capacity": capacity, "timeout_s": 60,
-                             "price": {"input_per_mtok": 0.1, "output_per_mtok": 0.4}}],
-                  "router": {"default": "small"}},
+        "tiers": {
+            "tiers": [
+                {
+                    "name": "small",
+                    "model": "smollm2-135m",
+                    "capacity": capacity,
+                    "timeout_s": 60,
+                    "price": {"input_per_mtok": 0.1, "output_per_mtok": 0.4},
+                }
+            ],
+            "router": {"default": "small"},
+        },
         "limits": {"default_max_tokens": 32},
-        "cache": {"enabled": True, "store": "file", "path": str(tmp_path / "cache.jsonl"), "embed_quantize": "int8",
-                  "threshold": 0.78, "cache_sampled": "always"},
+        "cache": {
+            "enabled": True,
+            "store": "file",
+            "path": str(tmp_path / "cache.jsonl"),
+            "embed_quantize": "int8",
+            "threshold": 0.78,
+            "cache_sampled": "always",
+        },
     }
     path = tmp_path / "gateway.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
 
 
-@pytest.mark.parametrize("url", ["http://10.1.2.3:8000", "http://0.0.0.0:8000", "http://[2001:db8::1]:80/",
-                                 "ftp://127.0.0.1/", "not a url"])
+@pytest.mark.parametrize(
+    "url", ["http://10.1.2.3:8000", "http://0.0.0.0:8000", "http://[2001:db8::1]:80/", "ftp://127.0.0.1/", "not a url"]
+)
 def test_refuses_anything_but_loopback(url):
     with pytest.raises(ValueError):
         load_test.require_loopback(url)
@@ -75,16 +91,32 @@ def test_bounded_arguments():
 
 @pytest.mark.slow
 def test_64_streaming_clients_for_15_seconds(tmp_path):
-    cfg = load_test.LoadConfig(clients=64, duration_s=15, keys=4, seed=1, max_tokens="lognormal:20,0.5,6,40",
-                               prompt_len="lognormal:16,0.5,4,64", warmup_burst=4, progress=False,
-                               request_timeout_s=120, settle_timeout_s=30)
+    cfg = load_test.LoadConfig(
+        clients=64,
+        duration_s=15,
+        keys=4,
+        seed=1,
+        max_tokens="lognormal:20,0.5,6,40",
+        prompt_len="lognormal:16,0.5,4,64",
+        warmup_burst=4,
+        progress=False,
+        request_timeout_s=120,
+        settle_timeout_s=30,
+    )
     report = load_test.run(cfg, config=str(gateway_config(tmp_path)), drain_timeout_s=30, ready_timeout_s=600)
     print(json.dumps({k: report[k] for k in ("requests", "latency_ms", "memory", "properties", "shutdown")}, indent=1))
     req = report["requests"]
     assert req["errors"] == 0, req["error_samples"]
     assert report["properties"] == {k: True for k in report["properties"]}, report["properties"]
-    assert set(report["properties"]) >= {"no_errors", "rejections_explicit", "kv_blocks_free", "memory_returned",
-                                         "clean_shutdown", "no_server_5xx", "all_clients_active"}
+    assert set(report["properties"]) >= {
+        "no_errors",
+        "rejections_explicit",
+        "kv_blocks_free",
+        "memory_returned",
+        "clean_shutdown",
+        "no_server_5xx",
+        "all_clients_active",
+    }
     assert req["completed"] >= 8
     assert req["rejected_503"] > 0, "64 clients on a capacity of 16: the admission bound must have been hit"
     assert req["rejected_without_retry_after_or_body"] == 0
@@ -92,8 +124,10 @@ def test_64_streaming_clients_for_15_seconds(tmp_path):
     # the gateway's own count agrees: a stream whose client hung up after [DONE] is still a 200
     assert report["server"]["gateway_requests_by_status"] == {"200": req["completed"], "503": req["rejected_503"]}
     assert report["latency_ms"]["ttft"]["p99"] > 0
-    assert all(e["kv_usage"] == 0 and e["running"] == 0 and e["waiting"] == 0
-               for e in report["server"]["engines_after"].values())
+    assert all(
+        e["kv_usage"] == 0 and e["running"] == 0 and e["waiting"] == 0
+        for e in report["server"]["engines_after"].values()
+    )
     mem = report["memory"]
     assert mem["idle_mib"] > 100 and mem["after_mib"] <= mem["allowed_after_mib"]
     assert report["shutdown"]["exit_code"] == 0

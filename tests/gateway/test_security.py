@@ -22,8 +22,8 @@ import uuid
 import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
-from gateway.app import create_app
 from gateway import keys
+from gateway.app import create_app
 from gateway.config.admin import AdminConfig, hash_secret, parse_admin
 from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
 from gateway.config.tiers import parse_tiers
@@ -35,17 +35,24 @@ from tests.support.redis_server import RedisServer
 pytestmark = pytest.mark.slow
 
 MODEL = "smollm2-135m"
-ENV = {"SEC_ALICE": "sk-alice-" + uuid.uuid4().hex, "SEC_BOB": "sk-bob-" + uuid.uuid4().hex,
-       "SEC_CAROL": "sk-carol-" + uuid.uuid4().hex, "SEC_ADMIN": "adm-" + uuid.uuid4().hex}
+ENV = {
+    "SEC_ALICE": "sk-alice-" + uuid.uuid4().hex,
+    "SEC_BOB": "sk-bob-" + uuid.uuid4().hex,
+    "SEC_CAROL": "sk-carol-" + uuid.uuid4().hex,
+    "SEC_ADMIN": "adm-" + uuid.uuid4().hex,
+}
 ALICE, BOB, CAROL, ADMIN = ENV["SEC_ALICE"], ENV["SEC_BOB"], ENV["SEC_CAROL"], ENV["SEC_ADMIN"]
 TIERS = {
     "tiers": [{"name": "small", "model": MODEL, "price": {"input_per_mtok": 0.10, "output_per_mtok": 0.40}}],
     "router": {"default": "small"},
-    "keys": {"require": True, "entries": [
-        {"name": "alice", "key_env": "SEC_ALICE"},
-        {"name": "bob", "key_env": "SEC_BOB"},
-        {"name": "carol", "key_env": "SEC_CAROL", "requests_per_minute": 3},
-    ]},
+    "keys": {
+        "require": True,
+        "entries": [
+            {"name": "alice", "key_env": "SEC_ALICE"},
+            {"name": "bob", "key_env": "SEC_BOB"},
+            {"name": "carol", "key_env": "SEC_CAROL", "requests_per_minute": 3},
+        ],
+    },
 }
 LIMITS = Limits(max_body_bytes=32 * 1024, max_messages=8, default_max_tokens=64)
 ADMIN_PAGES = ("/metrics", "/dashboard", "/dashboard/data")
@@ -105,10 +112,20 @@ def clock():
 @pytest.fixture(scope="module")
 def server(logs, redis_url, clock):
     spec = parse_tiers(TIERS, [MODEL], env=ENV)
-    config = GatewayConfig(port=0, models=(ModelEntry(MODEL, engine_config()),), limits=LIMITS, tiers=spec,
-                           admin=parse_admin({"key_env": "SEC_ADMIN"}, env=ENV),
-                           cache={"store": "redis", "redis_url": redis_url, "redis_prefix": "sec:",
-                                  "embed_quantize": "int8", "threshold": 0.78})
+    config = GatewayConfig(
+        port=0,
+        models=(ModelEntry(MODEL, engine_config()),),
+        limits=LIMITS,
+        tiers=spec,
+        admin=parse_admin({"key_env": "SEC_ADMIN"}, env=ENV),
+        cache={
+            "store": "redis",
+            "redis_url": redis_url,
+            "redis_prefix": "sec:",
+            "embed_quantize": "int8",
+            "threshold": 0.78,
+        },
+    )
     srv = ServerThread(create_app(config, clock=clock)).start()
     yield srv
     srv.stop()
@@ -116,8 +133,14 @@ def server(logs, redis_url, clock):
 
 def ask(server, key, content, *, stream=False, max_tokens=64, headers=None, **extra):
     """(status, headers, parsed body or SSE events, seconds) of one chat request as ``key``."""
-    body = {"model": MODEL, "messages": [{"role": "user", "content": content}], "temperature": 0,
-            "max_tokens": max_tokens, "stream": stream, **extra}
+    body = {
+        "model": MODEL,
+        "messages": [{"role": "user", "content": content}],
+        "temperature": 0,
+        "max_tokens": max_tokens,
+        "stream": stream,
+        **extra,
+    }
     t = time.perf_counter()
     status, headers, raw = call(server.url, body, headers={"Authorization": f"Bearer {key}", **(headers or {})})
     elapsed = time.perf_counter() - t
@@ -174,7 +197,8 @@ def test_keys_come_from_env_or_sha256_and_are_never_kept_in_clear(tmp_path, monk
     (tmp_path / "tiers.yaml").write_text(
         f"tiers: [{{name: small, model: {MODEL}}}]\n"
         "keys: {require: true, entries: [{name: alice, key_env: SEC_ALICE}, "
-        f"{{name: bob, key_sha256: {hash_secret(BOB)}}}]}}\n")
+        f"{{name: bob, key_sha256: {hash_secret(BOB)}}}]}}\n"
+    )
     (tmp_path / "gw.yaml").write_text("tiers: tiers.yaml\nadmin: {key_env: SEC_ADMIN}\n")
     loaded = load_config(tmp_path / "gw.yaml")
     assert loaded.admin.key_sha256 == hash_secret(ADMIN) and not loaded.log_content
@@ -182,14 +206,17 @@ def test_keys_come_from_env_or_sha256_and_are_never_kept_in_clear(tmp_path, monk
     assert ALICE not in repr(loaded) and ADMIN not in repr(loaded)
 
 
-@pytest.mark.parametrize("admin,message", [
-    ({"key": "adm-plain"}, "admin.key: keys are not written in clear"),
-    ({"key_env": "SEC_UNSET_VARIABLE"}, "admin.key_env: the environment variable 'SEC_UNSET_VARIABLE' is not set"),
-    ({"key_sha256": "abc"}, "admin.key_sha256: must be 64 lowercase hex digits"),
-    ({"key_sha256": hash_secret("x"), "key_env": "SEC_ADMIN"}, "exactly one of key_sha256 or key_env"),
-    ({"colour": "red"}, "admin: unknown key(s) colour"),
-    ("adm-plain", "admin: must be a mapping"),
-])
+@pytest.mark.parametrize(
+    "admin,message",
+    [
+        ({"key": "adm-plain"}, "admin.key: keys are not written in clear"),
+        ({"key_env": "SEC_UNSET_VARIABLE"}, "admin.key_env: the environment variable 'SEC_UNSET_VARIABLE' is not set"),
+        ({"key_sha256": "abc"}, "admin.key_sha256: must be 64 lowercase hex digits"),
+        ({"key_sha256": hash_secret("x"), "key_env": "SEC_ADMIN"}, "exactly one of key_sha256 or key_env"),
+        ({"colour": "red"}, "admin: unknown key(s) colour"),
+        ("adm-plain", "admin: must be a mapping"),
+    ],
+)
 def test_admin_config_errors_name_the_key(tmp_path, admin, message):
     (tmp_path / "gw.yaml").write_text("admin: " + json.dumps(admin) + "\n")
     with pytest.raises(ConfigError) as exc:
@@ -222,8 +249,14 @@ def test_cache_is_isolated_per_key_both_ways(server):
         gen0 = metric(server, "generation_tokens_total", model="small")
         hits0 = metric(server, "e2e_request_latency_seconds_count", model="small", cache="hit")
         misses0 = metric(server, "e2e_request_latency_seconds_count", model="small", cache="miss")
-        s, h, b, _ = ask(server, BOB, content, stream=stream, headers=None if store else {"Cache-Control": "no-store"},
-                         stream_options={"include_usage": True} if stream else None)
+        s, h, b, _ = ask(
+            server,
+            BOB,
+            content,
+            stream=stream,
+            headers=None if store else {"Cache-Control": "no-store"},
+            stream_options={"include_usage": True} if stream else None,
+        )
         assert s == 200, b
         usage = b["chunks"][-1]["usage"] if stream else b["usage"]
         # Generated fresh by the engine: its tokens were produced now, and the request was timed as a miss.
@@ -280,8 +313,11 @@ def test_rate_limit_is_per_key(server, clock):
     for _ in range(3):
         s, _, b, _ = ask(server, CAROL, "Say hi.", max_tokens=1)
         assert s == 200, b
-    status, headers, raw = call(server.url, {"model": MODEL, "messages": [{"role": "user", "content": "Say hi."}]},
-                                headers={"Authorization": f"Bearer {CAROL}"})
+    status, headers, raw = call(
+        server.url,
+        {"model": MODEL, "messages": [{"role": "user", "content": "Say hi."}]},
+        headers={"Authorization": f"Bearer {CAROL}"},
+    )
     err = assert_openai_error(status, raw, 429, code="rate_limit_exceeded")
     assert err["type"] == "rate_limit_error" and 1 <= int(headers["Retry-After"]) <= 60
     assert "carol" in err["message"] and CAROL not in err["message"]
@@ -297,8 +333,11 @@ def test_rate_limit_is_per_key(server, clock):
 def test_unknown_or_missing_key_is_401(server):
     status, _, raw = call(server.url, {"model": MODEL, "messages": [{"role": "user", "content": "hi"}]})
     assert_openai_error(status, raw, 401, code="missing_api_key")
-    status, _, raw = call(server.url, {"model": MODEL, "messages": [{"role": "user", "content": "hi"}]},
-                          headers={"Authorization": "Bearer sk-not-configured"})
+    status, _, raw = call(
+        server.url,
+        {"model": MODEL, "messages": [{"role": "user", "content": "hi"}]},
+        headers={"Authorization": "Bearer sk-not-configured"},
+    )
     assert_openai_error(status, raw, 401, code="invalid_api_key")
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-not-configured", max_retries=0)
     with pytest.raises(openai.AuthenticationError):
@@ -312,13 +351,19 @@ def test_body_and_message_count_limits(server):
     assert "too large" in assert_openai_error(status, raw, 413)["message"]
     # The same without a Content-Length (chunked): the limit is on the bytes read, not on the header.
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-    conn.request("POST", "/v1/chat/completions", body=iter([json.dumps(big).encode()]),
-                 headers={"Content-Type": "application/json", **auth}, encode_chunked=True)
+    conn.request(
+        "POST",
+        "/v1/chat/completions",
+        body=iter([json.dumps(big).encode()]),
+        headers={"Content-Type": "application/json", **auth},
+        encode_chunked=True,
+    )
     resp = conn.getresponse()
     assert_openai_error(resp.status, resp.read(), 413)
     conn.close()
-    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}] * 4 + \
-            [{"role": "user", "content": "hi"}]  # 9 messages, the limit is 8
+    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}] * 4 + [
+        {"role": "user", "content": "hi"}
+    ]  # 9 messages, the limit is 8
     status, _, raw = call(server.url, {"model": MODEL, "messages": turns}, headers=auth)
     assert "limit is 8" in assert_openai_error(status, raw, 400, param="messages")["message"]
     client = openai.OpenAI(base_url=server.url + "/v1", api_key=ALICE, max_retries=0)
@@ -362,17 +407,24 @@ def test_admin_pages_need_the_admin_key(server):
 def test_no_key_in_the_cache_store_or_state(server, redis_url):
     ask(server, ALICE, "What is the capital of France?")  # at least one entry stored
     port = redis_url.rsplit(":", 1)[1].split("/")[0]
-    dump = subprocess.run(["redis-cli", "-p", port, "--scan", "--pattern", "sec:*"], capture_output=True,
-                          text=True, check=True).stdout.split()
+    dump = subprocess.run(
+        ["redis-cli", "-p", port, "--scan", "--pattern", "sec:*"], capture_output=True, text=True, check=True
+    ).stdout.split()
     assert dump, "the cache wrote nothing to Redis"
     contents = []
     for k in dump:
         kind = subprocess.run(["redis-cli", "-p", port, "type", k], capture_output=True, text=True).stdout.strip()
-        cmd = {"hash": ["hgetall"], "string": ["get"], "set": ["smembers"], "zset": ["zrange", "0", "-1"],
-               "list": ["lrange", "0", "-1"]}.get(kind)
+        cmd = {
+            "hash": ["hgetall"],
+            "string": ["get"],
+            "set": ["smembers"],
+            "zset": ["zrange", "0", "-1"],
+            "list": ["lrange", "0", "-1"],
+        }.get(kind)
         if cmd:
-            contents.append(subprocess.run(["redis-cli", "-p", port, cmd[0], k, *cmd[1:]], capture_output=True,
-                                           text=True).stdout)
+            contents.append(
+                subprocess.run(["redis-cli", "-p", port, cmd[0], k, *cmd[1:]], capture_output=True, text=True).stdout
+            )
     blob = "\n".join(dump + contents)
     assert "capital of france" in blob.lower()  # the store is what we think it is
     state = server.app[keys.STATE]
@@ -390,12 +442,21 @@ def test_no_prompt_or_answer_in_logs_by_default(server, logs):
         assert s == 200
         answers.append(b["text"])
     # Failures that carry the text: a bad role, a context overflow, an unknown model.
-    call(server.url, {"model": MODEL, "messages": [{"role": canary, "content": canary}]},
-         headers={"Authorization": f"Bearer {ALICE}"})
-    call(server.url, {"model": canary, "messages": [{"role": "user", "content": canary}]},
-         headers={"Authorization": f"Bearer {ALICE}"})
-    call(server.url, {"model": MODEL, "messages": [{"role": "user", "content": canary * 400}]},
-         headers={"Authorization": f"Bearer {ALICE}"})
+    call(
+        server.url,
+        {"model": MODEL, "messages": [{"role": canary, "content": canary}]},
+        headers={"Authorization": f"Bearer {ALICE}"},
+    )
+    call(
+        server.url,
+        {"model": canary, "messages": [{"role": "user", "content": canary}]},
+        headers={"Authorization": f"Bearer {ALICE}"},
+    )
+    call(
+        server.url,
+        {"model": MODEL, "messages": [{"role": "user", "content": canary * 400}]},
+        headers={"Authorization": f"Bearer {ALICE}"},
+    )
     assert any(canary.lower() in a.lower() for a in answers), f"the model did not repeat the canary: {answers}"
     text = logs.text()
     assert logs.lines, "nothing was captured: the capture is broken"
@@ -413,10 +474,10 @@ def open_server(tmp_path_factory):
     from tests.support.tiny_gguf import write_tiny_llama
 
     path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-    engine = EngineConfig(gguf_path=path, max_num_seqs=2, max_num_batched_tokens=32, max_model_len=256,
-                          num_blocks=32)
-    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), limits=LIMITS, log_content=True,
-                           warmup=False)  # compiles the one step program it needs on the first request
+    engine = EngineConfig(gguf_path=path, max_num_seqs=2, max_num_batched_tokens=32, max_model_len=256, num_blocks=32)
+    config = GatewayConfig(
+        port=0, models=(ModelEntry("tiny", engine),), limits=LIMITS, log_content=True, warmup=False
+    )  # compiles the one step program it needs on the first request
     srv = ServerThread(create_app(config, cache_enabled=False)).start()
     yield srv
     srv.stop()

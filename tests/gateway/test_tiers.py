@@ -13,29 +13,35 @@ import json
 import subprocess
 import sys
 
+import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
 from gateway import keys
+from gateway.accounting.usage import Caller, UsageLedger
+from gateway.api.schemas import parse_chat_request
 from gateway.app import create_app
 from gateway.backends import BackendError
-from runtime.serving.local import LocalEngine
 from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
+from gateway.config.tiers import KeyPolicy, KeysConfig, parse_tiers
+from gateway.config.typed import hash_secret
 from gateway.pipeline.routing import Router
-from gateway.api.schemas import parse_chat_request
-from gateway.config.tiers import KeyPolicy, KeysConfig, hash_key, parse_tiers
-from gateway.accounting.usage import Caller, UsageLedger
-from runtime.serving.errors import APIError
-from tests.support.gateway_server import ServerThread, http
 from runtime.api import EngineConfig
-from runtime.engine.llm_engine import LLMEngine
+from runtime.serving.errors import APIError
+from runtime.serving.local import LocalEngine
+from tests.support.engines import tiny_engine
+from tests.support.gateway_server import ServerThread, http
 from tests.support.tiny_gguf import write_tiny_llama
-
-import openai  # a dev dependency: missing, fail rather than skip
 
 TIERS = {
     "tiers": [
-        {"name": "big", "model": "tiny", "price": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
-         "fallback": ["lil"], "capacity": 2, "timeout_s": 20},
+        {
+            "name": "big",
+            "model": "tiny",
+            "price": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
+            "fallback": ["lil"],
+            "capacity": 2,
+            "timeout_s": 20,
+        },
         {"name": "lil", "model": "tiny", "price": {"input_per_mtok": 0.5, "output_per_mtok": 1.5}},
     ],
     "router": {"default": "lil", "escalate_to": "big", "long_prompt_chars": 400, "deep_conversation_turns": 4},
@@ -56,8 +62,9 @@ def spec(data=None, env=ENV):
 
 
 def chat(model="auto", content="hello there", **kw):
-    return parse_chat_request({"model": model, "messages": [{"role": "user", "content": content}], **kw},
-                              max_messages=64)
+    return parse_chat_request(
+        {"model": model, "messages": [{"role": "user", "content": content}], **kw}, max_messages=64
+    )
 
 
 # ---------------------------------------------------------------- config
@@ -105,7 +112,7 @@ def test_config_errors_name_the_key(path, value, message):
 
 def test_keys_are_hashed_and_the_file_loads(tmp_path):
     s = spec()
-    assert s.keys.entries[0].key_sha256 == hash_key("sk-broke") and "sk-broke" not in repr(s)
+    assert s.keys.entries[0].key_sha256 == hash_secret("sk-broke") and "sk-broke" not in repr(s)
     assert s.chain("big") == ("big", "lil") and s.chain("lil") == ("lil",)
     # the shipped config: gateway.yaml -> tiers.yaml
     shipped = load_config("configs/gateway.yaml").tier_spec
@@ -115,8 +122,12 @@ def test_keys_are_hashed_and_the_file_loads(tmp_path):
     (tmp_path / "gw.yaml").write_text("tiers: tiers.yaml\n")
     with pytest.raises(ConfigError, match=r"tiers\[0\]\.fallback: unknown tier 'b'"):
         load_config(tmp_path / "gw.yaml")
-    r = subprocess.run([sys.executable, "-m", "gateway", "--config", str(tmp_path / "gw.yaml")],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "gateway", "--config", str(tmp_path / "gw.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and r.stderr.startswith("error:") and "fallback: unknown tier 'b'" in r.stderr
     (tmp_path / "gw.yaml").write_text("tiers: missing.yaml\n")
     with pytest.raises(ConfigError, match="tiers: file not found"):
@@ -128,15 +139,18 @@ def test_keys_are_hashed_and_the_file_loads(tmp_path):
 ANY = KeyPolicy()
 
 
-@pytest.mark.parametrize("content,tier,reason", [
-    ("hello there, how are you?", "lil", "short general request"),
-    ("Why does my python script print a traceback?", "big", "code markers (code words)"),
-    ("```\nx = 1\n```\nwhat does this do", "big", "code markers (```)"),
-    ("def f(x):\n    return x\nexplain", "big", "def/class"),
-    ("What is 12 * 7?", "big", "maths markers (arithmetic)"),
-    ("Solve the equation for x", "big", "math words"),
-    ("tell me a story " * 30, "big", "long prompt (480 chars > 400)"),
-])
+@pytest.mark.parametrize(
+    "content,tier,reason",
+    [
+        ("hello there, how are you?", "lil", "short general request"),
+        ("Why does my python script print a traceback?", "big", "code markers (code words)"),
+        ("```\nx = 1\n```\nwhat does this do", "big", "code markers (```)"),
+        ("def f(x):\n    return x\nexplain", "big", "def/class"),
+        ("What is 12 * 7?", "big", "maths markers (arithmetic)"),
+        ("Solve the equation for x", "big", "math words"),
+        ("tell me a story " * 30, "big", "long prompt (480 chars > 400)"),
+    ],
+)
 def test_auto_routes_with_a_reason(content, tier, reason):
     d = Router(spec()).route(chat(content=content), ANY)
     assert d.tier == tier and reason in d.reason
@@ -145,9 +159,14 @@ def test_auto_routes_with_a_reason(content, tier, reason):
 
 def test_router_depth_budget_keys_and_explicit_models():
     r = Router(spec())
-    deep = parse_chat_request({"model": "auto", "messages": [{"role": "user", "content": "hi"},
-                                                             {"role": "assistant", "content": "hello"}] * 3
-                               + [{"role": "user", "content": "and?"}]}, max_messages=64)
+    deep = parse_chat_request(
+        {
+            "model": "auto",
+            "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}] * 3
+            + [{"role": "user", "content": "and?"}],
+        },
+        max_messages=64,
+    )
     assert r.route(deep, ANY).tier == "big" and "deep conversation (4 user turns >= 4)" in r.route(deep, ANY).reason
     # nearly out of budget: held to the default tier, and it says so
     d = r.route(chat(content="What is 12 * 7?"), ANY, budget_left=0.05)
@@ -241,18 +260,18 @@ class Faulty:
             yield out
 
 
-def tiny_engine(path):
-    return LLMEngine(EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256,
-                                  num_blocks=64, compilation_cache=False))
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
     engine = EngineConfig(gguf_path=path)
-    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), tiers=spec(),
-                           limits=Limits(default_max_tokens=12))
-    backends = {"big": LocalEngine("big", tiny_engine(path)), "lil": LocalEngine("lil", tiny_engine(path))}
+    config = GatewayConfig(
+        port=0, models=(ModelEntry("tiny", engine),), tiers=spec(), limits=Limits(default_max_tokens=12)
+    )
+    tiny = dict(max_model_len=256, num_blocks=64)
+    backends = {
+        "big": LocalEngine("big", tiny_engine(path, **tiny)),
+        "lil": LocalEngine("lil", tiny_engine(path, **tiny)),
+    }
     srv = ServerThread(create_app(config, backends=backends, cache_enabled=False)).start()
     yield srv
     srv.stop()
@@ -260,8 +279,14 @@ def server(tmp_path_factory):
 
 def ask(server, content="hello there", model="auto", key=None, stream=False, **kw):
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    body = {"model": model, "messages": [{"role": "user", "content": content}], "temperature": 0,
-            "max_tokens": 12, "stream": stream, **kw}
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": content}],
+        "temperature": 0,
+        "max_tokens": 12,
+        "stream": stream,
+        **kw,
+    }
     status, h, raw = http(server.url, body, headers=headers)
     h = {k.lower(): v for k, v in h.items()}
     return status, h, raw.decode()
@@ -291,17 +316,21 @@ def test_auto_routing_and_cost_headers(server):
     assert json.loads(raw)["requests"] == 0
     _, _, metrics = http(server.url, path="/metrics", method="GET")
     text = metrics.decode()
-    assert 'gateway_cost_usd_total{tier="big"}' in text and 'gateway_route_decisions_total{how="auto",tier="big"}' in text
+    assert (
+        'gateway_cost_usd_total{tier="big"}' in text and 'gateway_route_decisions_total{how="auto",tier="big"}' in text
+    )
 
 
 def test_budget_and_rate_limits_answer_429(server):
     client = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-broke", max_retries=0)
-    client.chat.completions.create(model="lil", messages=[{"role": "user", "content": "hi"}], max_tokens=12,
-                                   temperature=0)  # lil: ~2e-5 USD of the 1e-4 budget; big spends the rest
+    client.chat.completions.create(
+        model="lil", messages=[{"role": "user", "content": "hi"}], max_tokens=12, temperature=0
+    )  # lil: ~2e-5 USD of the 1e-4 budget; big spends the rest
     with pytest.raises(openai.RateLimitError) as exc:
         for _ in range(20):
-            client.chat.completions.create(model="big", messages=[{"role": "user", "content": "hi"}], max_tokens=12,
-                                           temperature=0)
+            client.chat.completions.create(
+                model="big", messages=[{"role": "user", "content": "hi"}], max_tokens=12, temperature=0
+            )
     err = exc.value.body
     assert err["code"] == "budget_exceeded" and "budget spent" in err["message"]
     assert int(exc.value.response.headers["Retry-After"]) > 0
@@ -355,8 +384,7 @@ def test_fallback_mid_answer_and_on_timeout(server):
         assert status == 200 and h["x-served-by"] == "lil" and h["x-fallback"] == "big->lil (failed)"
         assert out["choices"][0]["message"]["content"] == direct_text
         # streaming: the client keeps what big sent; lil continues it; nothing is lost or repeated
-        status, h, body = ask(server, model="big", stream=True, stream_options={"include_usage": True},
-                              max_tokens=24)
+        status, h, body = ask(server, model="big", stream=True, stream_options={"include_usage": True}, max_tokens=24)
         events = [e[6:] for e in body.split("\n\n") if e.startswith("data: ")]
         assert status == 200 and events[-1] == "[DONE]" and ": tier big failed; lil continues the answer" in body
         chunks = [json.loads(e) for e in events[:-1]]

@@ -17,30 +17,50 @@ import pytest
 from gateway.app import create_app
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from gateway.config.tiers import parse_tiers
+from runtime.api import EngineConfig
 from tests.support.gateway_server import ServerThread, http
 from tests.support.processes import ServerProcess
-from runtime.api import EngineConfig
 
-ENGINE_FLAGS = ["--max-num-seqs", "8", "--max-num-batched-tokens", "128", "--max-model-len", "512",
-                "--kv-cache-mb", "32"]
+ENGINE_FLAGS = [
+    "--max-num-seqs",
+    "8",
+    "--max-num-batched-tokens",
+    "128",
+    "--max-model-len",
+    "512",
+    "--kv-cache-mb",
+    "32",
+]
 
 
 @pytest.fixture(scope="module")
 def tiers():
     large = ServerProcess(["-m", "runtime.server", "--model", "gemma3-270m", *ENGINE_FLAGS], name="large").start()
-    spec = parse_tiers({
-        "tiers": [
-            {"name": "large", "model": "gemma3-270m", "url": large.url, "fallback": ["small"], "timeout_s": 30,
-             "price": {"input_per_mtok": 0.6, "output_per_mtok": 2.4}},
-            {"name": "small", "model": "smollm2-135m", "price": {"input_per_mtok": 0.1, "output_per_mtok": 0.4}},
-        ],
-        "router": {"default": "small", "escalate_to": "large"},
-        "keys": {"entries": [{"name": "tight", "key_env": "E2E_TIGHT_KEY", "budget_usd": 0.00001}]},
-    }, ["smollm2-135m"], env={"E2E_TIGHT_KEY": "sk-tight"})
-    engine = EngineConfig(model="smollm2-135m", max_num_seqs=8, max_num_batched_tokens=128, max_model_len=512,
-                          kv_cache_bytes=32 << 20)
-    config = GatewayConfig(port=0, models=(ModelEntry("smollm2-135m", engine),), tiers=spec,
-                           limits=Limits(default_max_tokens=8))
+    spec = parse_tiers(
+        {
+            "tiers": [
+                {
+                    "name": "large",
+                    "model": "gemma3-270m",
+                    "url": large.url,
+                    "fallback": ["small"],
+                    "timeout_s": 30,
+                    "price": {"input_per_mtok": 0.6, "output_per_mtok": 2.4},
+                },
+                {"name": "small", "model": "smollm2-135m", "price": {"input_per_mtok": 0.1, "output_per_mtok": 0.4}},
+            ],
+            "router": {"default": "small", "escalate_to": "large"},
+            "keys": {"entries": [{"name": "tight", "key_env": "E2E_TIGHT_KEY", "budget_usd": 0.00001}]},
+        },
+        ["smollm2-135m"],
+        env={"E2E_TIGHT_KEY": "sk-tight"},
+    )
+    engine = EngineConfig(
+        model="smollm2-135m", max_num_seqs=8, max_num_batched_tokens=128, max_model_len=512, kv_cache_bytes=32 << 20
+    )
+    config = GatewayConfig(
+        port=0, models=(ModelEntry("smollm2-135m", engine),), tiers=spec, limits=Limits(default_max_tokens=8)
+    )
     gateway = ServerThread(create_app(config, cache_enabled=False)).start()
     deadline = time.monotonic() + 30  # the gateway polls the runtime server once a second
     while json.loads(http(gateway.url, path="/readyz", method="GET")[2])["models"]["large"] is not True:
@@ -52,8 +72,13 @@ def tiers():
 
 
 def ask(url, content, model="auto", stream=False, key="e2e", max_tokens=8):
-    body = {"model": model, "messages": [{"role": "user", "content": content}], "temperature": 0,
-            "max_tokens": max_tokens, "stream": stream}
+    body = {
+        "model": model,
+        "messages": [{"role": "user", "content": content}],
+        "temperature": 0,
+        "max_tokens": max_tokens,
+        "stream": stream,
+    }
     status, headers, raw = http(url, body, headers={"Authorization": f"Bearer {key}"}, timeout=120)
     return status, {k.lower(): v for k, v in headers.items()}, raw.decode()
 
@@ -64,8 +89,11 @@ def complete(stream: bool, body: str) -> bool:
         return json.loads(body)["choices"][0]["finish_reason"] in ("stop", "length")
     events = [e[6:] for e in body.split("\n\n") if e.startswith("data: ")]
     chunks = [json.loads(e) for e in events[:-1]]
-    return (events[-1] == "[DONE]" and not any("error" in c for c in chunks)
-            and chunks[-1]["choices"][0]["finish_reason"] in ("stop", "length"))
+    return (
+        events[-1] == "[DONE]"
+        and not any("error" in c for c in chunks)
+        and chunks[-1]["choices"][0]["finish_reason"] in ("stop", "length")
+    )
 
 
 def test_routing_and_budgets_across_processes(tiers):

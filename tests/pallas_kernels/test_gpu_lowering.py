@@ -65,9 +65,15 @@ def kv_bytes_per_layer(head_dim, num_kv_heads, page_size, num_pages, kv_dtype):
 
 def attention_args(head_dim, num_q_heads, num_kv_heads, page_size, num_pages, kv_dtype):
     kv = kv_dtype or BF16
-    args = [S((TOKENS, num_q_heads, head_dim), BF16),
-            S((num_pages, page_size, num_kv_heads, head_dim), kv), S((num_pages, page_size, num_kv_heads, head_dim), kv),
-            S((SEQS,), I32), S((SEQS, PAGES_PER_SEQ), I32), S((SEQS + 1,), I32), S((1,), I32)]
+    args = [
+        S((TOKENS, num_q_heads, head_dim), BF16),
+        S((num_pages, page_size, num_kv_heads, head_dim), kv),
+        S((num_pages, page_size, num_kv_heads, head_dim), kv),
+        S((SEQS,), I32),
+        S((SEQS, PAGES_PER_SEQ), I32),
+        S((SEQS + 1,), I32),
+        S((1,), I32),
+    ]
     if kv_dtype is not None:  # k_scales, v_scales
         args += [S((num_pages, page_size, num_kv_heads), F32)] * 2
     return args
@@ -76,8 +82,10 @@ def attention_args(head_dim, num_q_heads, num_kv_heads, page_size, num_pages, kv
 def attention_fn(block_sizes, quantized):
     def fn(q, k, v, kv_lens, page_indices, cu_q_lens, num_seqs, *scales):
         kw = dict(k_scales=scales[0], v_scales=scales[1]) if quantized else {}
-        return ragged_paged_attention(q, k, v, kv_lens, page_indices, cu_q_lens, num_seqs, sm_scale=0.125,
-                                      block_sizes=block_sizes, **kw)
+        return ragged_paged_attention(
+            q, k, v, kv_lens, page_indices, cu_q_lens, num_seqs, sm_scale=0.125, block_sizes=block_sizes, **kw
+        )
+
     return fn
 
 
@@ -102,17 +110,21 @@ def test_attention_lowers_for_cuda_through_triton(shape, device_kind):
     process has no GPU); "NVIDIA H100 ...": the Hopper table entry or rule, passed explicitly."""
     assert jax.config.jax_pallas_use_mosaic_gpu  # the default this must lower under
     d, hq, hkv, ps, _, kv = shape
-    expected = gpu_block_sizes(device_kind, head_dim=d, num_q_heads=hq, num_kv_heads=hkv, page_size=ps, dtype=BF16,
-                               kv_dtype=kv)
+    expected = gpu_block_sizes(
+        device_kind, head_dim=d, num_q_heads=hq, num_kv_heads=hkv, page_size=ps, dtype=BF16, kv_dtype=kv
+    )
     text = lower_for_cuda(attention_fn(expected if device_kind else None, kv is not None), *attention_args(*shape))
     assert_triton_only(text, expected.num_warps, expected.num_stages)
 
 
-@pytest.mark.parametrize("head_dim,page_size,message", [
-    (96, 16, "power-of-two head_dim"),
-    (80, 16, "power-of-two head_dim"),
-    (128, 12, "pages_per_block \\* page_size to be a power of two"),
-])
+@pytest.mark.parametrize(
+    "head_dim,page_size,message",
+    [
+        (96, 16, "power-of-two head_dim"),
+        (80, 16, "power-of-two head_dim"),
+        (128, 12, "pages_per_block \\* page_size to be a power of two"),
+    ],
+)
 def test_shapes_triton_cannot_tile_fail_with_value_error(head_dim, page_size, message):
     args = attention_args(head_dim, 8, 2, page_size, 1024, None)
     with pytest.raises(ValueError, match=message):
@@ -122,18 +134,34 @@ def test_shapes_triton_cannot_tile_fail_with_value_error(head_dim, page_size, me
 # ---- the tile table and its rule -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind,family", [
-    ("NVIDIA H100 80GB HBM3", "hopper"), ("NVIDIA H200", "hopper"), ("NVIDIA H100 PCIe", "hopper"),
-    ("NVIDIA A100-SXM4-80GB", "ampere"), ("NVIDIA A100-PCIE-40GB", "ampere"),
-    ("NVIDIA L4", "ada"), ("NVIDIA L40S", "ada"), ("Tesla T4", "fallback"), ("", "fallback"),
-])
+@pytest.mark.parametrize(
+    "kind,family",
+    [
+        ("NVIDIA H100 80GB HBM3", "hopper"),
+        ("NVIDIA H200", "hopper"),
+        ("NVIDIA H100 PCIe", "hopper"),
+        ("NVIDIA A100-SXM4-80GB", "ampere"),
+        ("NVIDIA A100-PCIE-40GB", "ampere"),
+        ("NVIDIA L4", "ada"),
+        ("NVIDIA L40S", "ada"),
+        ("Tesla T4", "fallback"),
+        ("", "fallback"),
+    ],
+)
 def test_device_kind_families(kind, family):
     assert gpu_family(kind) == family
 
 
 def triton_dims(head_dim, group, page_size):
-    return Dims(max_num_tokens=TOKENS, num_q_heads=group, head_dim=head_dim, num_kv_heads=1, max_num_seqs=SEQS,
-                page_size=page_size, pages_per_seq=PAGES_PER_SEQ)
+    return Dims(
+        max_num_tokens=TOKENS,
+        num_q_heads=group,
+        head_dim=head_dim,
+        num_kv_heads=1,
+        max_num_seqs=SEQS,
+        page_size=page_size,
+        pages_per_seq=PAGES_PER_SEQ,
+    )
 
 
 def test_rule_always_meets_the_triton_tile_constraints():
@@ -144,8 +172,15 @@ def test_rule_always_meets_the_triton_tile_constraints():
             for group in (1, 2, 3, 4, 5, 8, 16, 32):
                 for page_size in (1, 2, 4, 8, 16, 32, 64, 128, 256):
                     for dtype, kv in ((BF16, None), (F32, None), (BF16, jnp.int8), (BF16, jnp.float8_e4m3fn)):
-                        bs = gpu_block_sizes(kind, head_dim=head_dim, num_q_heads=group, num_kv_heads=1,
-                                             page_size=page_size, dtype=dtype, kv_dtype=kv)
+                        bs = gpu_block_sizes(
+                            kind,
+                            head_dim=head_dim,
+                            num_q_heads=group,
+                            num_kv_heads=1,
+                            page_size=page_size,
+                            dtype=dtype,
+                            kv_dtype=kv,
+                        )
                         _check_triton_tiles(triton_dims(head_dim, group, page_size), bs)
                         checked += 1
     assert checked == 4 * 5 * 8 * 9 * 4
@@ -155,16 +190,26 @@ def test_table_entries_are_legal_and_fit_their_family():
     for key, bs in TUNED.items():
         _check_triton_tiles(triton_dims(key.head_dim, key.group, key.page_size), bs)
         rows = key.group * bs.block_q
-        smem = _smem_bytes(rows, bs.pages_per_block * key.page_size, key.head_dim, bs.num_stages,
-                           jnp.dtype(key.dtype).itemsize, jnp.dtype(key.kv_dtype).itemsize)
+        smem = _smem_bytes(
+            rows,
+            bs.pages_per_block * key.page_size,
+            key.head_dim,
+            bs.num_stages,
+            jnp.dtype(key.dtype).itemsize,
+            jnp.dtype(key.kv_dtype).itemsize,
+        )
         assert smem <= FAMILIES[key.family].smem_per_block, key
 
 
 def test_table_is_consulted_by_device_kind_and_shape():
     """SmolLM2-135M (head_dim 64, 9 q heads, 3 kv heads: group 3 padded to 4) hits a pinned entry."""
     key = next(k for k in TUNED if (k.family, k.head_dim, k.group, k.kv_dtype) == ("ada", 64, 4, "int8"))
-    assert gpu_block_sizes("NVIDIA L4", head_dim=64, num_q_heads=9, num_kv_heads=3, page_size=16, dtype=BF16,
-                           kv_dtype=jnp.int8) is TUNED[key]
+    assert (
+        gpu_block_sizes(
+            "NVIDIA L4", head_dim=64, num_q_heads=9, num_kv_heads=3, page_size=16, dtype=BF16, kv_dtype=jnp.int8
+        )
+        is TUNED[key]
+    )
     # Gemma 3 (head_dim 256) on Ada keeps two pipeline stages with 32-key blocks (2 pages of 16).
     gemma = gpu_block_sizes("NVIDIA L40S", head_dim=256, num_q_heads=4, num_kv_heads=1, page_size=16, dtype=BF16)
     assert (gemma.block_q, gemma.pages_per_block, gemma.num_stages) == (8, 2, 2)

@@ -29,8 +29,14 @@ CLI_TIMEOUT_S = 180
 def run_cli(*args: str) -> tuple[int, list[dict], dict, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}  # JAX's defaults, not ours
     env["JAX_PLATFORMS"] = "cpu"
-    p = subprocess.run([sys.executable, "-m", "pallas_kernels.lowering_check", *args], cwd=ROOT, env=env,
-                       capture_output=True, text=True, timeout=CLI_TIMEOUT_S)
+    p = subprocess.run(
+        [sys.executable, "-m", "pallas_kernels.lowering_check", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+    )
     lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
     assert lines and lines[-1].get("summary"), (p.stdout[-2000:], p.stderr[-3000:])
     return p.returncode, lines[:-1], lines[-1], p.stderr
@@ -87,9 +93,23 @@ def test_a_shape_the_tables_have_never_seen():
     """40 heads over 5 kv heads (group 8), page 32, int8 KV, 1,000 tokens over 100 sequences: no
     table entry matches, so each kernel's fallback rule picks its blocks; the engine step takes the
     same cache layout and bucket."""
-    rc, records, summary, stderr = run_cli("--num-heads", "40", "--num-kv-heads", "5", "--page-size", "32",
-                                           "--head-dim", "128", "--tokens", "1000", "--max-seqs", "100",
-                                           "--kv-dtype", "int8", "--engine")
+    rc, records, summary, stderr = run_cli(
+        "--num-heads",
+        "40",
+        "--num-kv-heads",
+        "5",
+        "--page-size",
+        "32",
+        "--head-dim",
+        "128",
+        "--tokens",
+        "1000",
+        "--max-seqs",
+        "100",
+        "--kv-dtype",
+        "int8",
+        "--engine",
+    )
     assert not failures(records), "\n".join(failures(records))
     assert rc == 0, stderr[-3000:]
     assert summary["ok"] == summary["total"] == len(records) == 3 * (1 + 2 + 2)  # attention, int8/int4, 2 models
@@ -97,8 +117,15 @@ def test_a_shape_the_tables_have_never_seen():
         assert_record_fields(r)
         s = r["shape"]
         if r["kernel"].startswith("ragged_paged_attention"):
-            assert (s["num_heads"], s["num_kv_heads"], s["head_dim"], s["page_size"], s["kv_dtype"], s["tokens"],
-                    s["max_seqs"]) == (40, 5, 128, 32, "int8", 1000, 100)
+            assert (
+                s["num_heads"],
+                s["num_kv_heads"],
+                s["head_dim"],
+                s["page_size"],
+                s["kv_dtype"],
+                s["tokens"],
+                s["max_seqs"],
+            ) == (40, 5, 128, 32, "int8", 1000, 100)
         elif r["kernel"] == "engine_step":
             assert (s["page_size"], s["kv_dtype"], s["tokens"], s["max_seqs"]) == (32, "int8", 1000, 100)
         else:
@@ -122,8 +149,9 @@ def _bad_tpu_blocks(shape, target):
         o_ref[...] = x_ref[...] * 2
 
     spec = pl.BlockSpec((3, 5), lambda i: (i, 0))
-    fn = pl.pallas_call(body, grid=(8,), in_specs=[spec], out_specs=spec,
-                        out_shape=jax.ShapeDtypeStruct((24, 5), jnp.float32))
+    fn = pl.pallas_call(
+        body, grid=(8,), in_specs=[spec], out_specs=spec, out_shape=jax.ShapeDtypeStruct((24, 5), jnp.float32)
+    )
     return fn, (jax.ShapeDtypeStruct((24, 5), jnp.float32),)
 
 
@@ -144,17 +172,21 @@ def _good_tpu_blocks(shape, target):
         o_ref[...] = x_ref[...] * 2
 
     spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
-    fn = pl.pallas_call(body, grid=(4,), in_specs=[spec], out_specs=spec,
-                        out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32))
+    fn = pl.pallas_call(
+        body, grid=(4,), in_specs=[spec], out_specs=spec, out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32)
+    )
     return fn, (jax.ShapeDtypeStruct((32, 128), jnp.float32),)
 
 
-INJECTED = {k.name: k for k in (
-    lc.Kernel("raises", ("cuda", "tpu"), "matmul", _raises),
-    lc.Kernel("bad_tpu_blocks", ("tpu",), "matmul", _bad_tpu_blocks),
-    lc.Kernel("plain_xla", ("tpu",), "matmul", _plain_xla),
-    lc.Kernel("good_tpu_blocks", ("tpu",), "matmul", _good_tpu_blocks),
-)}
+INJECTED = {
+    k.name: k
+    for k in (
+        lc.Kernel("raises", ("cuda", "tpu"), "matmul", _raises),
+        lc.Kernel("bad_tpu_blocks", ("tpu",), "matmul", _bad_tpu_blocks),
+        lc.Kernel("plain_xla", ("tpu",), "matmul", _plain_xla),
+        lc.Kernel("good_tpu_blocks", ("tpu",), "matmul", _good_tpu_blocks),
+    )
+}
 
 
 def run_main(*argv: str, kernels=INJECTED) -> tuple[int, list[dict], dict]:
@@ -181,8 +213,13 @@ def test_failing_cases_are_reported_with_their_error_and_exit_1():
         assert r["ok"] is False and "without a Pallas kernel" in r["error"] and r["custom_calls"] == []
     for r in by_kernel["good_tpu_blocks"]:
         assert r["ok"] is True and r["error"] is None and r["custom_calls"] == ["tpu_custom_call"]
-    assert summary == {"summary": True, "total": len(records), "ok": len(by_kernel["good_tpu_blocks"]),
-                       "failed": len(records) - len(by_kernel["good_tpu_blocks"]), "seconds": summary["seconds"]}
+    assert summary == {
+        "summary": True,
+        "total": len(records),
+        "ok": len(by_kernel["good_tpu_blocks"]),
+        "failed": len(records) - len(by_kernel["good_tpu_blocks"]),
+        "seconds": summary["seconds"],
+    }
 
 
 def test_all_ok_exits_0_and_filters_select_targets_and_kernels():
@@ -195,8 +232,13 @@ def test_all_ok_exits_0_and_filters_select_targets_and_kernels():
 
 
 def test_bad_arguments_exit_2(capsys):
-    for argv in (["--num-heads", "12", "--num-kv-heads", "5"], ["--kernels", "nope"], ["--platform", "tpu-v4"],
-                 ["--kv-dtype", "int4"], ["--head-dim", "0"]):
+    for argv in (
+        ["--num-heads", "12", "--num-kv-heads", "5"],
+        ["--kernels", "nope"],
+        ["--platform", "tpu-v4"],
+        ["--kv-dtype", "int4"],
+        ["--head-dim", "0"],
+    ):
         with pytest.raises(SystemExit) as exc:
             lc.main(argv, out=io.StringIO())
         assert exc.value.code == 2, argv
@@ -214,8 +256,11 @@ def test_default_attention_shapes_cover_every_value():
     assert {s.kv_dtype for s in shapes} == {"bfloat16", "int8", "fp8"}
     for s in shapes:
         kv_bytes = s.pages * lc.kv_bytes_per_page(s.page_size, s.num_kv_heads, s.head_dim, s.kv_dtype)
-        assert lc.KV_BYTES_PER_LAYER <= kv_bytes < lc.KV_BYTES_PER_LAYER + lc.kv_bytes_per_page(
-            s.page_size, s.num_kv_heads, s.head_dim, s.kv_dtype)
+        assert (
+            lc.KV_BYTES_PER_LAYER
+            <= kv_bytes
+            < lc.KV_BYTES_PER_LAYER + lc.kv_bytes_per_page(s.page_size, s.num_kv_heads, s.head_dim, s.kv_dtype)
+        )
         args, scales = s.abstract_args()
         assert args[1].shape == (s.pages, s.page_size, s.num_kv_heads, s.head_dim)
         assert bool(scales) == (s.kv_dtype != "bfloat16")

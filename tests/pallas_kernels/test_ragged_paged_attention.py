@@ -10,9 +10,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from pallas_kernels.ragged_paged_attention import (
+    BlockSizes,
+    ragged_paged_attention,
+    ragged_paged_attention_xla,
+)
 from tests.support.attention_cases import (
     BAD_INPUTS,
-    small_inputs,
     CASES,
     F32,
     assert_close,
@@ -23,14 +27,8 @@ from tests.support.attention_cases import (
     run_kernel,
     run_reference,
     run_xla,
+    small_inputs,
 )
-
-from pallas_kernels.ragged_paged_attention import (
-    BlockSizes,
-    ragged_paged_attention,
-    ragged_paged_attention_xla,
-)
-
 
 # ---- building inputs ---------------------------------------------------------------------------
 
@@ -45,10 +43,16 @@ LN3 = math.log(3.0)
 def tiny(q_rows, keys, values, q_lens, kv_lens, num_seqs=None, max_tokens=None):
     """q_rows [T][H][D]; keys/values [S][L][KVH][D] as nested lists."""
     q = np.zeros((max_tokens or len(q_rows), *np.shape(q_rows)[1:]), np.float32)
-    q[:len(q_rows)] = q_rows
+    q[: len(q_rows)] = q_rows
     cu = np.concatenate([[0], np.cumsum(q_lens)])
-    return dict(q=jnp.asarray(q), k=jnp.asarray(np.array(keys, np.float32)), v=jnp.asarray(np.array(values, np.float32)),
-                kv_lens=i32(kv_lens), cu_q_lens=i32(cu), num_seqs=i32([len(q_lens) if num_seqs is None else num_seqs]))
+    return dict(
+        q=jnp.asarray(q),
+        k=jnp.asarray(np.array(keys, np.float32)),
+        v=jnp.asarray(np.array(values, np.float32)),
+        kv_lens=i32(kv_lens),
+        cu_q_lens=i32(cu),
+        num_seqs=i32([len(q_lens) if num_seqs is None else num_seqs]),
+    )
 
 
 def test_reference_decode_two_keys():
@@ -82,8 +86,13 @@ def test_reference_gqa_two_q_heads_share_one_kv_head():
     # head_dim 2. k0 = (0, 0), k1 = (ln 3, 0); v0 = (4, 0), v1 = (8, 2).
     # q head 0 = (1, 0): logits (0, ln 3) -> (1/4, 3/4) -> (1 + 6, 0 + 1.5) = (7, 1.5).
     # q head 1 = (0, 1): logits (0, 0)    -> (1/2, 1/2) -> (2 + 4, 0 + 1)   = (6, 1).
-    b = tiny([[[1.0, 0.0], [0.0, 1.0]]], [[[[0.0, 0.0]], [[LN3, 0.0]]]], [[[[4.0, 0.0]], [[8.0, 2.0]]]],
-             q_lens=[1], kv_lens=[2])
+    b = tiny(
+        [[[1.0, 0.0], [0.0, 1.0]]],
+        [[[[0.0, 0.0]], [[LN3, 0.0]]]],
+        [[[[4.0, 0.0]], [[8.0, 2.0]]]],
+        q_lens=[1],
+        kv_lens=[2],
+    )
     assert_close(run_reference(b, sm_scale=1.0), np.array([[[7.0, 1.5], [6.0, 1.0]]], np.float32))
 
 
@@ -111,8 +120,11 @@ def test_xla_matches_reference(case):
     assert_close(run_xla(b, **kw), run_reference(b, **kw))
 
 
-@pytest.mark.parametrize("block_sizes", [BlockSizes(block_q=1), BlockSizes(block_q=3, pages_per_block=4),
-                                         BlockSizes(block_q=32, pages_per_block=5)], ids=str)
+@pytest.mark.parametrize(
+    "block_sizes",
+    [BlockSizes(block_q=1), BlockSizes(block_q=3, pages_per_block=4), BlockSizes(block_q=32, pages_per_block=5)],
+    ids=str,
+)
 def test_kernel_block_sizes_do_not_change_the_result(block_sizes):
     # Tiles of one row, tiles bigger than every sequence, key blocks running past the page table.
     b, kw = batch_for((4, 6, 2, 32, F32, None, None, block_sizes), seed=7)
@@ -121,10 +133,30 @@ def test_kernel_block_sizes_do_not_change_the_result(block_sizes):
 
 def test_all_decode_and_single_prefill_batches():
     rng = np.random.default_rng(3)
-    decode = make_batch(rng, q_lens=[1] * 6, kv_lens=[1, 5, 8, 9, 16, 17], num_q_heads=4, num_kv_heads=2,
-                        head_dim=32, page_size=8, dtype=F32, pad_tokens=0, pad_seqs=0)
-    prefill = make_batch(rng, q_lens=[20], kv_lens=[20], num_q_heads=4, num_kv_heads=2, head_dim=32,
-                         page_size=8, dtype=F32, pad_tokens=0, pad_seqs=0)
+    decode = make_batch(
+        rng,
+        q_lens=[1] * 6,
+        kv_lens=[1, 5, 8, 9, 16, 17],
+        num_q_heads=4,
+        num_kv_heads=2,
+        head_dim=32,
+        page_size=8,
+        dtype=F32,
+        pad_tokens=0,
+        pad_seqs=0,
+    )
+    prefill = make_batch(
+        rng,
+        q_lens=[20],
+        kv_lens=[20],
+        num_q_heads=4,
+        num_kv_heads=2,
+        head_dim=32,
+        page_size=8,
+        dtype=F32,
+        pad_tokens=0,
+        pad_seqs=0,
+    )
     for b in (decode, prefill):
         kw = dict(sm_scale=0.2)
         expected = run_reference(b, **kw)
@@ -134,8 +166,18 @@ def test_all_decode_and_single_prefill_batches():
 
 def test_padding_sequences_may_hold_garbage_and_zero_sequences_give_zeros():
     rng = np.random.default_rng(4)
-    b = make_batch(rng, q_lens=[2, 1], kv_lens=[6, 9], num_q_heads=2, num_kv_heads=1, head_dim=32,
-                   page_size=4, dtype=F32, pad_tokens=4, pad_seqs=3)
+    b = make_batch(
+        rng,
+        q_lens=[2, 1],
+        kv_lens=[6, 9],
+        num_q_heads=2,
+        num_kv_heads=1,
+        head_dim=32,
+        page_size=4,
+        dtype=F32,
+        pad_tokens=4,
+        pad_seqs=3,
+    )
     kw = dict(sm_scale=0.2)
     expected = run_reference(b, **kw)
     # Entries past num_seqs are ignored: unsorted cu_q_lens and nonsense lengths change nothing.
@@ -168,11 +210,15 @@ def test_bad_inputs_raise_value_error(impl, index, replacement, message):
             ragged_paged_attention_xla(*args, sm_scale=1.0)
 
 
-@pytest.mark.parametrize("kw,message", [
-    (dict(sliding_window=0), "sliding_window"),
-    (dict(soft_cap=-1.0), "soft_cap"),
-    (dict(sm_scale=float("nan")), "sm_scale"),
-], ids=["window0", "negative_cap", "nan_scale"])
+@pytest.mark.parametrize(
+    "kw,message",
+    [
+        (dict(sliding_window=0), "sliding_window"),
+        (dict(soft_cap=-1.0), "soft_cap"),
+        (dict(sm_scale=float("nan")), "sm_scale"),
+    ],
+    ids=["window0", "negative_cap", "nan_scale"],
+)
 def test_bad_static_arguments_raise_value_error(kw, message):
     b, args = small_inputs()
     kw = {"sm_scale": 1.0, **kw}

@@ -26,11 +26,11 @@ from pallas_kernels.ragged_paged_attention.tpu import (
     vmem_capacity,
 )
 from tests.support.attention_cases import (
-    QUANT_CASES,
     BAD_INPUTS,
     BF16,
     CASES,
     F32,
+    QUANT_CASES,
     assert_close,
     batch_for,
     case_id,
@@ -48,8 +48,18 @@ def tpu_sizes(bs) -> TpuBlockSizes:
 
 def run_tpu(b, **kw):
     scales = dict(k_scales=b["k_scale_pages"], v_scales=b["v_scale_pages"]) if "k_scale_pages" in b else {}
-    return ragged_paged_attention_tpu(b["q"], b["k_pages"], b["v_pages"], b["kv_lens"], b["page_indices"],
-                                      b["cu_q_lens"], b["num_seqs"], interpret=True, **scales, **kw)
+    return ragged_paged_attention_tpu(
+        b["q"],
+        b["k_pages"],
+        b["v_pages"],
+        b["kv_lens"],
+        b["page_indices"],
+        b["cu_q_lens"],
+        b["num_seqs"],
+        interpret=True,
+        **scales,
+        **kw,
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)
@@ -65,9 +75,15 @@ def test_tpu_kernel_matches_reference_on_quantized_cache(case, kv_dtype):
     assert_close(run_tpu(b, block_sizes=tpu_sizes(case[-1]), **kw), run_reference(b, quantized=True, **kw))
 
 
-@pytest.mark.parametrize("block_sizes", [TpuBlockSizes(block_q=1, pages_per_block=1),
-                                         TpuBlockSizes(block_q=3, pages_per_block=4),
-                                         TpuBlockSizes(block_q=32, pages_per_block=5)], ids=str)
+@pytest.mark.parametrize(
+    "block_sizes",
+    [
+        TpuBlockSizes(block_q=1, pages_per_block=1),
+        TpuBlockSizes(block_q=3, pages_per_block=4),
+        TpuBlockSizes(block_q=32, pages_per_block=5),
+    ],
+    ids=str,
+)
 def test_tpu_block_sizes_do_not_change_the_result(block_sizes):
     # One-row blocks (one sequence each), blocks spanning every sequence, key blocks past the page table.
     b, kw = batch_for((4, 6, 2, 32, F32, 5, None, None), seed=7)
@@ -76,20 +92,52 @@ def test_tpu_block_sizes_do_not_change_the_result(block_sizes):
 
 def test_tpu_all_decode_and_single_prefill_batches():
     rng = np.random.default_rng(3)
-    decode = make_batch(rng, q_lens=[1] * 6, kv_lens=[1, 5, 8, 9, 16, 17], num_q_heads=4, num_kv_heads=2,
-                        head_dim=32, page_size=8, dtype=F32, pad_tokens=0, pad_seqs=0)
-    prefill = make_batch(rng, q_lens=[20], kv_lens=[20], num_q_heads=4, num_kv_heads=2, head_dim=32,
-                         page_size=8, dtype=F32, pad_tokens=0, pad_seqs=0)
+    decode = make_batch(
+        rng,
+        q_lens=[1] * 6,
+        kv_lens=[1, 5, 8, 9, 16, 17],
+        num_q_heads=4,
+        num_kv_heads=2,
+        head_dim=32,
+        page_size=8,
+        dtype=F32,
+        pad_tokens=0,
+        pad_seqs=0,
+    )
+    prefill = make_batch(
+        rng,
+        q_lens=[20],
+        kv_lens=[20],
+        num_q_heads=4,
+        num_kv_heads=2,
+        head_dim=32,
+        page_size=8,
+        dtype=F32,
+        pad_tokens=0,
+        pad_seqs=0,
+    )
     for b in (decode, prefill):
         # block_q 8 does not divide 6 or 20 rows: the last q block is padded inside the wrapper.
-        assert_close(run_tpu(b, sm_scale=0.2, block_sizes=TpuBlockSizes(block_q=8, pages_per_block=2)),
-                     run_reference(b, sm_scale=0.2))
+        assert_close(
+            run_tpu(b, sm_scale=0.2, block_sizes=TpuBlockSizes(block_q=8, pages_per_block=2)),
+            run_reference(b, sm_scale=0.2),
+        )
 
 
 def test_tpu_padding_sequences_may_hold_garbage_and_zero_sequences_give_zeros():
     rng = np.random.default_rng(4)
-    b = make_batch(rng, q_lens=[2, 1], kv_lens=[6, 9], num_q_heads=2, num_kv_heads=1, head_dim=32,
-                   page_size=4, dtype=F32, pad_tokens=4, pad_seqs=3)
+    b = make_batch(
+        rng,
+        q_lens=[2, 1],
+        kv_lens=[6, 9],
+        num_q_heads=2,
+        num_kv_heads=1,
+        head_dim=32,
+        page_size=4,
+        dtype=F32,
+        pad_tokens=4,
+        pad_seqs=3,
+    )
     bs = TpuBlockSizes(block_q=2, pages_per_block=2)
     expected = run_reference(b, sm_scale=0.2)
     garbage = dict(b, cu_q_lens=i32([0, 2, 3, 1, 0, 7]), kv_lens=i32([6, 9, 50, 3, 1]))
@@ -134,9 +182,16 @@ def test_compiled_tile_constraints_are_checked_before_lowering():
 
 def _dims(head_dim=128, heads=32, kv_heads=8, page_size=16, tokens=2048, seqs=256, pages=4096):
     S = lambda shape, dtype: jnp.zeros(shape, dtype)  # noqa: E731  (validate_inputs reads shapes only)
-    return validate_inputs(S((tokens, heads, head_dim), BF16), S((pages, page_size, kv_heads, head_dim), BF16),
-                           S((pages, page_size, kv_heads, head_dim), BF16), S((seqs,), jnp.int32),
-                           S((seqs + 1,), jnp.int32), S((1,), jnp.int32), S((seqs, 16), jnp.int32), sm_scale=1.0)
+    return validate_inputs(
+        S((tokens, heads, head_dim), BF16),
+        S((pages, page_size, kv_heads, head_dim), BF16),
+        S((pages, page_size, kv_heads, head_dim), BF16),
+        S((seqs,), jnp.int32),
+        S((seqs + 1,), jnp.int32),
+        S((1,), jnp.int32),
+        S((seqs, 16), jnp.int32),
+        sm_scale=1.0,
+    )
 
 
 def test_block_size_table_then_fallback_then_vmem_rule():
@@ -160,8 +215,10 @@ def test_sm_scale_is_applied_like_the_reference():
     # Same batch, two scales: both match the reference (catches a scale applied twice or never).
     b, _ = batch_for((8, 2, 2, 32, F32, None, None, None), seed=11)
     for scale in (1.0, 1.0 / math.sqrt(32)):
-        assert_close(run_tpu(b, sm_scale=scale, block_sizes=TpuBlockSizes(block_q=8, pages_per_block=2)),
-                     run_reference(b, sm_scale=scale))
+        assert_close(
+            run_tpu(b, sm_scale=scale, block_sizes=TpuBlockSizes(block_q=8, pages_per_block=2)),
+            run_reference(b, sm_scale=scale),
+        )
 
 
 def test_too_many_sequences_for_smem_are_refused_before_lowering():
@@ -169,8 +226,15 @@ def test_too_many_sequences_for_smem_are_refused_before_lowering():
     # slots need 768 KiB of them, more than half of a v5e's 1 MiB.
     S = jnp.zeros
     n = 65536
-    args = [S((64, 8, 128), BF16), S((64, 16, 2, 128), BF16), S((64, 16, 2, 128), BF16), S((n,), jnp.int32),
-            S((n, 1), jnp.int32), S((n + 1,), jnp.int32), S((1,), jnp.int32)]
+    args = [
+        S((64, 8, 128), BF16),
+        S((64, 16, 2, 128), BF16),
+        S((64, 16, 2, 128), BF16),
+        S((n,), jnp.int32),
+        S((n, 1), jnp.int32),
+        S((n + 1,), jnp.int32),
+        S((1,), jnp.int32),
+    ]
     with pytest.raises(ValueError, match="SMEM"):
         ragged_paged_attention_tpu(*args, sm_scale=1.0, device_kind="TPU v5 lite")
 
@@ -179,7 +243,14 @@ def test_a_long_page_table_is_not_limited_by_smem():
     # 256 sequences of 32,768 tokens at page 16: a 2 MiB page table, twice a v6e's SMEM. It stays in HBM,
     # so the kernel still lowers (Mosaic TPU, abstract "TPU v6 lite").
     S = jax.ShapeDtypeStruct
-    args = (S((2048, 32, 128), BF16), S((8192, 16, 8, 128), BF16), S((8192, 16, 8, 128), BF16), S((256,), jnp.int32),
-            S((256, 2048), jnp.int32), S((257,), jnp.int32), S((1,), jnp.int32))
+    args = (
+        S((2048, 32, 128), BF16),
+        S((8192, 16, 8, 128), BF16),
+        S((8192, 16, 8, 128), BF16),
+        S((256,), jnp.int32),
+        S((256, 2048), jnp.int32),
+        S((257,), jnp.int32),
+        S((1,), jnp.int32),
+    )
     text = lower_for_tpu(functools.partial(ragged_paged_attention_tpu, sm_scale=0.1), *args, device_kind="TPU v6 lite")
     assert "tpu_custom_call" in text

@@ -19,8 +19,8 @@ import pytest
 
 from gateway.app import create_app
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from tests.support.gateway_server import ServerThread
 from runtime.api import EngineConfig
+from tests.support.gateway_server import ServerThread
 from tests.support.tiny_gguf import write_tiny_llama
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,8 +68,9 @@ def test_workload_honours_repeat_and_paraphrase_shares():
 
 
 def test_workload_lengths_have_the_configured_means():
-    reqs = bench_serving.make_workload(3000, seed=2, prompt_len="lognormal:80,0.6,4,1000",
-                                       output_len="lognormal:120,0.6,2,2000")
+    reqs = bench_serving.make_workload(
+        3000, seed=2, prompt_len="lognormal:80,0.6,4,1000", output_len="lognormal:120,0.6,2,2000"
+    )
     fresh = [r for r in reqs if r["kind"] == "fresh"]
     prompt = np.mean([r["prompt_words"] for r in fresh])
     output = np.mean([r["max_tokens"] for r in fresh])
@@ -77,8 +78,11 @@ def test_workload_lengths_have_the_configured_means():
     assert abs(output - 120) / 120 < 0.1, output
     assert all(2 <= r["max_tokens"] <= 2000 for r in reqs)
     # the words are questions, not random tokens
-    assert all(r["messages"][-1]["content"].split("?")[0].split()[0] in
-               {"What", "Can", "Explain", "Describe", "How", "Give", "Tell", "When", "In"} for r in fresh)
+    assert all(
+        r["messages"][-1]["content"].split("?")[0].split()[0]
+        in {"What", "Can", "Explain", "Describe", "How", "Give", "Tell", "When", "In"}
+        for r in fresh
+    )
     fixed = bench_serving.make_workload(20, seed=0, output_len="fixed:7")
     assert {r["max_tokens"] for r in fixed} == {7}
 
@@ -99,9 +103,11 @@ def test_poisson_arrivals():
 
 def test_summary_arithmetic():
     R = bench_serving.RequestResult
-    rs = [R(0, "fresh", 8, ok=True, ttft=0.1, e2e=0.8, completion_tokens=8, itl=[0.1] * 7, served_by="small"),
-          R(1, "repeat", 8, ok=True, ttft=2.0, e2e=2.1, completion_tokens=3, cache="hit", served_by="small"),
-          R(2, "fresh", 8, error="HTTP 429: slow down")]
+    rs = [
+        R(0, "fresh", 8, ok=True, ttft=0.1, e2e=0.8, completion_tokens=8, itl=[0.1] * 7, served_by="small"),
+        R(1, "repeat", 8, ok=True, ttft=2.0, e2e=2.1, completion_tokens=3, cache="hit", served_by="small"),
+        R(2, "fresh", 8, error="HTTP 429: slow down"),
+    ]
     s = bench_serving.summarize(rs, duration=2.0, ttft_slo=1.0, tpot_slo=0.2)
     assert s["completed"] == 2 and s["failed"] == 1 and s["errors"] == {"HTTP 429: slow down": 1}
     assert rs[0].tpot == pytest.approx(0.1)  # (0.8 - 0.1) / 7
@@ -118,8 +124,14 @@ def test_summary_arithmetic():
 def gateway(tmp_path_factory):
     path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
     # 16 tokens per step: three step programs to compile (sequences 1, 2, 4) instead of six
-    engine = EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=16, max_model_len=256,
-                          num_blocks=64, compilation_cache=False)
+    engine = EngineConfig(
+        gguf_path=path,
+        max_num_seqs=4,
+        max_num_batched_tokens=16,
+        max_model_len=256,
+        num_blocks=64,
+        compilation_cache=False,
+    )
     config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), limits=Limits(default_max_tokens=16))
     srv = ServerThread(create_app(config, cache_enabled=False)).start()
     yield srv
@@ -129,9 +141,26 @@ def gateway(tmp_path_factory):
 def test_bench_serving_end_to_end(gateway, tmp_path, capsys):
     out = tmp_path / "serving.json"
     # The tiny model's tokenizer is close to one token per byte and its context is 256: questions only.
-    rc = bench_serving.main(["--url", gateway.url, "--model", "auto", "--request-rate", "20", "--num-prompts", "20",
-                             "--seed", "5", "--prompt-len-dist", "fixed:1", "--max-tokens-dist", "uniform:2,12",
-                             "--out", str(out)])
+    rc = bench_serving.main(
+        [
+            "--url",
+            gateway.url,
+            "--model",
+            "auto",
+            "--request-rate",
+            "20",
+            "--num-prompts",
+            "20",
+            "--seed",
+            "5",
+            "--prompt-len-dist",
+            "fixed:1",
+            "--max-tokens-dist",
+            "uniform:2,12",
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 0
     report = json.loads(capsys.readouterr().out)
     assert report == json.loads(out.read_text())
@@ -141,7 +170,9 @@ def test_bench_serving_end_to_end(gateway, tmp_path, capsys):
         assert m["n"] > 0 and 0 <= m["p50"] <= m["p90"] <= m["p99"], (metric, m)
     assert report["ttft_ms"]["p99"] <= report["e2e_ms"]["p99"]
     assert report["completion_tokens"] <= report["max_tokens_requested"]
-    assert report["output_token_throughput"] > 0 and report["total_token_throughput"] > report["output_token_throughput"]
+    assert (
+        report["output_token_throughput"] > 0 and report["total_token_throughput"] > report["output_token_throughput"]
+    )
     assert sum(report["requests_by_tier"].values()) == 20 and set(report["requests_by_tier"]) == {"tiny"}
     assert report["cache_hit_share"] == 0.0  # cache off in this gateway
     for key in ("goodput", "goodput_fraction", "good_requests", "slo"):
@@ -158,9 +189,16 @@ bench_kernel = _load("bench_kernel")
 
 def test_device_spec_table():
     """Spec-sheet peaks by jax device_kind; an unknown device gets none (fractions null, never a guess)."""
-    expect = {"NVIDIA H200": (4800, 989), "NVIDIA H100 80GB HBM3": (3350, 989), "NVIDIA A100-SXM4-80GB": (2000, 312),
-              "TPU v5 lite": (819, 197), "TPU v6 lite": (1640, 918), "TPU v5": (2760, 459), "TPU v5p": (2760, 459),
-              "TPU v4": (1200, 275)}
+    expect = {
+        "NVIDIA H200": (4800, 989),
+        "NVIDIA H100 80GB HBM3": (3350, 989),
+        "NVIDIA A100-SXM4-80GB": (2000, 312),
+        "TPU v5 lite": (819, 197),
+        "TPU v6 lite": (1640, 918),
+        "TPU v5": (2760, 459),
+        "TPU v5p": (2760, 459),
+        "TPU v4": (1200, 275),
+    }
     for kind, (gbs, tflops) in expect.items():
         spec = bench_kernel.device_spec(kind)
         assert spec is not None and (spec.hbm_gbs, spec.bf16_tflops) == (gbs, tflops), kind
@@ -193,13 +231,25 @@ def test_accelerator_scripts_refuse_to_time_the_cpu(tmp_path):
     if shutil.which("nvidia-smi") or glob.glob("/dev/accel*") or os.environ.get("TPU_NAME"):
         pytest.skip("this machine has an accelerator: the script would time it")  # never on the dev/CI machines
     out = tmp_path / "acc.json"
-    p = subprocess.run(["bash", str(ROOT / "scripts" / "bench_accelerator.sh"), "--out", str(out)], cwd=ROOT,
-                       env=_cpu_env(), capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "bench_accelerator.sh"), "--out", str(out)],
+        cwd=ROOT,
+        env=_cpu_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 2 and "nothing is timed on the host CPU" in p.stderr, p.stderr[-2000:]
     assert not out.exists()
     for script in ("bench_accelerator.py", "bench_kernel.py"):
-        p = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "--out", str(out)], cwd=ROOT,
-                           env=_cpu_env(), capture_output=True, text=True, timeout=120)
+        p = subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / script), "--out", str(out)],
+            cwd=ROOT,
+            env=_cpu_env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert p.returncode == 2 and "nothing is timed on the host CPU" in p.stderr, (script, p.stderr[-2000:])
         assert not out.exists()
 
@@ -209,9 +259,22 @@ def test_bench_accelerator_smoke_on_cpu(tmp_path):
     tiny model), one JSON with every timing null. 30-70 s here."""
     out = tmp_path / "acc.json"
     tiny = write_tiny_llama(tmp_path)
-    p = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_accelerator.py"), "--smoke", "--engine-gguf",
-                        str(tiny.path), "--out", str(out)], cwd=ROOT, env=_cpu_env(), capture_output=True, text=True,
-                       timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "bench_accelerator.py"),
+            "--smoke",
+            "--engine-gguf",
+            str(tiny.path),
+            "--out",
+            str(out),
+        ],
+        cwd=ROOT,
+        env=_cpu_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr[-3000:]
     report = json.loads(out.read_text())
     assert json.loads(p.stdout) == report
@@ -220,10 +283,16 @@ def test_bench_accelerator_smoke_on_cpu(tmp_path):
     assert report["jax_matches_pin"] == (report["jax_version"] == report["jax_pinned"])
     for check in ("attention_check", "quant_matmul_check"):
         cases = report[check]["cases"]
-        assert report[check]["passed"] and {c["impl"] for c in cases} >= {"pallas_gpu_interpret", "pallas_tpu_interpret"}
+        assert report[check]["passed"] and {c["impl"] for c in cases} >= {
+            "pallas_gpu_interpret",
+            "pallas_tpu_interpret",
+        }
     decode, prefill = report["decode"], report["prefill"]
-    assert {(d["impl"], d["kv_dtype"]) for d in decode} >= {("pallas_gpu_interpret", "float32"),
-                                                            ("pallas_tpu_interpret", "float32"), ("xla", "int8")}
+    assert {(d["impl"], d["kv_dtype"]) for d in decode} >= {
+        ("pallas_gpu_interpret", "float32"),
+        ("pallas_tpu_interpret", "float32"),
+        ("xla", "int8"),
+    }
     for d in decode:
         assert "error" not in d, d
         assert d["median_ms"] is None and d["p90_ms"] is None and d["hbm_fraction"] is None

@@ -67,12 +67,24 @@ def page_arrays(arrays, kv_lens, page_size, total_num_pages, rng, extra_pages=1)
             page_indices[i, j] = page
             n = min(page_size, int(kv_len) - j * page_size)
             for a, paged in zip(arrays, pages):
-                paged[page, :n] = a[i, j * page_size:j * page_size + n]
+                paged[page, :n] = a[i, j * page_size : j * page_size + n]
     return [jnp.asarray(p) for p in pages], jnp.asarray(page_indices)
 
 
-def make_batch(rng, *, q_lens, kv_lens, num_q_heads, num_kv_heads, head_dim, page_size, dtype,
-               pad_tokens=3, pad_seqs=2, kv_dtype=None):
+def make_batch(
+    rng,
+    *,
+    q_lens,
+    kv_lens,
+    num_q_heads,
+    num_kv_heads,
+    head_dim,
+    page_size,
+    dtype,
+    pad_tokens=3,
+    pad_seqs=2,
+    kv_dtype=None,
+):
     """A ragged batch plus padding tokens and padding sequences (kv_len 0, empty q).
 
     ``kv_dtype`` "int8" / "fp8": K and V are also quantized per token and kv head
@@ -91,7 +103,8 @@ def make_batch(rng, *, q_lens, kv_lens, num_q_heads, num_kv_heads, head_dim, pag
     batch = dict(q=q, k=k, v=v, kv_lens=i32(kv_lens), cu_q_lens=i32(cu), num_seqs=i32([num_seqs]))
     if kv_dtype is None:
         batch["k_pages"], batch["v_pages"], batch["page_indices"] = contiguous_to_paged(
-            k, v, kv_lens, page_size, total_pages, rng)
+            k, v, kv_lens, page_size, total_pages, rng
+        )
         return batch
     from runtime.quant.kv import QUANTIZED_KV_DTYPES, quantize
 
@@ -105,8 +118,17 @@ def make_batch(rng, *, q_lens, kv_lens, num_q_heads, num_kv_heads, head_dim, pag
 def run_reference(b, quantized=False, **kw):
     """The reference on the float K/V, or (``quantized``) on the batch's codes and scales."""
     if quantized:
-        return ragged_paged_attention_reference(b["q"], b["kq"], b["vq"], b["kv_lens"], b["cu_q_lens"], b["num_seqs"],
-                                                k_scales=b["k_scales"], v_scales=b["v_scales"], **kw)
+        return ragged_paged_attention_reference(
+            b["q"],
+            b["kq"],
+            b["vq"],
+            b["kv_lens"],
+            b["cu_q_lens"],
+            b["num_seqs"],
+            k_scales=b["k_scales"],
+            v_scales=b["v_scales"],
+            **kw,
+        )
     return ragged_paged_attention_reference(b["q"], b["k"], b["v"], b["kv_lens"], b["cu_q_lens"], b["num_seqs"], **kw)
 
 
@@ -115,13 +137,32 @@ def _scales(b):
 
 
 def run_kernel(b, **kw):
-    return ragged_paged_attention(b["q"], b["k_pages"], b["v_pages"], b["kv_lens"], b["page_indices"],
-                                  b["cu_q_lens"], b["num_seqs"], interpret=True, **_scales(b), **kw)
+    return ragged_paged_attention(
+        b["q"],
+        b["k_pages"],
+        b["v_pages"],
+        b["kv_lens"],
+        b["page_indices"],
+        b["cu_q_lens"],
+        b["num_seqs"],
+        interpret=True,
+        **_scales(b),
+        **kw,
+    )
 
 
 def run_xla(b, **kw):
-    return ragged_paged_attention_xla(b["q"], b["k_pages"], b["v_pages"], b["kv_lens"], b["page_indices"],
-                                      b["cu_q_lens"], b["num_seqs"], **_scales(b), **kw)
+    return ragged_paged_attention_xla(
+        b["q"],
+        b["k_pages"],
+        b["v_pages"],
+        b["kv_lens"],
+        b["page_indices"],
+        b["cu_q_lens"],
+        b["num_seqs"],
+        **_scales(b),
+        **kw,
+    )
 
 
 def edge_batch(page_size, max_kv_len):
@@ -157,22 +198,43 @@ CASES = [
 
 def case_id(case):
     ps, hq, hkv, d, dtype, window, cap, bs = case
-    return (f"page{ps}-gqa{hq // hkv}-d{d}-{np.dtype(dtype).name}-win{window}-cap{cap}"
-            f"-bq{bs.block_q}-ppb{bs.pages_per_block}")
+    return (
+        f"page{ps}-gqa{hq // hkv}-d{d}-{np.dtype(dtype).name}-win{window}-cap{cap}"
+        f"-bq{bs.block_q}-ppb{bs.pages_per_block}"
+    )
 
 
 def batch_for(case, seed, kv_dtype=None):
     ps, hq, hkv, d, dtype, window, cap, bs = case
     q_lens, kv_lens = edge_batch(ps, max_kv_len=3 * ps + 2)
     rng = np.random.default_rng(seed)
-    b = make_batch(rng, q_lens=q_lens, kv_lens=kv_lens, num_q_heads=hq, num_kv_heads=hkv, head_dim=d,
-                   page_size=ps, dtype=dtype, kv_dtype=kv_dtype)
+    b = make_batch(
+        rng,
+        q_lens=q_lens,
+        kv_lens=kv_lens,
+        num_q_heads=hq,
+        num_kv_heads=hkv,
+        head_dim=d,
+        page_size=ps,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+    )
     return b, dict(sm_scale=1.0 / math.sqrt(d), sliding_window=window, soft_cap=cap)
 
 
 def small_inputs():
-    b = make_batch(np.random.default_rng(5), q_lens=[2], kv_lens=[3], num_q_heads=4, num_kv_heads=2,
-                   head_dim=16, page_size=4, dtype=F32, pad_tokens=0, pad_seqs=0)
+    b = make_batch(
+        np.random.default_rng(5),
+        q_lens=[2],
+        kv_lens=[3],
+        num_q_heads=4,
+        num_kv_heads=2,
+        head_dim=16,
+        page_size=4,
+        dtype=F32,
+        pad_tokens=0,
+        pad_seqs=0,
+    )
     paged = [b[n] for n in ("q", "k_pages", "v_pages", "kv_lens", "page_indices", "cu_q_lens", "num_seqs")]
     return b, paged
 

@@ -17,18 +17,28 @@ from tests.support.tiny_gguf import write_tiny_llama
 
 def start(tmp_path_factory, cache: dict, warmup: bool = True) -> ServerThread:
     path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-    engine = EngineConfig(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256,
-                          num_blocks=64, compilation_cache=False)
-    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), cache=cache,
-                           limits=Limits(default_max_tokens=16), warmup=warmup)
+    engine = EngineConfig(
+        gguf_path=path,
+        max_num_seqs=4,
+        max_num_batched_tokens=32,
+        max_model_len=256,
+        num_blocks=64,
+        compilation_cache=False,
+    )
+    config = GatewayConfig(
+        port=0, models=(ModelEntry("tiny", engine),), cache=cache, limits=Limits(default_max_tokens=16), warmup=warmup
+    )
     return ServerThread(create_app(config)).start()
 
 
 def chat(server, messages, *, key="k1", headers=None, stream=False, **params):
     body = {"model": "tiny", "messages": messages, "temperature": 0, "max_tokens": 16, "stream": stream, **params}
-    req = urllib.request.Request(server.url + "/v1/chat/completions", data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}",
-                                          **(headers or {})})
+    req = urllib.request.Request(
+        server.url + "/v1/chat/completions",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json", "Authorization": f"Bearer {key}", **(headers or {})},
+    )
     with urllib.request.urlopen(req, timeout=60) as r:
         return dict(r.headers), r.read().decode()
 

@@ -45,7 +45,7 @@ class ServerThread:
         self._started.set()
         self.loop.run_forever()
 
-    def start(self, ready_timeout: float = 300.0) -> "ServerThread":
+    def start(self, ready_timeout: float = 300.0) -> ServerThread:
         self._thread.start()
         self._started.wait(ready_timeout)
         if self.error:
@@ -72,15 +72,27 @@ class ServerThread:
         self._thread.join(30)
 
 
-def http(server_url: str, body=None, *, raw: bytes | None = None, headers=None, path="/v1/chat/completions",
-         method="POST", timeout=60):
+def http(
+    server_url: str,
+    body=None,
+    *,
+    raw: bytes | None = None,
+    headers=None,
+    path="/v1/chat/completions",
+    method="POST",
+    timeout=60,
+):
     """(status, headers, body bytes) of one HTTP call; error statuses are returned, not raised."""
     import json
     import urllib.error
 
     data = raw if raw is not None else json.dumps(body).encode()
-    req = urllib.request.Request(server_url + path, data=data if method == "POST" else None, method=method,
-                                 headers={"Content-Type": "application/json", **(headers or {})})
+    req = urllib.request.Request(
+        server_url + path,
+        data=data if method == "POST" else None,
+        method=method,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, dict(r.headers), r.read()

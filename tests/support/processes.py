@@ -24,8 +24,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class ServerProcess:
-    def __init__(self, args: list[str], *, name: str, port: int | None = None, ready_timeout: float = 600,
-                 env: dict | None = None, wait_ready: bool = True):
+    def __init__(
+        self,
+        args: list[str],
+        *,
+        name: str,
+        port: int | None = None,
+        ready_timeout: float = 600,
+        env: dict | None = None,
+        wait_ready: bool = True,
+    ):
         self.port = port or free_port()
         self.args = [sys.executable, *args, "--port", str(self.port)]
         self.name = name
@@ -36,10 +44,11 @@ class ServerProcess:
         self.log_path = Path(tempfile.mkstemp(prefix=f"{name}-", suffix=".log")[1])
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "ServerProcess":
+    def start(self) -> ServerProcess:
         log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=self.env,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+        )
         if self.wait_ready:
             self.wait()
         return self
@@ -78,7 +87,7 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def __enter__(self) -> "ServerProcess":
+    def __enter__(self) -> ServerProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

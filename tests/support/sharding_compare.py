@@ -45,43 +45,61 @@ def layout(engine) -> dict:
 
     params = engine.runner.params
     k_pages = engine.runner.kv_caches[0][0]
-    leaves = {"layers_0/attn/q/kernel": params["layers_0"]["attn"]["q"]["kernel"],
-              "layers_0/attn/k/kernel": params["layers_0"]["attn"]["k"]["kernel"],
-              "layers_0/attn/o/kernel": params["layers_0"]["attn"]["o"]["kernel"],
-              "layers_0/mlp/up/kernel": params["layers_0"]["mlp"]["up"]["kernel"],
-              "layers_0/mlp/down/kernel": params["layers_0"]["mlp"]["down"]["kernel"],
-              "layers_0/attn_norm/scale": params["layers_0"]["attn_norm"]["scale"],
-              "embed": params["embed"]}
+    leaves = {
+        "layers_0/attn/q/kernel": params["layers_0"]["attn"]["q"]["kernel"],
+        "layers_0/attn/k/kernel": params["layers_0"]["attn"]["k"]["kernel"],
+        "layers_0/attn/o/kernel": params["layers_0"]["attn"]["o"]["kernel"],
+        "layers_0/mlp/up/kernel": params["layers_0"]["mlp"]["up"]["kernel"],
+        "layers_0/mlp/down/kernel": params["layers_0"]["mlp"]["down"]["kernel"],
+        "layers_0/attn_norm/scale": params["layers_0"]["attn_norm"]["scale"],
+        "embed": params["embed"],
+    }
     for name, x in jax.tree_util.tree_leaves_with_path(k_pages):
         leaves["kv/layer0/k" + "".join(str(p) for p in name)] = x
 
     def describe(x):
-        return {"shape": list(x.shape), "spec": [None if s is None else str(s) for s in x.sharding.spec],
-                "devices": len(x.sharding.device_set),
-                "shard_shapes": sorted({tuple(s.data.shape) for s in x.addressable_shards})}
+        return {
+            "shape": list(x.shape),
+            "spec": [None if s is None else str(s) for s in x.sharding.spec],
+            "devices": len(x.sharding.device_set),
+            "shard_shapes": sorted({tuple(s.data.shape) for s in x.addressable_shards}),
+        }
 
     return {name: describe(x) for name, x in leaves.items()}
 
 
 def run(args, tp: int, loaded) -> dict:
-    from runtime.api import EngineConfig
+    from runtime.api import EngineConfig, SamplingParams
     from runtime.engine.llm_engine import LLMEngine
-    from runtime.api import SamplingParams
 
-    cfg = EngineConfig(model=args.model, gguf_path=args.gguf, tensor_parallel=tp, attention_backend=args.backend,
-                       dtype=args.dtype,
-                       kv_dtype=args.kv_dtype, num_blocks=48, block_size=8, max_num_seqs=args.max_num_seqs,
-                       max_num_batched_tokens=16, max_model_len=128, compilation_cache=args.compilation_cache,
-                       enable_prefix_caching=False)
+    cfg = EngineConfig(
+        model=args.model,
+        gguf_path=args.gguf,
+        tensor_parallel=tp,
+        attention_backend=args.backend,
+        dtype=args.dtype,
+        kv_dtype=args.kv_dtype,
+        num_blocks=48,
+        block_size=8,
+        max_num_seqs=args.max_num_seqs,
+        max_num_batched_tokens=16,
+        max_model_len=128,
+        compilation_cache=args.compilation_cache,
+        enable_prefix_caching=False,
+    )
     t0 = time.perf_counter()
     engine = LLMEngine(cfg, loaded=loaded)  # the same host weights for every engine (loaded once)
     params = [SamplingParams(max_tokens=n, temperature=0.0, ignore_eos=True) for n in MAX_TOKENS]
-    outs = engine.generate(PROMPTS[:args.prompts], params[:args.prompts])
+    outs = engine.generate(PROMPTS[: args.prompts], params[: args.prompts])
     tokens = [o.token_ids for o in outs]
     scored = engine.encode(PROMPTS[0]) + tokens[0]
     logits = engine.score(scored, chunk=16)
-    result = {"tokens": tokens, "logits": logits.tolist(), "steps": engine.num_steps,
-              "seconds": round(time.perf_counter() - t0, 2)}
+    result = {
+        "tokens": tokens,
+        "logits": logits.tolist(),
+        "steps": engine.num_steps,
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
     if tp > 1:
         result["layout"] = layout(engine)
         result["plan"] = engine.tensor_parallel.describe()
@@ -102,12 +120,14 @@ def attention_shapes(engine) -> list[dict]:
         def attend(q, k_pages, v_pages, md):
             seen.append({"q": list(q.shape), "k_pages": list(jax.tree.leaves(k_pages)[0].shape)})
             return q
+
         return attend
 
     c, pages = tp.config, engine.runner.kv_caches[0][0]
     q = jnp.arange(16 * c.num_heads * c.head_dim, dtype=jnp.float32).reshape(16, c.num_heads, c.head_dim)
-    out = jax.jit(tp.shard_attention(spy_factory)(sm_scale=1.0))(q, pages, pages,
-                                                                  engine.runner._dummy_inputs(16, 2).metadata)
+    out = jax.jit(tp.shard_attention(spy_factory)(sm_scale=1.0))(
+        q, pages, pages, engine.runner._dummy_inputs(16, 2).metadata
+    )
     assert (out == q).all(), "the heads did not come back in order"
     return seen
 
@@ -122,8 +142,10 @@ def collectives(engine) -> dict:
     T, S = runner.token_buckets[0], runner.seq_buckets[-1]
     hlo = runner._step.lower(runner.params, runner.kv_caches, runner._dummy_inputs(T, S)).compile().as_text()
     counts = {k: len(re.findall(rf"\b{k}(?:-start)?\(", hlo)) for k in COLLECTIVES}
-    moved = [[int(d) for d in dims.split(",") if d]
-             for dims in re.findall(r"= \w+\[([\d,]*)\]\S* (?:all-gather|all-to-all|collective-permute)(?:-start)?\(", hlo)]
+    moved = [
+        [int(d) for d in dims.split(",") if d]
+        for dims in re.findall(r"= \w+\[([\d,]*)\]\S* (?:all-gather|all-to-all|collective-permute)(?:-start)?\(", hlo)
+    ]
     return {"counts": counts, "moved_shapes": moved, "bucket": [T, S]}
 
 

@@ -48,10 +48,24 @@ Q = gguf.GGMLQuantizationType
 # Storage type per tensor (suffix after "blk.N."); everything not listed is F32. Layer 1 swaps
 # F16 and Q8_0 so each kind of weight is read in two formats.
 LAYER_TYPES = [
-    {"attn_q": Q.Q8_0, "attn_k": Q.F16, "attn_v": Q.F32, "attn_output": Q.Q8_0,
-     "ffn_gate": Q.F16, "ffn_up": Q.Q8_0, "ffn_down": Q.F32},
-    {"attn_q": Q.F16, "attn_k": Q.Q8_0, "attn_v": Q.Q8_0, "attn_output": Q.F16,
-     "ffn_gate": Q.Q8_0, "ffn_up": Q.F16, "ffn_down": Q.Q8_0},
+    {
+        "attn_q": Q.Q8_0,
+        "attn_k": Q.F16,
+        "attn_v": Q.F32,
+        "attn_output": Q.Q8_0,
+        "ffn_gate": Q.F16,
+        "ffn_up": Q.Q8_0,
+        "ffn_down": Q.F32,
+    },
+    {
+        "attn_q": Q.F16,
+        "attn_k": Q.Q8_0,
+        "attn_v": Q.Q8_0,
+        "attn_output": Q.F16,
+        "ffn_gate": Q.Q8_0,
+        "ffn_up": Q.F16,
+        "ffn_down": Q.Q8_0,
+    },
 ]
 EMBED_TYPE = Q.Q8_0
 
@@ -117,8 +131,14 @@ class TinyGGUF:
     rms_norm_eps: float = RMS_EPS
 
 
-def write_tiny_llama(directory: str | Path, name: str = "tiny-llama.gguf", *, seed: int = 0,
-                     arch: str = "llama", tensor_type_override: dict[str, object] | None = None) -> TinyGGUF:
+def write_tiny_llama(
+    directory: str | Path,
+    name: str = "tiny-llama.gguf",
+    *,
+    seed: int = 0,
+    arch: str = "llama",
+    tensor_type_override: dict[str, object] | None = None,
+) -> TinyGGUF:
     """Write the file into ``directory`` and return it with its original weights.
 
     ``arch``: the ``general.architecture`` written (the keys and tensors stay Llama's), for tests of
@@ -180,16 +200,23 @@ def write_tiny_llama(directory: str | Path, name: str = "tiny-llama.gguf", *, se
             "attn_norm": put(b + "attn_norm.weight", 1.0 + normal(HIDDEN, 0.1), Q.F32),
             "ffn_norm": put(b + "ffn_norm.weight", 1.0 + normal(HIDDEN, 0.1), Q.F32),
             # Q/K larger than 1/sqrt(in) so attention is far from uniform.
-            "q": put(b + "attn_q.weight", normal((HEADS * HEAD_DIM, HIDDEN), 2.0 / HIDDEN ** 0.5), t["attn_q"],
-                     permute_heads=HEADS),
-            "k": put(b + "attn_k.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 2.0 / HIDDEN ** 0.5), t["attn_k"],
-                     permute_heads=KV_HEADS),
-            "v": put(b + "attn_v.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN ** 0.5), t["attn_v"]),
-            "o": put(b + "attn_output.weight", normal((HIDDEN, HEADS * HEAD_DIM), 1.0 / HIDDEN ** 0.5),
-                     t["attn_output"]),
-            "gate": put(b + "ffn_gate.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN ** 0.5), t["ffn_gate"]),
-            "up": put(b + "ffn_up.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN ** 0.5), t["ffn_up"]),
-            "down": put(b + "ffn_down.weight", normal((HIDDEN, FFN), 1.0 / FFN ** 0.5), t["ffn_down"]),
+            "q": put(
+                b + "attn_q.weight",
+                normal((HEADS * HEAD_DIM, HIDDEN), 2.0 / HIDDEN**0.5),
+                t["attn_q"],
+                permute_heads=HEADS,
+            ),
+            "k": put(
+                b + "attn_k.weight",
+                normal((KV_HEADS * HEAD_DIM, HIDDEN), 2.0 / HIDDEN**0.5),
+                t["attn_k"],
+                permute_heads=KV_HEADS,
+            ),
+            "v": put(b + "attn_v.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN**0.5), t["attn_v"]),
+            "o": put(b + "attn_output.weight", normal((HIDDEN, HEADS * HEAD_DIM), 1.0 / HIDDEN**0.5), t["attn_output"]),
+            "gate": put(b + "ffn_gate.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN**0.5), t["ffn_gate"]),
+            "up": put(b + "ffn_up.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN**0.5), t["ffn_up"]),
+            "down": put(b + "ffn_down.weight", normal((HIDDEN, FFN), 1.0 / FFN**0.5), t["ffn_down"]),
         }
         layers.append(layer)
     final_norm = put("output_norm.weight", 1.0 + normal(HIDDEN, 0.1), Q.F32)
@@ -200,8 +227,16 @@ def write_tiny_llama(directory: str | Path, name: str = "tiny-llama.gguf", *, se
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
-    return TinyGGUF(path=path, vocab_size=V, tokens=tokens, eos_token_id=eos, bos_token_id=bos,
-                    embed=embed, final_norm=final_norm, layers=layers)
+    return TinyGGUF(
+        path=path,
+        vocab_size=V,
+        tokens=tokens,
+        eos_token_id=eos,
+        bos_token_id=bos,
+        embed=embed,
+        final_norm=final_norm,
+        layers=layers,
+    )
 
 
 # ---------------------------------------------------------------- independent NumPy reference

@@ -20,17 +20,17 @@ import time
 
 import pytest
 
-from gateway.config.gateway import ConfigError
-from runtime.serving.errors import APIError
-from gateway.config.tiers import KeyPolicy, KeysConfig, SharedLedgerConfig, hash_key, parse_tiers
-from gateway.accounting.usage import Caller, UsageLedger
 from gateway.accounting.sync import LedgerSync, tenant_id
+from gateway.accounting.usage import Caller, UsageLedger
+from gateway.config.gateway import ConfigError
+from gateway.config.tiers import KeyPolicy, KeysConfig, SharedLedgerConfig, hash_secret, parse_tiers
+from runtime.serving.errors import APIError
 from tests.support.gateway_server import http
-from tests.support.redis_server import RedisServer
 from tests.support.processes import ServerProcess
+from tests.support.redis_server import RedisServer
 
 KEY = "sk-shared-ledger-test"
-DIGEST = hash_key(KEY)
+DIGEST = hash_secret(KEY)
 T0 = 1_700_000_040.0  # a fake clock's start: 20 s into a 60 s window (1_700_000_040 % 60 == 0 -> +20 below)
 
 
@@ -75,14 +75,17 @@ async def close_all(syncs) -> None:
 # ---------------------------------------------------------------- config
 
 
-@pytest.mark.parametrize("shared, message", [
-    ({"sync_interval_s": 1}, "keys.shared.redis_url: required"),
-    ({"redis_url": "http://x"}, "keys.shared: redis_url: must start with redis://"),
-    ({"redis_url": "redis://h", "sync_interval_s": 0}, "sync_interval_s: must be in (0, 60]"),
-    ({"redis_url": "redis://h", "sync_interval_s": "fast"}, "keys.shared.sync_interval_s: must be a number"),
-    ({"redis_url": "redis://h", "prefix": ""}, "prefix: must be a non-empty string"),
-    ({"redis_url": "redis://h", "interval": 1}, "keys.shared: unknown key(s) interval"),
-])
+@pytest.mark.parametrize(
+    "shared, message",
+    [
+        ({"sync_interval_s": 1}, "keys.shared.redis_url: required"),
+        ({"redis_url": "http://x"}, "keys.shared: redis_url: must start with redis://"),
+        ({"redis_url": "redis://h", "sync_interval_s": 0}, "sync_interval_s: must be in (0, 60]"),
+        ({"redis_url": "redis://h", "sync_interval_s": "fast"}, "keys.shared.sync_interval_s: must be a number"),
+        ({"redis_url": "redis://h", "prefix": ""}, "prefix: must be a non-empty string"),
+        ({"redis_url": "redis://h", "interval": 1}, "keys.shared: unknown key(s) interval"),
+    ],
+)
 def test_config_errors_name_the_key(shared, message):
     data = {"tiers": [{"name": "t", "model": "m"}], "keys": {"shared": shared}}
     with pytest.raises(ConfigError) as exc:
@@ -93,8 +96,13 @@ def test_config_errors_name_the_key(shared, message):
 def test_config_default_is_not_shared():
     spec = parse_tiers({"tiers": [{"name": "t", "model": "m"}]}, ["m"])
     assert spec.keys.shared is None and UsageLedger(spec.keys).shared is False
-    spec = parse_tiers({"tiers": [{"name": "t", "model": "m"}],
-                        "keys": {"shared": {"redis_url": "redis://127.0.0.1:1/0", "sync_interval_s": 0.2}}}, ["m"])
+    spec = parse_tiers(
+        {
+            "tiers": [{"name": "t", "model": "m"}],
+            "keys": {"shared": {"redis_url": "redis://127.0.0.1:1/0", "sync_interval_s": 0.2}},
+        },
+        ["m"],
+    )
     assert spec.keys.shared == SharedLedgerConfig("redis://127.0.0.1:1/0", sync_interval_s=0.2)
 
 
@@ -116,8 +124,9 @@ def test_spend_through_one_replica_is_seen_by_the_other(redis):
             u = ledger.usage(caller)
             assert (u["requests"], u["cache_hits"], u["prompt_tokens"], u["completion_tokens"]) == (2, 1, 100, 10)
             assert u["cost_usd"] == pytest.approx(0.7) and u["saved_usd"] == pytest.approx(0.05)
-            assert u["by_tier"] == {"small": {"requests": 1, "prompt_tokens": 100, "completion_tokens": 10,
-                                              "cost_usd": pytest.approx(0.7)}}
+            assert u["by_tier"] == {
+                "small": {"requests": 1, "prompt_tokens": 100, "completion_tokens": 10, "cost_usd": pytest.approx(0.7)}
+            }
             assert ledger.budget_left(caller) == pytest.approx(0.3)
         b.charge(caller, "small", 100, 10, 0.4)  # B spends past the budget: A refuses after its next sync
         a.check_budget(caller)
@@ -186,8 +195,11 @@ def test_budget_windows_reset(redis):
         await close_all(syncs)
 
     run(scenario())
-    ttls = [int(subprocess.run(["redis-cli", "-p", str(redis.port), "ttl", k], capture_output=True,
-                               text=True).stdout) for k in redis.keys() if k.startswith("t3:b:")]
+    ttls = [
+        int(subprocess.run(["redis-cli", "-p", str(redis.port), "ttl", k], capture_output=True, text=True).stdout)
+        for k in redis.keys()
+        if k.startswith("t3:b:")
+    ]
     assert ttls and all(0 < t <= 60 + 60 for t in ttls)  # budget windows expire after their period
 
 
@@ -245,20 +257,46 @@ def gateways(redis, tmp_path_factory):
     folder = tmp_path_factory.mktemp("shared-ledger")
     gguf = str(write_tiny_llama(folder).path)
     config = folder / "gateway.yaml"
-    config.write_text(json.dumps({  # JSON is YAML
-        "host": "127.0.0.1",
-        "models": [{"name": "tiny", "gguf": gguf, "engine": {
-            "max_num_seqs": 4, "max_num_batched_tokens": 32, "max_model_len": 256, "num_blocks": 64,
-            "compilation_cache": False}}],
-        "cache": {"enabled": False},
-        "limits": {"default_max_tokens": 4},
-        "tiers": {"tiers": [{"name": "small", "model": "tiny", "price": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}],
-                  "keys": {"entries": [{"name": "slow", "key_env": "SHARED_LEDGER_KEY", "requests_per_minute": 4}],
-                           "shared": {"redis_url": redis.url, "prefix": f"e2e-{time.time_ns()}:",
-                                      "sync_interval_s": 0.1}}},
-    }))
-    procs = [ServerProcess(["-m", "gateway", "--config", str(config)], name=f"gateway-{n}", wait_ready=False,
-                           env={"SHARED_LEDGER_KEY": KEY, "JAX_PLATFORMS": "cpu"}) for n in "ab"]
+    config.write_text(
+        json.dumps(
+            {  # JSON is YAML
+                "host": "127.0.0.1",
+                "models": [
+                    {
+                        "name": "tiny",
+                        "gguf": gguf,
+                        "engine": {
+                            "max_num_seqs": 4,
+                            "max_num_batched_tokens": 32,
+                            "max_model_len": 256,
+                            "num_blocks": 64,
+                            "compilation_cache": False,
+                        },
+                    }
+                ],
+                "cache": {"enabled": False},
+                "limits": {"default_max_tokens": 4},
+                "tiers": {
+                    "tiers": [
+                        {"name": "small", "model": "tiny", "price": {"input_per_mtok": 1.0, "output_per_mtok": 2.0}}
+                    ],
+                    "keys": {
+                        "entries": [{"name": "slow", "key_env": "SHARED_LEDGER_KEY", "requests_per_minute": 4}],
+                        "shared": {"redis_url": redis.url, "prefix": f"e2e-{time.time_ns()}:", "sync_interval_s": 0.1},
+                    },
+                },
+            }
+        )
+    )
+    procs = [
+        ServerProcess(
+            ["-m", "gateway", "--config", str(config)],
+            name=f"gateway-{n}",
+            wait_ready=False,
+            env={"SHARED_LEDGER_KEY": KEY, "JAX_PLATFORMS": "cpu"},
+        )
+        for n in "ab"
+    ]
     try:
         for p in procs:
             p.start()

@@ -14,9 +14,9 @@ from types import SimpleNamespace
 import pytest
 from aiohttp import web
 
+from gateway import keys
 from gateway.api import openapi
 from gateway.api.schemas import ChatCompletionRequest, Completion, ErrorResponse, parse_chat_request
-from gateway import keys
 from gateway.config.gateway import GatewayConfig, Limits
 from runtime.api import MAX_TOKENS, TEMPERATURE, TOP_P, SamplingParams
 from runtime.serving.errors import APIError, invalid
@@ -38,11 +38,22 @@ def refused(data, max_messages: int = 256) -> APIError:
 # ---------------------------------------------------------------- sampling bounds, once
 
 
-@pytest.mark.parametrize("key, value", [
-    ("temperature", 0), ("temperature", 0.0), ("temperature", -1e-9), ("temperature", 1.5),
-    ("top_p", 0), ("top_p", 1e-9), ("top_p", 1), ("top_p", 1.0000001),
-    ("max_tokens", 0), ("max_tokens", 1), ("max_tokens", -3),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("temperature", 0),
+        ("temperature", 0.0),
+        ("temperature", -1e-9),
+        ("temperature", 1.5),
+        ("top_p", 0),
+        ("top_p", 1e-9),
+        ("top_p", 1),
+        ("top_p", 1.0000001),
+        ("max_tokens", 0),
+        ("max_tokens", 1),
+        ("max_tokens", -3),
+    ],
+)
 def test_the_gateway_and_the_runtime_share_sampling_bounds(key, value):
     """The request model declares runtime.api's bounds: it accepts a value exactly when SamplingParams does."""
     try:
@@ -61,8 +72,10 @@ def test_the_gateway_and_the_runtime_share_sampling_bounds(key, value):
 
 def test_bounds_in_the_schema_are_the_runtimes():
     props = ChatCompletionRequest.model_json_schema()["properties"]
-    number = {key: next(s for s in props[key]["anyOf"] if s["type"] != "null") for key in ("temperature", "top_p",
-                                                                                            "max_tokens")}
+    number = {
+        key: next(s for s in props[key]["anyOf"] if s["type"] != "null")
+        for key in ("temperature", "top_p", "max_tokens")
+    }
     assert number["temperature"]["minimum"] == TEMPERATURE.ge and number["temperature"]["maximum"] == 2.0  # OpenAI's
     assert number["top_p"]["exclusiveMinimum"] == TOP_P.gt and number["top_p"]["maximum"] == TOP_P.le
     assert number["max_tokens"]["minimum"] == MAX_TOKENS.ge
@@ -71,37 +84,49 @@ def test_bounds_in_the_schema_are_the_runtimes():
 # ---------------------------------------------------------------- errors name the field
 
 
-@pytest.mark.parametrize("data, param, message", [
-    (body(temperature=2.5), "temperature", "temperature: must be <= 2.0"),
-    (body(temperature="hot"), "temperature", "temperature: must be a number"),
-    (body(temperature=True), "temperature", "temperature: must be a number"),
-    (body(temperature=7 * 10**400), "temperature", "temperature: must be a number"),
-    (body(top_p=float("nan")), "top_p", "top_p: must be a finite number"),
-    (body(max_tokens="9"), "max_tokens", "max_tokens: must be an integer"),
-    (body(seed=2**64), "seed", "seed: must be <= 18446744073709551615"),
-    (body(stop=["a"] * 5), "stop", "stop: must be a non-empty string or a list of at most 4 of them"),
-    (body(stop=""), "stop", "stop: must be a non-empty string"),
-    (body(n=2), "n", "n: must be 1"),
-    (body(presence_penalty=0.5), "presence_penalty", "presence_penalty: must be 0"),
-    (body(tools=[{"type": "function"}]), "tools", "tools: not supported by this server"),
-    (body(response_format={"type": "json_object"}), "response_format", "response_format: not supported"),
-    (body(stream="yes"), "stream", "stream: must be true or false"),
-    (body(stream_options=[]), "stream_options", "stream_options: must be a JSON object"),
-    ({"messages": MSG}, "model", "model: required"),
-    (body(model=""), "model", "model: must be a non-empty string"),
-    (body(messages=[]), "messages", "messages: must be a non-empty list"),
-    (body(messages="hi"), "messages", "messages: must be a list"),
-    (body(messages=[1]), "messages[0]", "messages[0]: must be a JSON object"),
-    (body(messages=[{"role": "wizard", "content": "x"}]), "messages[0].role",
-     "messages[0].role: must be 'system', 'developer', 'user' or 'assistant'"),
-    (body(messages=[{"role": "user", "content": 5}]), "messages[0].content",
-     "messages[0].content: must be a string or a list of text parts"),
-    (body(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": "x"}]}]), "messages[0].content",
-     "messages[0].content: must be a string or a list of text parts"),
-    (body(messages=[{"role": "user"}]), "messages[0].content", "messages[0].content: required"),
-    (body(messages=[{"role": "assistant", "content": "x"}]), "messages", "the last message must have role 'user'"),
-    ([1, 2], None, "the request body must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "data, param, message",
+    [
+        (body(temperature=2.5), "temperature", "temperature: must be <= 2.0"),
+        (body(temperature="hot"), "temperature", "temperature: must be a number"),
+        (body(temperature=True), "temperature", "temperature: must be a number"),
+        (body(temperature=7 * 10**400), "temperature", "temperature: must be a number"),
+        (body(top_p=float("nan")), "top_p", "top_p: must be a finite number"),
+        (body(max_tokens="9"), "max_tokens", "max_tokens: must be an integer"),
+        (body(seed=2**64), "seed", "seed: must be <= 18446744073709551615"),
+        (body(stop=["a"] * 5), "stop", "stop: must be a non-empty string or a list of at most 4 of them"),
+        (body(stop=""), "stop", "stop: must be a non-empty string"),
+        (body(n=2), "n", "n: must be 1"),
+        (body(presence_penalty=0.5), "presence_penalty", "presence_penalty: must be 0"),
+        (body(tools=[{"type": "function"}]), "tools", "tools: not supported by this server"),
+        (body(response_format={"type": "json_object"}), "response_format", "response_format: not supported"),
+        (body(stream="yes"), "stream", "stream: must be true or false"),
+        (body(stream_options=[]), "stream_options", "stream_options: must be a JSON object"),
+        ({"messages": MSG}, "model", "model: required"),
+        (body(model=""), "model", "model: must be a non-empty string"),
+        (body(messages=[]), "messages", "messages: must be a non-empty list"),
+        (body(messages="hi"), "messages", "messages: must be a list"),
+        (body(messages=[1]), "messages[0]", "messages[0]: must be a JSON object"),
+        (
+            body(messages=[{"role": "wizard", "content": "x"}]),
+            "messages[0].role",
+            "messages[0].role: must be 'system', 'developer', 'user' or 'assistant'",
+        ),
+        (
+            body(messages=[{"role": "user", "content": 5}]),
+            "messages[0].content",
+            "messages[0].content: must be a string or a list of text parts",
+        ),
+        (
+            body(messages=[{"role": "user", "content": [{"type": "image_url", "image_url": "x"}]}]),
+            "messages[0].content",
+            "messages[0].content: must be a string or a list of text parts",
+        ),
+        (body(messages=[{"role": "user"}]), "messages[0].content", "messages[0].content: required"),
+        (body(messages=[{"role": "assistant", "content": "x"}]), "messages", "the last message must have role 'user'"),
+        ([1, 2], None, "the request body must be a JSON object"),
+    ],
+)
 def test_every_error_names_its_field(data, param, message):
     err = refused(data)
     assert err.param == param and message in err.message, (err.param, err.message)
@@ -115,15 +140,30 @@ def test_message_limit_and_all_problems_at_once():
 
 
 def test_a_valid_request_as_the_pipeline_reads_it():
-    chat = parse_chat_request({
-        "model": "auto", "unknown_field": {"ignored": True}, "logprobs": False, "tool_choice": "none",
-        "response_format": {"type": "text"}, "n": 1, "presence_penalty": 0.0, "frequency_penalty": 0,
-        "messages": [{"role": "developer", "content": [{"type": "text", "text": "Be "},
-                                                       {"type": "text", "text": "brief."}]},
-                     {"role": "user", "content": "Hi", "name": "ann"}],
-        "max_tokens": 3, "max_completion_tokens": 5, "stop": "\n", "seed": -(2**63), "stream": True,
-        "stream_options": {"include_usage": True}, "temperature": 0, "user": "u1",
-    })
+    chat = parse_chat_request(
+        {
+            "model": "auto",
+            "unknown_field": {"ignored": True},
+            "logprobs": False,
+            "tool_choice": "none",
+            "response_format": {"type": "text"},
+            "n": 1,
+            "presence_penalty": 0.0,
+            "frequency_penalty": 0,
+            "messages": [
+                {"role": "developer", "content": [{"type": "text", "text": "Be "}, {"type": "text", "text": "brief."}]},
+                {"role": "user", "content": "Hi", "name": "ann"},
+            ],
+            "max_tokens": 3,
+            "max_completion_tokens": 5,
+            "stop": "\n",
+            "seed": -(2**63),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+            "temperature": 0,
+            "user": "u1",
+        }
+    )
     assert chat.messages == ({"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"})
     assert (chat.max_tokens, chat.stop, chat.seed, chat.temperature, chat.top_p) == (5, ("\n",), -(2**63), 0.0, 1.0)
     assert chat.stream and chat.include_usage and chat.user == "u1"
@@ -138,18 +178,37 @@ def test_a_valid_request_as_the_pipeline_reads_it():
 def test_response_shapes_are_openais():
     c = Completion("chatcmpl-x", "small", created=7)
     assert c.response("Hello", "stop", 3, 2) == {
-        "id": "chatcmpl-x", "object": "chat.completion", "created": 7, "model": "small",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hello"}, "finish_reason": "stop",
-                     "logprobs": None}],
-        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}, "system_fingerprint": None}
+        "id": "chatcmpl-x",
+        "object": "chat.completion",
+        "created": 7,
+        "model": "small",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "Hello"},
+                "finish_reason": "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+        "system_fingerprint": None,
+    }
     head = {"id": "chatcmpl-x", "object": "chat.completion.chunk", "created": 7, "model": "small"}
     assert c.chunk({"role": "assistant", "content": ""}) == {
-        **head, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None,
-                             "logprobs": None}], "system_fingerprint": None}
+        **head,
+        "choices": [
+            {"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None, "logprobs": None}
+        ],
+        "system_fingerprint": None,
+    }
     assert c.chunk({"content": "Hel"})["choices"][0]["delta"] == {"content": "Hel"}  # absent keys left out
     assert c.chunk({}, "length")["choices"][0] == {"index": 0, "delta": {}, "finish_reason": "length", "logprobs": None}
-    assert c.usage_chunk(3, 2) == {**head, "choices": [], "system_fingerprint": None,
-                                   "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}}
+    assert c.usage_chunk(3, 2) == {
+        **head,
+        "choices": [],
+        "system_fingerprint": None,
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
+    }
 
 
 def test_the_error_model_describes_api_error_bodies():
@@ -190,8 +249,20 @@ def test_openapi_is_generated_from_the_models():
     del served["properties"]["model"]["enum"], served["properties"]["messages"]["maxItems"]
     assert served == generated  # the model's schema, plus what only this gateway knows (below)
     props = request["properties"]
-    assert {"model", "messages", "temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed",
-            "stream", "stream_options", "user", "n"} <= set(props) and request["required"] == ["model", "messages"]
+    assert {
+        "model",
+        "messages",
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "max_completion_tokens",
+        "stop",
+        "seed",
+        "stream",
+        "stream_options",
+        "user",
+        "n",
+    } <= set(props) and request["required"] == ["model", "messages"]
     assert not {"tools", "logprobs", "response_format"} & set(props)  # refused unless not asked for
     # what only this gateway knows
     assert props["model"]["enum"] == ["auto", "smollm2-135m"] and props["messages"]["maxItems"] == 12
@@ -201,5 +272,6 @@ def test_openapi_is_generated_from_the_models():
         assert ref.startswith("#/components/schemas/") and ref.rsplit("/", 1)[1] in schemas, ref
     assert schemas["Message"]["properties"]["role"]["enum"] == ["system", "developer", "user", "assistant"]
     ops = doc["paths"]["/v1/chat/completions"]["post"]
-    assert ops["responses"]["400"]["content"]["application/json"]["schema"] == {"$ref": openapi.REF.format(
-        model="ErrorResponse")}
+    assert ops["responses"]["400"]["content"]["application/json"]["schema"] == {
+        "$ref": openapi.REF.format(model="ErrorResponse")
+    }

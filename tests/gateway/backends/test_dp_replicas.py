@@ -22,13 +22,13 @@ from gateway.backends import BackendError
 from gateway.backends.replicas import ReplicaSet, choose
 from gateway.config.tiers import parse_tiers
 from gateway.config.typed import ConfigError
-from runtime.api import EngineStats, RequestOutput
-from runtime.api import SamplingParams
+from runtime.api import EngineStats, RequestOutput, SamplingParams
 
 
 def stats(running=0, waiting=0) -> EngineStats:
-    return EngineStats(num_running=running, num_waiting=waiting, kv_cache_usage=0.0, num_preemptions_total=0,
-                       num_steps=0, num_blocks=0)
+    return EngineStats(
+        num_running=running, num_waiting=waiting, kv_cache_usage=0.0, num_preemptions_total=0, num_steps=0, num_blocks=0
+    )
 
 
 class FakeReplica:
@@ -75,8 +75,9 @@ class FakeReplica:
                 raise step
             text, ids, finished = step
             done += len(ids)
-            yield RequestOutput(request_id, text, list(ids), finished, "stop" if finished else None,
-                                len(prompt_ids), done)
+            yield RequestOutput(
+                request_id, text, list(ids), finished, "stop" if finished else None, len(prompt_ids), done
+            )
 
 
 def rset(*replicas) -> ReplicaSet:
@@ -209,15 +210,18 @@ def test_urls_config():
     assert t.remote and t.url is None and t.replica_urls == ("http://127.0.0.1:8102", "http://127.0.0.1:8103/")
 
 
-@pytest.mark.parametrize("small, message", [
-    ({"urls": ["http://a:1", "ftp://b"]}, "tiers[0]: urls[1]: must be http(s)://host:port, got 'ftp://b'"),
-    ({"urls": ["http://a:1", "http://a:1/"]}, "tiers[0]: urls: the same replica is listed twice (http://a:1)"),
-    ({"urls": ["http://a:1"], "url": "http://b:1"}, "tiers[0]: url, urls: give one runtime server"),
-    ({"urls": "http://a:1 http://b:1"}, "tiers[0]: urls[0]: must be http(s)://host:port"),
-    ({"urls": [1, 2]}, "tiers[0].urls: must be a list of strings"),
-    ({"urls": []}, "tiers[0].urls: must list at least one runtime server"),
-    ({}, "tiers[0].model: 'smollm2-135m' is not one of the gateway's in-process models"),
-])
+@pytest.mark.parametrize(
+    "small, message",
+    [
+        ({"urls": ["http://a:1", "ftp://b"]}, "tiers[0]: urls[1]: must be http(s)://host:port, got 'ftp://b'"),
+        ({"urls": ["http://a:1", "http://a:1/"]}, "tiers[0]: urls: the same replica is listed twice (http://a:1)"),
+        ({"urls": ["http://a:1"], "url": "http://b:1"}, "tiers[0]: url, urls: give one runtime server"),
+        ({"urls": "http://a:1 http://b:1"}, "tiers[0]: urls[0]: must be http(s)://host:port"),
+        ({"urls": [1, 2]}, "tiers[0].urls: must be a list of strings"),
+        ({"urls": []}, "tiers[0].urls: must list at least one runtime server"),
+        ({}, "tiers[0].model: 'smollm2-135m' is not one of the gateway's in-process models"),
+    ],
+)
 def test_urls_config_errors(small, message):
     with pytest.raises(ConfigError) as exc:
         parse_tiers(tiers_with(**small), [])
@@ -226,8 +230,16 @@ def test_urls_config_errors(small, message):
 
 # ---------------------------------------------------------------- two real runtime servers
 
-ENGINE_FLAGS = ["--max-num-seqs", "8", "--max-num-batched-tokens", "64", "--max-model-len", "512",
-                "--kv-cache-mb", "32"]
+ENGINE_FLAGS = [
+    "--max-num-seqs",
+    "8",
+    "--max-num-batched-tokens",
+    "64",
+    "--max-model-len",
+    "512",
+    "--kv-cache-mb",
+    "32",
+]
 
 
 @pytest.fixture(scope="module")
@@ -237,15 +249,26 @@ def pool():
     from tests.support.gateway_server import ServerThread
     from tests.support.processes import ServerProcess
 
-    servers = [ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name=f"replica{i}",
-                             wait_ready=False) for i in range(2)]
+    servers = [
+        ServerProcess(
+            ["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name=f"replica{i}", wait_ready=False
+        )
+        for i in range(2)
+    ]
     try:
         for s in servers:
             s.start()
         for s in servers:
             s.wait()
-        spec = parse_tiers({"tiers": [{"name": "small", "model": "smollm2-135m", "urls": [s.url for s in servers],
-                                       "timeout_s": 60}], "router": {"default": "small"}}, [])
+        spec = parse_tiers(
+            {
+                "tiers": [
+                    {"name": "small", "model": "smollm2-135m", "urls": [s.url for s in servers], "timeout_s": 60}
+                ],
+                "router": {"default": "small"},
+            },
+            [],
+        )
         config = GatewayConfig(port=0, models=(), tiers=spec, limits=Limits(default_max_tokens=16))
         gateway = ServerThread(create_app(config, cache_enabled=False)).start()
         try:
@@ -266,10 +289,19 @@ def ask(url: str, content: str, *, stream=False, max_tokens=16, on_first_chunk=N
     import urllib.error
     import urllib.request
 
-    body = {"model": "small", "messages": [{"role": "user", "content": content}], "temperature": 0,
-            "max_tokens": max_tokens, "stream": stream}
-    req = urllib.request.Request(url + "/v1/chat/completions", data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
+    body = {
+        "model": "small",
+        "messages": [{"role": "user", "content": content}],
+        "temperature": 0,
+        "max_tokens": max_tokens,
+        "stream": stream,
+    }
+    req = urllib.request.Request(
+        url + "/v1/chat/completions",
+        data=json.dumps(body).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(req, timeout=180) as r:
             headers = {k.lower(): v for k, v in r.headers.items()}
@@ -311,8 +343,9 @@ def test_concurrent_requests_spread_over_both_replicas(pool):
     before = [served_counts(s) for s in servers]
     n = 8
     with concurrent.futures.ThreadPoolExecutor(n) as ex:
-        results = list(ex.map(lambda i: ask(gateway.url, f"Name a fruit that starts with the letter {'ABCDEFGH'[i]}."),
-                              range(n)))
+        results = list(
+            ex.map(lambda i: ask(gateway.url, f"Name a fruit that starts with the letter {'ABCDEFGH'[i]}."), range(n))
+        )
     assert all(status == 200 and finish in ("stop", "length") for status, _, _, finish in results), results
     by = [h["x-served-by-replica"] for _, h, _, _ in results]
     counts = {label(s): by.count(label(s)) for s in servers}
@@ -338,9 +371,11 @@ def test_killing_a_replica_loses_no_request(pool):
     n = 12
     prompts = [f"Write one sentence about the number {i}." for i in range(n)]
     with concurrent.futures.ThreadPoolExecutor(n + 24) as ex:
+
         def submit(i):
-            return ex.submit(ask, gateway.url, prompts[i], stream=(i % 2 == 0), max_tokens=32,
-                             on_first_chunk=first_chunk)
+            return ex.submit(
+                ask, gateway.url, prompts[i], stream=(i % 2 == 0), max_tokens=32, on_first_chunk=first_chunk
+            )
 
         futures = [submit(i) for i in range(n)]
         # On busy cores a replica's stats poll can time out, and the gateway then sends everything to
@@ -353,20 +388,24 @@ def test_killing_a_replica_loses_no_request(pool):
         b.kill()
         results = [f.result(timeout=300) for f in futures]
         after = list(ex.map(lambda i: ask(gateway.url, f"Say hello to person {i}."), range(4)))
-    bad = [(i, r[0], r[2][:200]) for i, r in enumerate(results + after)
-           if r[0] != 200 or r[3] not in ("stop", "length")]
+    bad = [
+        (i, r[0], r[2][:200]) for i, r in enumerate(results + after) if r[0] != 200 or r[3] not in ("stop", "length")
+    ]
     assert not bad, bad
     assert all(h["x-served-by-replica"] == label(a) for _, h, _, _ in after)
     _, _, raw = http(gateway.url, path="/metrics", method="GET")
     metrics = raw.decode()
+
     def counter(name: str) -> float:
         m = re.search(rf'{name}\{{replica="{re.escape(label(b))}",tier="small"\}} (\S+)', metrics)
         return float(m.group(1)) if m else -1.0
 
     # at least the answer that was streaming on b when it died broke off and was resumed on a
     assert counter("gateway_replica_resumed_total") >= 1 and counter("gateway_replica_failovers_total") >= 1, metrics
-    print(f"\nafter the kill: {counter('gateway_replica_resumed_total'):.0f} answers resumed, "
-          f"{counter('gateway_replica_failovers_total'):.0f} failovers off the killed replica")
+    print(
+        f"\nafter the kill: {counter('gateway_replica_resumed_total'):.0f} answers resumed, "
+        f"{counter('gateway_replica_failovers_total'):.0f} failovers off the killed replica"
+    )
     assert re.search(rf'gateway_replica_up\{{replica="{re.escape(label(b))}",tier="small"\}} 0.0', metrics)
     status, _, raw = http(gateway.url, path="/readyz", method="GET")
     assert status == 200 and json.loads(raw)["models"] == {"small": True}

@@ -23,16 +23,23 @@ import re
 import time
 import urllib.request
 
+import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
 from tests.support.gateway_server import http
 from tests.support.processes import ServerProcess
 from tests.support.redis_server import RedisServer
 
-import openai  # a dev dependency: missing, fail rather than skip
-
-ENGINE_FLAGS = ["--max-num-seqs", "8", "--max-num-batched-tokens", "64", "--max-model-len", "512",
-                "--kv-cache-mb", "32"]
+ENGINE_FLAGS = [
+    "--max-num-seqs",
+    "8",
+    "--max-num-batched-tokens",
+    "64",
+    "--max-model-len",
+    "512",
+    "--kv-cache-mb",
+    "32",
+]
 KEY = "sk-replicas-test"  # the same caller (tenant) through both gateways
 PARAMS = {"temperature": 0, "max_tokens": 48, "stop": ["."]}  # answers end at the first sentence: "stop"
 
@@ -46,19 +53,33 @@ def redis_url():
 @pytest.fixture(scope="module")
 def cluster(redis_url, tmp_path_factory):
     """(runtime server, gateway A, gateway B, config path); every process stopped at the end."""
-    model = ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name="rs-model",
-                          wait_ready=False)
+    model = ServerProcess(
+        ["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name="rs-model", wait_ready=False
+    )
     config = tmp_path_factory.mktemp("replicas") / "gateway.yaml"
-    config.write_text(json.dumps({  # JSON is YAML
-        "host": "127.0.0.1",
-        "models": [],  # no model in the gateways: the tier is the runtime server
-        "tiers": {"tiers": [{"name": "small", "model": "smollm2-135m", "url": model.url, "timeout_s": 120}],
-                  "router": {"default": "small"}},
-        "cache": {"store": "redis", "redis_url": redis_url, "redis_prefix": f"replicas-{time.time_ns()}:",
-                  "threshold": 0.8, "cache_sampled": "always", "redis_retry_s": 0.2},
-    }))
-    gateways = [ServerProcess(["-m", "gateway", "--config", str(config)], name=f"gateway-{n}", wait_ready=False)
-                for n in "ab"]
+    config.write_text(
+        json.dumps(
+            {  # JSON is YAML
+                "host": "127.0.0.1",
+                "models": [],  # no model in the gateways: the tier is the runtime server
+                "tiers": {
+                    "tiers": [{"name": "small", "model": "smollm2-135m", "url": model.url, "timeout_s": 120}],
+                    "router": {"default": "small"},
+                },
+                "cache": {
+                    "store": "redis",
+                    "redis_url": redis_url,
+                    "redis_prefix": f"replicas-{time.time_ns()}:",
+                    "threshold": 0.8,
+                    "cache_sampled": "always",
+                    "redis_retry_s": 0.2,
+                },
+            }
+        )
+    )
+    gateways = [
+        ServerProcess(["-m", "gateway", "--config", str(config)], name=f"gateway-{n}", wait_ready=False) for n in "ab"
+    ]
     procs = [model, *gateways]
     try:
         for p in procs:
@@ -92,17 +113,19 @@ def ask_http(gateway, question: str):
     return {k.lower(): v for k, v in headers.items()}, choice["message"]["content"], choice["finish_reason"]
 
 
-_clients: dict[str, "openai.OpenAI"] = {}
+_clients: dict[str, openai.OpenAI] = {}
 
 
 def ask_openai(gateway, question: str, **kwargs):
     """(headers, answer) through the official client (the raw response carries the headers)."""
     client = _clients.get(gateway.url)
     if client is None:
-        client = _clients[gateway.url] = openai.OpenAI(base_url=gateway.url + "/v1", api_key=KEY, max_retries=0,
-                                                       timeout=180)
+        client = _clients[gateway.url] = openai.OpenAI(
+            base_url=gateway.url + "/v1", api_key=KEY, max_retries=0, timeout=180
+        )
     raw = client.chat.completions.with_raw_response.create(
-        model="small", messages=[{"role": "user", "content": question}], **PARAMS, **kwargs)
+        model="small", messages=[{"role": "user", "content": question}], **PARAMS, **kwargs
+    )
     return {k.lower(): v for k, v in raw.headers.items()}, raw.parse().choices[0].message.content
 
 
@@ -133,8 +156,10 @@ def test_two_replicas_share_the_cache(cluster):
     total = time.perf_counter() - t0
     assert h["x-cache"] == "hit" and h["x-cache-lookup"] == "exact" and hit == answer, h
     assert delay < 1.0 and total < 1.0, (delay, total)
-    print(f"\npropagation A -> B: indexed by B {delay * 1000:.1f} ms after A's answer; "
-          f"B's hit answered {total * 1000:.1f} ms after it")
+    print(
+        f"\npropagation A -> B: indexed by B {delay * 1000:.1f} ms after A's answer; "
+        f"B's hit answered {total * 1000:.1f} ms after it"
+    )
     # a paraphrase through B: a semantic hit on A's entry
     h, hit = ask_openai(b, "Which city is the capital of France?")
     assert h["x-cache"] == "hit" and h["x-cache-lookup"] == "semantic" and hit == answer, h

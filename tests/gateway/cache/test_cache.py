@@ -20,14 +20,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.fakes import FakeClock
-
-from gateway.cache import CacheConfig, CacheScope, SemanticCache
-from gateway.cache import guard
+from gateway.cache import CacheConfig, CacheScope, SemanticCache, guard
 from gateway.cache.embedder import Embedder, find_model_dir
 from gateway.cache.index import VectorIndex
 from gateway.cache.normalize import normalize_question
 from gateway.cache.store import FileStore
+from tests.support.fakes import FakeClock
 
 ROOT = Path(__file__).resolve().parents[3]
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -50,25 +48,32 @@ def file_cache(tmp_path, embedder, **overrides) -> SemanticCache:
     return SemanticCache(config, embedder=embedder, clock=clock)
 
 
-def scope_of(question: str, tenant: str = "t", model: str = "m", system: str | None = None, history=(),
-             params=GREEDY) -> tuple[CacheScope, str]:
-    messages = ([{"role": "system", "content": system}] if system else []) + [
-        {"role": r, "content": c} for r, c in history] + [{"role": "user", "content": question}]
+def scope_of(
+    question: str, tenant: str = "t", model: str = "m", system: str | None = None, history=(), params=GREEDY
+) -> tuple[CacheScope, str]:
+    messages = (
+        ([{"role": "system", "content": system}] if system else [])
+        + [{"role": r, "content": c} for r, c in history]
+        + [{"role": "user", "content": question}]
+    )
     return CacheScope.from_request(tenant, model, messages, params)
 
 
 # ------------------------------------------------------------------------------ normalization
 
 
-@pytest.mark.parametrize("raw, expected", [
-    ("  What  is\tthe CAPITAL of France?? ", "what is the capital of france"),
-    ("Don\u2019t do it!", "don't do it"),
-    ("\uff37\uff48\uff41\uff54\uff1f", "what"),  # full-width letters and question mark (NFKC)
-    ("What is an E.T.F.?", "what is an etf"),
-    ("Is 3.10 newer than 3.9?", "is 3.10 newer than 3.9"),
-    ("Why is x -5.", "why is x -5"),
-    ("\u00bfQu\u00e9 hora es?", "qu\u00e9 hora es"),
-])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("  What  is\tthe CAPITAL of France?? ", "what is the capital of france"),
+        ("Don\u2019t do it!", "don't do it"),
+        ("\uff37\uff48\uff41\uff54\uff1f", "what"),  # full-width letters and question mark (NFKC)
+        ("What is an E.T.F.?", "what is an etf"),
+        ("Is 3.10 newer than 3.9?", "is 3.10 newer than 3.9"),
+        ("Why is x -5.", "why is x -5"),
+        ("\u00bfQu\u00e9 hora es?", "qu\u00e9 hora es"),
+    ],
+)
 def test_normalize(raw, expected):
     assert normalize_question(raw) == expected
 
@@ -89,8 +94,9 @@ def test_from_request_splits_system_history_question():
         {"role": "assistant", "content": "Noted."},
         {"role": "user", "content": [{"type": "text", "text": "How often should I change the oil?"}]},
     ]
-    scope, question = CacheScope.from_request("k1", "m", messages, {"temperature": 0.0, "stream": True,
-                                                                     "max_completion_tokens": 64, "stop": "END"})
+    scope, question = CacheScope.from_request(
+        "k1", "m", messages, {"temperature": 0.0, "stream": True, "max_completion_tokens": 64, "stop": "END"}
+    )
     assert question == "How often should I change the oil?"
     assert scope.system_prompt == "Be brief."
     assert scope.history == (("user", "I have a 2019 Honda."), ("assistant", "Noted."))
@@ -100,11 +106,14 @@ def test_from_request_splits_system_history_question():
     assert same.key() == scope.key()
 
 
-@pytest.mark.parametrize("messages", [
-    [],
-    [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
-    [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
-])
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [],
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}],
+        [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}],
+    ],
+)
 def test_from_request_rejects_uncacheable(messages):
     with pytest.raises(ValueError):
         CacheScope.from_request("t", "m", messages, {})
@@ -351,7 +360,9 @@ def test_sampled_request_policy(tmp_path, embedder):
                 await cache.store(sampled, q, "A joke.", "stop", USAGE, "m"),
                 await cache.store(seeded, q, "A seeded joke.", "stop", USAGE, "m"),
                 (await cache.lookup(seeded, q)).kind,
-                cache.accepts(temperature=None), cache.accepts(temperature=0.0), cache.accepts(temperature=1, seed=3),
+                cache.accepts(temperature=None),
+                cache.accepts(temperature=0.0),
+                cache.accepts(temperature=1, seed=3),
             )
             await cache.close()
         return results
@@ -363,10 +374,15 @@ def test_sampled_request_policy(tmp_path, embedder):
 
 
 def test_config_validation_names_the_key():
-    for kwargs, key in [({"threshold": 1.5}, "threshold"), ({"store": "memcached"}, "store"),
-                        ({"max_entries": 0}, "max_entries"), ({"cache_sampled": "sometimes"}, "cache_sampled"),
-                        ({"ttl_seconds": -1}, "ttl_seconds"), ({"redis_url": "http://x"}, "redis_url"),
-                        ({"enabled": "yes"}, "enabled")]:
+    for kwargs, key in [
+        ({"threshold": 1.5}, "threshold"),
+        ({"store": "memcached"}, "store"),
+        ({"max_entries": 0}, "max_entries"),
+        ({"cache_sampled": "sometimes"}, "cache_sampled"),
+        ({"ttl_seconds": -1}, "ttl_seconds"),
+        ({"redis_url": "http://x"}, "redis_url"),
+        ({"enabled": "yes"}, "enabled"),
+    ]:
         with pytest.raises(ValueError, match=f"cache.{key}"):
             CacheConfig(**kwargs)
     with pytest.raises(ValueError, match="cache.tresh"):
@@ -471,8 +487,9 @@ def redis_server():
 
 
 def redis_cache(embedder, prefix: str, url: str = REDIS_URL, **overrides) -> SemanticCache:
-    config = CacheConfig(store="redis", redis_url=url, redis_prefix=prefix, redis_retry_s=0.2,
-                         redis_timeout_s=0.5, **overrides)
+    config = CacheConfig(
+        store="redis", redis_url=url, redis_prefix=prefix, redis_retry_s=0.2, redis_timeout_s=0.5, **overrides
+    )
     return SemanticCache(config, embedder=embedder)
 
 
@@ -540,14 +557,30 @@ def test_redis_unreachable_never_raises(embedder):
     asyncio.run(body())
 
 
-@pytest.mark.skipif(shutil.which("redis-server") is None or shutil.which("redis-cli") is None,
-                    reason="needs redis-server and redis-cli")
+@pytest.mark.skipif(
+    shutil.which("redis-server") is None or shutil.which("redis-cli") is None, reason="needs redis-server and redis-cli"
+)
 def test_redis_recovers_after_restart(embedder):
     port = 6391
     if _port_open(port):
         pytest.skip(f"port {port} is in use")
-    start = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--daemonize", "yes", "--dir", "/tmp", "--logfile", f"/tmp/redis-test-{port}.log"]
+    start = [
+        "redis-server",
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--daemonize",
+        "yes",
+        "--dir",
+        "/tmp",
+        "--logfile",
+        f"/tmp/redis-test-{port}.log",
+    ]
     stop = ["redis-cli", "-p", str(port), "shutdown", "nosave"]
 
     def wait_port(up: bool):
@@ -561,6 +594,7 @@ def test_redis_recovers_after_restart(embedder):
     subprocess.run(start, check=True, capture_output=True)
     wait_port(True)
     try:
+
         async def body():
             a = redis_cache(embedder, "jaxserve:test:restart:", url=url)
             b = redis_cache(embedder, "jaxserve:test:restart:", url=url)

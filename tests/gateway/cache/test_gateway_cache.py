@@ -11,24 +11,25 @@ import time
 import urllib.error
 import urllib.request
 
+import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
 from tests.support.cached_gateway import chat, start, stop_for
 from tests.support.redis_server import RedisServer
 
-import openai  # a dev dependency: missing, fail rather than skip
-
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = start(tmp_path_factory, {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"),
-                                   "cache_sampled": "seeded"})
+    srv = start(
+        tmp_path_factory,
+        {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"), "cache_sampled": "seeded"},
+    )
     yield srv
     srv.stop()
 
 
 def sse_events(body: str) -> list:
-    return [e[len("data: "):] for e in body.split("\n\n") if e.startswith("data: ")]
+    return [e[len("data: ") :] for e in body.split("\n\n") if e.startswith("data: ")]
 
 
 def test_hit_has_the_shape_of_a_miss(server):
@@ -96,8 +97,9 @@ def test_openai_client_streaming_hit(server):
     q = [{"role": "user", "content": "a b c d e f"}]
     stop = stop_for(server, q[0]["content"])
     first = client.chat.completions.create(model="tiny", messages=q, temperature=0, max_tokens=16, stop=[stop])
-    chunks = list(client.chat.completions.create(model="tiny", messages=q, temperature=0, max_tokens=16,
-                                                 stop=[stop], stream=True))
+    chunks = list(
+        client.chat.completions.create(model="tiny", messages=q, temperature=0, max_tokens=16, stop=[stop], stream=True)
+    )
     assert "".join(c.choices[0].delta.content or "" for c in chunks) == first.choices[0].message.content
     with urllib.request.urlopen(server.url + "/metrics") as r:
         assert r.status == 200
@@ -107,6 +109,7 @@ def test_openai_client_streaming_hit(server):
 
 # ---------------------------------------------------------------- Redis outage
 
+
 @pytest.fixture(scope="module")
 def redis():
     with RedisServer.running() as r:
@@ -114,8 +117,10 @@ def redis():
 
 
 def test_redis_outage_degrades_then_recovers(tmp_path_factory, redis):
-    srv = start(tmp_path_factory, {"store": "redis", "redis_url": redis.url,
-                                   "redis_retry_s": 0.2, "redis_prefix": f"t{time.time_ns()}:"})
+    srv = start(
+        tmp_path_factory,
+        {"store": "redis", "redis_url": redis.url, "redis_retry_s": 0.2, "redis_prefix": f"t{time.time_ns()}:"},
+    )
     try:
         q = [{"role": "user", "content": "the cat sat on the mat"}]
         stop = stop_for(srv, q[0]["content"])

@@ -15,7 +15,7 @@ import pytest
 
 from gateway.config.admin import AdminConfig, hash_secret, parse_admin
 from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
-from gateway.config.tiers import KeyPolicy, KeysConfig, Price, TierConfig, TiersSpec, hash_key, parse_tiers
+from gateway.config.tiers import KeyPolicy, KeysConfig, Price, TierConfig, TiersSpec, parse_tiers
 from gateway.config.typed import validate
 from runtime.api import EngineConfig
 
@@ -28,69 +28,105 @@ def error(cls, data, where="", **context) -> str:
     return str(exc.value)
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"max_messages": "ten"}, "limits.max_messages: must be an integer, got 'ten'"),
-    ({"max_messages": 2.0}, "limits.max_messages: must be an integer, got 2.0"),  # no silent truncation
-    ({"max_messages": True}, "limits.max_messages: must be an integer, got True"),
-    ({"max_messages": 0}, "limits.max_messages: must be >= 1, got 0"),
-    ({"max_mesages": 3}, "limits: unknown key(s) max_mesages (known: default_max_tokens, max_body_bytes, "
-                         "max_messages)"),
-    ("lots", "limits: must be a mapping, got 'lots'"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"max_messages": "ten"}, "limits.max_messages: must be an integer, got 'ten'"),
+        ({"max_messages": 2.0}, "limits.max_messages: must be an integer, got 2.0"),  # no silent truncation
+        ({"max_messages": True}, "limits.max_messages: must be an integer, got True"),
+        ({"max_messages": 0}, "limits.max_messages: must be >= 1, got 0"),
+        (
+            {"max_mesages": 3},
+            "limits: unknown key(s) max_mesages (known: default_max_tokens, max_body_bytes, max_messages)",
+        ),
+        ("lots", "limits: must be a mapping, got 'lots'"),
+    ],
+)
 def test_errors_name_the_key(data, message):
     assert error(Limits, data, "limits") == message
 
 
 def test_every_error_is_reported_once_per_key():
-    text = error(TiersSpec, {"tiers": [{"name": "a", "model": "m", "capacity": "x", "colour": 1, "size": 2}],
-                             "router": {"default": "a", "code": "yes"}})
-    assert text.split("; ") == ["tiers[0].capacity: must be an integer, got 'x'",
-                                "router.code: must be true or false, got 'yes'",
-                                "tiers[0]: unknown key(s) colour, size (known: capacity, fallback, max_context, "
-                                "model, name, price, timeout_s, url, urls)"]
+    text = error(
+        TiersSpec,
+        {
+            "tiers": [{"name": "a", "model": "m", "capacity": "x", "colour": 1, "size": 2}],
+            "router": {"default": "a", "code": "yes"},
+        },
+    )
+    assert text.split("; ") == [
+        "tiers[0].capacity: must be an integer, got 'x'",
+        "router.code: must be true or false, got 'yes'",
+        "tiers[0]: unknown key(s) colour, size (known: capacity, fallback, max_context, "
+        "model, name, price, timeout_s, url, urls)",
+    ]
 
 
 def test_yaml_only_keys_are_named_and_listed():
-    assert "models[0].engine.kv_cache_mb: must be a positive integer, got 'lots'" in \
-        error(GatewayConfig, {"models": [{"name": "m", "engine": {"kv_cache_mb": "lots"}}]})
-    assert "models[0]: unknown key(s) gguff (known: engine, gguf, name, preset)" in \
-        error(GatewayConfig, {"models": [{"name": "m", "gguff": "x.gguf"}]})
-    assert "keys.entries[0].key_env: the environment variable 'NOPE' is not set" in \
-        error(TiersSpec, {**ONE_TIER, "keys": {"entries": [{"name": "a", "key_env": "NOPE"}]}}, env={})
-    assert "keys.entries[0].name: required" in \
-        error(TiersSpec, {**ONE_TIER, "keys": {"entries": [{"key_sha256": "a" * 64}]}})
+    assert "models[0].engine.kv_cache_mb: must be a positive integer, got 'lots'" in error(
+        GatewayConfig, {"models": [{"name": "m", "engine": {"kv_cache_mb": "lots"}}]}
+    )
+    assert "models[0]: unknown key(s) gguff (known: engine, gguf, name, preset)" in error(
+        GatewayConfig, {"models": [{"name": "m", "gguff": "x.gguf"}]}
+    )
+    assert "keys.entries[0].key_env: the environment variable 'NOPE' is not set" in error(
+        TiersSpec, {**ONE_TIER, "keys": {"entries": [{"name": "a", "key_env": "NOPE"}]}}, env={}
+    )
+    assert "keys.entries[0].name: required" in error(
+        TiersSpec, {**ONE_TIER, "keys": {"entries": [{"key_sha256": "a" * 64}]}}
+    )
 
 
 def test_yaml_sugar_becomes_fields():
-    entry = validate(ModelEntry, {"name": "small", "preset": "smollm2-135m", "gguf": "/m.gguf",
-                                  "engine": {"kv_cache_mb": 32, "max_num_seqs": 4}})
-    assert entry == ModelEntry("small", EngineConfig(model="smollm2-135m", gguf_path="/m.gguf",
-                                                     kv_cache_bytes=32 << 20, max_num_seqs=4))
-    tier = validate(TierConfig, {"name": "a", "model": "m", "fallback": "b", "urls": ["http://h:1"],
-                                 "price": {"input_per_mtok": 1, "output_per_mtok": 2}})
+    entry = validate(
+        ModelEntry,
+        {
+            "name": "small",
+            "preset": "smollm2-135m",
+            "gguf": "/m.gguf",
+            "engine": {"kv_cache_mb": 32, "max_num_seqs": 4},
+        },
+    )
+    assert entry == ModelEntry(
+        "small", EngineConfig(model="smollm2-135m", gguf_path="/m.gguf", kv_cache_bytes=32 << 20, max_num_seqs=4)
+    )
+    tier = validate(
+        TierConfig,
+        {
+            "name": "a",
+            "model": "m",
+            "fallback": "b",
+            "urls": ["http://h:1"],
+            "price": {"input_per_mtok": 1, "output_per_mtok": 2},
+        },
+    )
     assert tier.fallback == ("b",) and tier.urls == ("http://h:1",)  # a string is a list of one
     assert tier.price == Price(1.0, 2.0) and tier.cost(1_000_000, 500_000) == pytest.approx(2.0)
     policy = validate(KeyPolicy, {"name": "a", "key_env": "K"}, context={"env": {"K": "sk-a"}})
-    assert policy.key_sha256 == hash_key("sk-a") == hash_secret("sk-a")
+    assert policy.key_sha256 == hash_secret("sk-a")
     admin = parse_admin({"key_env": "ADMIN"}, env={"ADMIN": "adm"})
     assert admin == AdminConfig(hash_secret("adm")) and parse_admin({}) is None and parse_admin(None) is None
 
 
 def test_nothing_is_coerced():
-    assert "limits.max_body_bytes: must be an integer, got '1024'" in \
-        error(GatewayConfig, {"limits": {"max_body_bytes": "1024"}})
-    assert "tiers[0].urls: must be a list of strings" in \
-        error(TiersSpec, {"tiers": [{"name": "a", "model": "m", "urls": [1]}]})
+    assert "limits.max_body_bytes: must be an integer, got '1024'" in error(
+        GatewayConfig, {"limits": {"max_body_bytes": "1024"}}
+    )
+    assert "tiers[0].urls: must be a list of strings" in error(
+        TiersSpec, {"tiers": [{"name": "a", "model": "m", "urls": [1]}]}
+    )
     assert "warmup: must be true or false, got 'no'" in error(GatewayConfig, {"warmup": "no"})
     # an integer where a float is wanted is a float
     assert validate(TierConfig, {"name": "a", "model": "m", "timeout_s": 5}).timeout_s == 5.0
 
 
 def test_rules_across_fields_name_their_keys():
-    assert "tiers[0].fallback: unknown tier 'x'" in error(TiersSpec, {"tiers": [{"name": "a", "model": "m",
-                                                                                  "fallback": ["x"]}]})
-    assert "tiers[0].model: 'gpt' is not one of the gateway's in-process models (m)" in \
-        error(TiersSpec, {"tiers": [{"name": "a", "model": "gpt"}]}, local_models=["m"])
+    assert "tiers[0].fallback: unknown tier 'x'" in error(
+        TiersSpec, {"tiers": [{"name": "a", "model": "m", "fallback": ["x"]}]}
+    )
+    assert "tiers[0].model: 'gpt' is not one of the gateway's in-process models (m)" in error(
+        TiersSpec, {"tiers": [{"name": "a", "model": "gpt"}]}, local_models=["m"]
+    )
     # within the gateway's config the same rule names the path from the top
     text = error(GatewayConfig, {"models": [{"name": "m"}], "tiers": {"tiers": [{"name": "a", "model": "gpt"}]}})
     assert text.startswith("tiers.tiers[0].model: 'gpt' is not one of the gateway's in-process models")
@@ -101,9 +137,9 @@ def test_rules_across_fields_name_their_keys():
 def test_built_in_code_like_dataclasses():
     """Positional arguments, equality, hashing and replace work as they did with frozen dataclasses;
     a bad value is refused in code too, with the same message."""
-    policy = KeyPolicy("team", key_sha256=hash_key("k"), budget_usd=1, tiers=["a"])  # a list is a tuple
+    policy = KeyPolicy("team", key_sha256=hash_secret("k"), budget_usd=1, tiers=["a"])  # a list is a tuple
     assert policy.tiers == ("a",) and policy.budget_usd == 1.0 and hash(policy) == hash(dataclasses.replace(policy))
-    assert KeysConfig(entries=(policy,)).lookup(hash_key("k")) is policy
+    assert KeysConfig(entries=(policy,)).lookup(hash_secret("k")) is policy
     with pytest.raises(ValueError, match="capacity: must be >= 1, got 0"):
         TierConfig("a", "m", capacity=0)
     tier = TierConfig("a", "m")  # in-process: urls=() is the default; only YAML's `urls: []` is a mistake
@@ -116,8 +152,10 @@ def test_built_in_code_like_dataclasses():
     assert spec.names == ["a", "b"] and spec.router.default == "a"
     # the cross checks run whichever way the config is built
     with pytest.raises(ValueError, match="not served by any tier"):
-        GatewayConfig(models=(ModelEntry("m"),), tiers=parse_tiers({"tiers": [{"name": "a", "model": "x",
-                                                                              "url": "http://h:1"}]}, []))
+        GatewayConfig(
+            models=(ModelEntry("m"),),
+            tiers=parse_tiers({"tiers": [{"name": "a", "model": "x", "url": "http://h:1"}]}, []),
+        )
 
 
 def test_tiers_file_is_read_relative_to_the_config(tmp_path):
@@ -137,8 +175,10 @@ def test_tiers_file_is_read_relative_to_the_config(tmp_path):
 def test_config_imports_no_room_above_it():
     """gateway.config is the bottom of the gateway: importing it loads neither security, api nor observability
     (the cycle config -> security -> api.openapi -> config.keys -> config is gone)."""
-    code = ("import sys, gateway.config.gateway, gateway.keys; "
-            "print([m for m in sys.modules if m.startswith(('gateway.security', 'gateway.api', "
-            "'gateway.observability', 'jax'))])")
+    code = (
+        "import sys, gateway.config.gateway, gateway.keys; "
+        "print([m for m in sys.modules if m.startswith(('gateway.security', 'gateway.api', "
+        "'gateway.observability', 'jax'))])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

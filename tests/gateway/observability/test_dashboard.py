@@ -18,8 +18,15 @@ from urllib.parse import urlparse
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
-from gateway.observability.dashboard import (Snapshot, build_data, bucket_deltas, histogram_quantile, hit_rate_series,
-                               read_registry, window_start)
+from gateway.observability.dashboard import (
+    Snapshot,
+    bucket_deltas,
+    build_data,
+    histogram_quantile,
+    hit_rate_series,
+    read_registry,
+    window_start,
+)
 from tests.support.cached_gateway import chat, start, stop_for
 
 CHROMIUM = "/usr/bin/chromium"
@@ -29,17 +36,25 @@ INF = math.inf
 
 
 def lookups(t: float, **by_result: float) -> Snapshot:
-    return Snapshot(t, {"gateway_cache_lookups_total": {
-        (("model", "tiny"), ("result", r)): v for r, v in by_result.items()}})
+    return Snapshot(
+        t, {"gateway_cache_lookups_total": {(("model", "tiny"), ("result", r)): v for r, v in by_result.items()}}
+    )
 
 
 def ttft_buckets(t: float, counts: dict[float, float]) -> Snapshot:
-    return Snapshot(t, {"time_to_first_token_seconds_bucket": {
-        (("cache", "miss"), ("le", "+Inf" if le == INF else str(le)), ("model", "tiny")): c
-        for le, c in counts.items()}})
+    return Snapshot(
+        t,
+        {
+            "time_to_first_token_seconds_bucket": {
+                (("cache", "miss"), ("le", "+Inf" if le == INF else str(le)), ("model", "tiny")): c
+                for le, c in counts.items()
+            }
+        },
+    )
 
 
 # ---------------------------------------------------------------- pure functions, by hand
+
 
 def test_quantile_from_bucket_deltas():
     old = ttft_buckets(0.0, {0.1: 1, 0.5: 3, 1.0: 3, INF: 3})
@@ -111,16 +126,20 @@ def test_page_names_no_outside_resource():
     html = PAGE.read_text()
     # the only absolute URL is the SVG namespace, an identifier that is never fetched
     assert set(re.findall(r"(?:https?:)?//[\w.-]+\.[a-z]{2,}[^\s\"'<>)]*", html)) == {"http://www.w3.org/2000/svg"}
-    assert "@import" not in html and "<link rel=\"stylesheet\"" not in html
+    assert "@import" not in html and '<link rel="stylesheet"' not in html
 
 
 # ---------------------------------------------------------------- end to end, in a real browser
 
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     # no warm-up: the few step programs this traffic needs compile on first use (about half the time)
-    srv = start(tmp_path_factory, {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"),
-                                   "cache_sampled": "seeded"}, warmup=False)
+    srv = start(
+        tmp_path_factory,
+        {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"), "cache_sampled": "seeded"},
+        warmup=False,
+    )
     yield srv
     srv.stop()
 
@@ -149,8 +168,20 @@ def test_dashboard_in_a_real_browser(server):
     with urllib.request.urlopen(server.url + "/dashboard/data", timeout=10) as r:
         data = json.load(r)
     assert data["summary"]["hits"] == 4 and data["summary"]["hit_rate"] > 0
-    assert set(data) >= {"summary", "hit_rate", "lookups_by_kind", "cost", "ttft", "tpot", "e2e", "kv_usage",
-                         "engine_requests", "requests_by_tier", "route_decisions", "fallbacks"}
+    assert set(data) >= {
+        "summary",
+        "hit_rate",
+        "lookups_by_kind",
+        "cost",
+        "ttft",
+        "tpot",
+        "e2e",
+        "kv_usage",
+        "engine_requests",
+        "requests_by_tier",
+        "route_decisions",
+        "fallbacks",
+    }
 
     requested, blocked, errors = [], [], []
 
@@ -175,7 +206,10 @@ def test_dashboard_in_a_real_browser(server):
             assert resp.status == 200 and resp.headers["content-type"].startswith("text/html")
             page.wait_for_function(
                 "ids => document.body.dataset.rendered && ids.every(id => "
-                "+document.getElementById(id).getAttribute('data-points') > 0)", arg=list(charts), timeout=20_000)
+                "+document.getElementById(id).getAttribute('data-points') > 0)",
+                arg=list(charts),
+                timeout=20_000,
+            )
             points = {c: int(page.get_attribute(f"#{c}", "data-points")) for c in charts}
             hit_rate = page.inner_text("#summary-hit-rate")
             OUT.mkdir(exist_ok=True)

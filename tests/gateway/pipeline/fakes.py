@@ -18,8 +18,14 @@ from runtime.api import RequestOutput
 
 TIERS = {
     "tiers": [
-        {"name": "big", "model": "tiny", "price": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
-         "fallback": ["lil"], "capacity": 2, "timeout_s": 5},
+        {
+            "name": "big",
+            "model": "tiny",
+            "price": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
+            "fallback": ["lil"],
+            "capacity": 2,
+            "timeout_s": 5,
+        },
         {"name": "lil", "model": "tiny", "price": {"input_per_mtok": 0.5, "output_per_mtok": 1.5}, "timeout_s": 5},
     ],
     "router": {"default": "lil", "escalate_to": "big"},
@@ -33,8 +39,9 @@ def spec(**big):
 
 
 def chat(content="hello there", model="big", **kw):
-    return parse_chat_request({"model": model, "messages": [{"role": "user", "content": content}], **kw},
-                              max_messages=16)
+    return parse_chat_request(
+        {"model": model, "messages": [{"role": "user", "content": content}], **kw}, max_messages=16
+    )
 
 
 def metrics() -> GatewayMetrics:
@@ -65,8 +72,21 @@ class FakeBackend:
     first output; encode_error / generate_error: raised by encode / on the first output; end_early: stop
     without a finished output. Records every assistant prefix, the params and how each generation ended."""
 
-    def __init__(self, pieces=("Hel", "lo"), *, ready=True, prompt_len=5, max_model_len=256, finish="stop",
-                 fail_after=None, stall=None, encode_error=None, generate_error=None, end_early=False, replica=None):
+    def __init__(
+        self,
+        pieces=("Hel", "lo"),
+        *,
+        ready=True,
+        prompt_len=5,
+        max_model_len=256,
+        finish="stop",
+        fail_after=None,
+        stall=None,
+        encode_error=None,
+        generate_error=None,
+        end_early=False,
+        replica=None,
+    ):
         self.pieces, self.ready, self.prompt_len, self.max_model_len = list(pieces), ready, prompt_len, max_model_len
         self.finish, self.fail_after, self.stall = finish, fail_after, stall
         self.encode_error, self.generate_error = encode_error, generate_error
@@ -96,16 +116,22 @@ class FakeBackend:
                     metrics["replica"] = self.replica
                 if last:
                     how = "done"  # a consumer may close it once it has the finished output: no abort
-                yield RequestOutput(request_id, piece, [i], finished=last, finish_reason=self.finish if last else None,
-                                    prompt_tokens=len(prompt_ids), completion_tokens=i + 1, metrics=metrics)
+                yield RequestOutput(
+                    request_id,
+                    piece,
+                    [i],
+                    finished=last,
+                    finish_reason=self.finish if last else None,
+                    prompt_tokens=len(prompt_ids),
+                    completion_tokens=i + 1,
+                    metrics=metrics,
+                )
         except (GeneratorExit, asyncio.CancelledError):
             if how != "done":
                 how = "aborted"  # closed before its end: what aborts a real engine's request
             raise
         finally:
             self.runs.append(how)
-
-
 
 
 def call(handler, *, headers=None) -> tuple[int, dict, str]:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from gateway.accounting.usage import UsageLedger
-from gateway.config.tiers import KeyPolicy, KeysConfig, hash_key
+from gateway.config.tiers import KeyPolicy, KeysConfig, hash_secret
 from gateway.pipeline.admission import Admission
 from gateway.pipeline.routing import Decision
 from runtime.serving.errors import APIError
@@ -51,7 +51,7 @@ def test_a_caller_is_identified_and_its_request_parsed():
     assert admit(adm, FakeRequest(body))[0].tenant == "user:bob"
     # a keyed caller stays who its key says, whatever user it names
     caller, _ = admit(adm, FakeRequest(body, {"Authorization": "Bearer sk-1"}))
-    assert caller.tenant == "key:" + hash_key("sk-1")[:32]
+    assert caller.tenant == "key:" + hash_secret("sk-1")[:32]
 
 
 def test_over_the_rate_limit_is_429_before_the_body_is_read():
@@ -70,12 +70,15 @@ def test_a_missing_key_is_401_when_keys_are_required():
     assert exc.value.status == 401 and exc.value.code == "missing_api_key"
 
 
-@pytest.mark.parametrize("body,headers,status", [
-    (b"", {}, 400),
-    (b"{not json", {}, 400),
-    (BODY, {"Content-Type": "text/plain"}, 415),
-    (json.dumps({"model": "auto", "messages": [{"role": "user", "content": "hi"}] * 5}).encode(), {}, 400),
-])
+@pytest.mark.parametrize(
+    "body,headers,status",
+    [
+        (b"", {}, 400),
+        (b"{not json", {}, 400),
+        (BODY, {"Content-Type": "text/plain"}, 415),
+        (json.dumps({"model": "auto", "messages": [{"role": "user", "content": "hi"}] * 5}).encode(), {}, 400),
+    ],
+)
 def test_a_malformed_body_is_refused(body, headers, status):
     with pytest.raises(APIError) as exc:
         admit(admission(), FakeRequest(body, headers))

@@ -40,12 +40,19 @@ def test_no_cache_is_a_bypass_that_counts_nothing():
     assert sample(step.metrics, "gateway_cache_lookups_total", result="bypass", model="big") == 0
 
 
-@pytest.mark.parametrize("cache,request_", [
-    (FakeCache(accepts=False), chat()),  # e.g. a sampled request the cache policy refuses
-    # no question to scope: the last message is not the user's (the parser refuses this; the scope must too)
-    (FakeCache(), dataclasses.replace(chat(), messages=({"role": "user", "content": "hi"},
-                                                         {"role": "assistant", "content": "yo"}))),
-])
+@pytest.mark.parametrize(
+    "cache,request_",
+    [
+        (FakeCache(accepts=False), chat()),  # e.g. a sampled request the cache policy refuses
+        # no question to scope: the last message is not the user's (the parser refuses this; the scope must too)
+        (
+            FakeCache(),
+            dataclasses.replace(
+                chat(), messages=({"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"})
+            ),
+        ),
+    ],
+)
 def test_what_the_cache_cannot_take_is_bypassed_and_counted(cache, request_):
     step, cached = lookup(cache, request_)
     assert cached.headers["x-cache-lookup"] == "bypass" and cached.store is None and cache.lookups == []
@@ -71,8 +78,12 @@ def test_a_hit_names_the_routed_tier():
     entry = SimpleNamespace(answer="Honey.")
     step, cached = lookup(FakeCache("semantic", similarity=0.95, entry=entry))
     assert cached.entry is entry and cached.store is None
-    assert cached.headers == {"x-cache": "hit", "x-cache-lookup": "semantic", "x-cache-similarity": "0.9500",
-                              "x-served-by": "big"}
+    assert cached.headers == {
+        "x-cache": "hit",
+        "x-cache-lookup": "semantic",
+        "x-cache-similarity": "0.9500",
+        "x-served-by": "big",
+    }
 
 
 def test_cache_control_directives():

@@ -19,8 +19,9 @@ BIG = Decision("big", ("big", "lil"), "explicit model 'big'")
 
 def run(big, lil, request=None, *, continue_partial=False, inflight=None, tiers=None, until=None):
     """(deltas, answer, chain) of one request down big -> lil; ``until``: stop reading after that many deltas."""
-    chain = FallbackChain(tiers or spec(), {"big": big, "lil": lil}, inflight or {"big": 0, "lil": 0}, metrics(),
-                          default_max_tokens=16)
+    chain = FallbackChain(
+        tiers or spec(), {"big": big, "lil": lil}, inflight or {"big": 0, "lil": 0}, metrics(), default_max_tokens=16
+    )
     answer, out = Answer(), []
 
     async def go():
@@ -48,10 +49,13 @@ def test_the_routed_tier_answers_and_is_charged():
     assert sample(chain.metrics, "inter_token_latency_seconds_count", model="big") == 1  # one gap between 2 tokens
 
 
-@pytest.mark.parametrize("big,inflight,cause", [
-    (FakeBackend(ready=False), 0, "unavailable"),
-    (FakeBackend(), 2, "overloaded"),  # capacity 2, and 2 are in flight
-])
+@pytest.mark.parametrize(
+    "big,inflight,cause",
+    [
+        (FakeBackend(ready=False), 0, "unavailable"),
+        (FakeBackend(), 2, "overloaded"),  # capacity 2, and 2 are in flight
+    ],
+)
 def test_a_tier_that_cannot_take_it_is_skipped(big, inflight, cause):
     out, answer, chain = run(big, FakeBackend(["ok"]), inflight={"big": inflight, "lil": 0})
     assert out == ["ok"] and big.params == [] and answer.served_by == "lil"

@@ -33,12 +33,15 @@ def test_a_response_is_counted_under_its_tier_and_status():
     assert response.status == 200 and counted(m, "big", "200") == 1
 
 
-@pytest.mark.parametrize("exc,answered,status", [
-    (APIError(429, "slow down"), None, "429"),
-    (asyncio.CancelledError(), None, "499"),  # the client hung up before its answer was sent
-    (asyncio.CancelledError(), 200, "200"),  # ... after it was sent in full: no failure
-    (RuntimeError("bug"), None, "500"),
-])
+@pytest.mark.parametrize(
+    "exc,answered,status",
+    [
+        (APIError(429, "slow down"), None, "429"),
+        (asyncio.CancelledError(), None, "499"),  # the client hung up before its answer was sent
+        (asyncio.CancelledError(), 200, "200"),  # ... after it was sent in full: no failure
+        (RuntimeError("bug"), None, "500"),
+    ],
+)
 def test_however_it_ends_it_is_counted_once_and_the_error_goes_on(exc, answered, status):
     m, request = metrics(), FakeRequest()
     if answered is not None:
@@ -46,8 +49,13 @@ def test_however_it_ends_it_is_counted_once_and_the_error_goes_on(exc, answered,
     with pytest.raises(type(exc)), Outcome(m, request):
         raise exc
     assert counted(m, "unknown", status) == 1  # refused before routing: no tier yet
-    total = sum(s.value for f in m.registry.collect() if f.name == "gateway_requests" for s in f.samples
-                if s.name == "gateway_requests_total")
+    total = sum(
+        s.value
+        for f in m.registry.collect()
+        if f.name == "gateway_requests"
+        for s in f.samples
+        if s.name == "gateway_requests_total"
+    )
     assert total == 1
 
 

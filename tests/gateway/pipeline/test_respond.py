@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
-from gateway.api.schemas import Completion
 from gateway import keys
+from gateway.api.schemas import Completion
 from gateway.pipeline.fallback import Answer, ChainFailed
 from gateway.pipeline.respond import Miss, Reply
 from tests.gateway.pipeline.fakes import call, chat, events
 
-ENTRY = SimpleNamespace(answer="Bees make honey from nectar.", finish_reason="stop",
-                        usage={"prompt_tokens": 9, "completion_tokens": 6})
+ENTRY = SimpleNamespace(
+    answer="Bees make honey from nectar.", finish_reason="stop", usage={"prompt_tokens": 9, "completion_tokens": 6}
+)
 
 
 async def chain(answer, items, *, fail=False):
@@ -103,8 +104,9 @@ def test_a_miss_as_events_keeps_the_text_and_says_who_continues():
     spy, seen = Spy(), {}
 
     async def handler(request):
-        response = await reply(request, stream=True, include_usage=True).stream(miss(spy, ["Hon", None, "ey."]),
-                                                                                 spy.shield)
+        response = await reply(request, stream=True, include_usage=True).stream(
+            miss(spy, ["Hon", None, "ey."]), spy.shield
+        )
         seen["answered"] = request.get(keys.ANSWERED)
         return response
 

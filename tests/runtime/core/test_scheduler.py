@@ -17,23 +17,13 @@ import pytest
 from runtime.api import SamplingParams
 from runtime.core.request import Request, RequestStatus
 from runtime.core.scheduler import RequestUpdate, Scheduler, SchedulerConfig, SchedulerOutput
+from tests.support.fakes import FakeClock
 
 
 def make_scheduler(**overrides) -> Scheduler:
-    cfg = dict(
-        max_num_batched_tokens=64, max_num_seqs=8, max_model_len=64, block_size=4, num_blocks=32
-    )
+    cfg = dict(max_num_batched_tokens=64, max_num_seqs=8, max_model_len=64, block_size=4, num_blocks=32)
     cfg.update(overrides)
-    return Scheduler(SchedulerConfig(**cfg), clock=FakeClock())
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
+    return Scheduler(SchedulerConfig(**cfg), clock=FakeClock(0.0, step=1.0))  # every event its own time
 
 
 def make_request(req_id: str, num_prompt: int, max_tokens: int = 16, eos=(), **sp) -> Request:
@@ -167,9 +157,7 @@ def test_eos_and_stop_tokens_stop_unless_eos_is_ignored():
     sched.add_request(make_request("eos", 3, eos=[5, 6]))
     sched.add_request(make_request("eos2", 3, eos=[5, 6]))
     sched.add_request(make_request("stop", 3, eos=[5], stop_token_ids=(9,)))
-    sched.add_request(
-        make_request("ign", 3, max_tokens=3, eos=[5], stop_token_ids=(9,), ignore_eos=True)
-    )
+    sched.add_request(make_request("ign", 3, max_tokens=3, eos=[5], stop_token_ids=(9,), ignore_eos=True))
     tokens = {"eos": [8, 5], "eos2": [6], "stop": [8, 9], "ign": [5, 9, 5]}
     finished: dict[str, tuple[str | None, tuple[int, ...]]] = {}
     while sched.has_unfinished_requests():
@@ -500,8 +488,9 @@ class FakeKV:
         for req_id, n in out.num_scheduled_tokens.items():
             req, table, start = sched.requests[req_id], out.block_tables[req_id], out.num_computed_tokens[req_id]
             for pos in range(start):
-                assert self.slots[table[pos // self.bs]][pos % self.bs] == (req.all_token_ids[pos], pos), \
+                assert self.slots[table[pos // self.bs]][pos % self.bs] == (req.all_token_ids[pos], pos), (
                     f"{req_id}: stale KV at position {pos}"
+                )
             for pos in range(start, start + n):
                 block = table[pos // self.bs]
                 assert sched.kv_cache_manager.block_pool.blocks[block].ref_cnt == 1, "writing into a shared block"
@@ -512,7 +501,11 @@ class FakeKV:
 def test_randomized_interleaving_keeps_the_pool_consistent(prefix_caching):
     rng = random.Random(1234)
     sched = make_scheduler(
-        max_num_batched_tokens=16, max_num_seqs=6, max_model_len=40, block_size=4, num_blocks=12,
+        max_num_batched_tokens=16,
+        max_num_seqs=6,
+        max_model_len=40,
+        block_size=4,
+        num_blocks=12,
         enable_prefix_caching=prefix_caching,
     )
     mgr = sched.kv_cache_manager
@@ -525,7 +518,10 @@ def test_randomized_interleaving_keeps_the_pool_consistent(prefix_caching):
         if step_index < 500 and rng.random() < 0.35:
             n_prompt = rng.randint(1, 25)
             req = make_request(
-                f"r{next_id}", n_prompt, max_tokens=rng.randint(1, 40 - n_prompt), eos=[eos],
+                f"r{next_id}",
+                n_prompt,
+                max_tokens=rng.randint(1, 40 - n_prompt),
+                eos=[eos],
                 ignore_eos=rng.random() < 0.3,
             )
             # prompts share prefixes (1000, 1001, ...) of random lengths; one in four starts apart
@@ -594,8 +590,9 @@ def test_scheduler_modules_import_only_the_standard_library():
     module of runtime/core (and the contract they take their params from, runtime/api.py) imports,
     outside ``if TYPE_CHECKING:``, only the standard library and each other."""
     root = Path(__file__).resolve().parents[3]
-    own = {"runtime.api"} | {f"runtime.core.{p.stem}" for p in (root / "runtime" / "core").glob("*.py")
-                             if p.stem != "__init__"}
+    own = {"runtime.api"} | {
+        f"runtime.core.{p.stem}" for p in (root / "runtime" / "core").glob("*.py") if p.stem != "__init__"
+    }
     assert {"runtime.core.block_pool", "runtime.core.kv_cache_manager", "runtime.core.scheduler"} <= own
     for name in sorted(own):
         tree = ast.parse((root / (name.replace(".", "/") + ".py")).read_text())
@@ -611,17 +608,29 @@ def test_scheduler_modules_import_only_the_standard_library():
 
 def _runtime_imports(tree: ast.AST):
     """Import statements that run: those under ``if TYPE_CHECKING:`` are for type checkers only."""
-    skip = {id(n) for node in ast.walk(tree) if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-            for stmt in node.body for n in ast.walk(stmt)}
+    skip = {
+        id(n)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for stmt in node.body
+        for n in ast.walk(stmt)
+    }
     return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in skip]
 
 
 def test_importing_the_core_and_the_contract_loads_neither_jax_nor_numpy():
     import subprocess
 
-    code = ("import sys, runtime.api, runtime.core.block_pool, runtime.core.kv_cache_manager, runtime.core.kv_sizing, "
-            "runtime.core.request, runtime.core.scheduler, runtime.core.stopping; "
-            "print(sorted(m for m in ('jax', 'numpy') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[3])
+    code = (
+        "import sys, runtime.api, runtime.core.block_pool, runtime.core.kv_cache_manager, runtime.core.kv_sizing, "
+        "runtime.core.request, runtime.core.scheduler, runtime.core.stopping; "
+        "print(sorted(m for m in ('jax', 'numpy') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     assert out.stdout.strip() == "[]", out.stdout + out.stderr

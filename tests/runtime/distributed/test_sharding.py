@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 from jax.sharding import PartitionSpec as P
 
-from runtime.models.config import ModelConfig
 from runtime.api import EngineConfig
-from runtime.engine.llm_engine import LLMEngine
-from runtime.quant.weights import quantize_params
 from runtime.distributed.sharding import LAYER_RULES, VOCAB_RULES, TensorParallel, spec_for, valid_degrees
+from runtime.engine.llm_engine import LLMEngine
+from runtime.models.config import ModelConfig
+from runtime.quant.weights import quantize_params
 from tests.support.tiny_gguf import write_tiny_llama
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -42,8 +42,9 @@ TOLERANCE = {"float32": dict(rtol=2e-5, atol=2e-4)}
 
 def compare(*args: str, timeout: int = 600) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, str(COMPARE), *args], capture_output=True,
-                          text=True, env=env, timeout=timeout, cwd=ROOT)
+    proc = subprocess.run(
+        [sys.executable, str(COMPARE), *args], capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout)
 
@@ -64,9 +65,13 @@ def strip(spec: list) -> list:
 
 
 def assert_sharded_layout(layout: dict, tp: int, *, vocab_sharded: bool) -> None:
-    for name, column in (("layers_0/attn/q/kernel", True), ("layers_0/attn/k/kernel", True),
-                         ("layers_0/mlp/up/kernel", True), ("layers_0/attn/o/kernel", False),
-                         ("layers_0/mlp/down/kernel", False)):
+    for name, column in (
+        ("layers_0/attn/q/kernel", True),
+        ("layers_0/attn/k/kernel", True),
+        ("layers_0/mlp/up/kernel", True),
+        ("layers_0/attn/o/kernel", False),
+        ("layers_0/mlp/down/kernel", False),
+    ):
         leaf = layout[name]
         rows, cols = leaf["shape"]
         assert leaf["devices"] == tp, name
@@ -104,16 +109,25 @@ def test_tiny_llama_tp2_tp4_equal_single_device(tiny_llama):
         # Megatron's two all-reduces per layer (after o, after down) and nothing else: no gather of
         # the KV cache or of any weight, and the sampled tokens need no exchange either.
         assert result[f"tp{tp}"]["collectives"]["counts"] == {
-            "all-reduce": 2 * tiny_llama.num_layers, "all-gather": 0, "all-to-all": 0, "collective-permute": 0,
-            "reduce-scatter": 0}
+            "all-reduce": 2 * tiny_llama.num_layers,
+            "all-gather": 0,
+            "all-to-all": 0,
+            "collective-permute": 0,
+            "reduce-scatter": 0,
+        }
         # Attention is traced per device: its heads of q, its kv heads of the pages.
         kvh = result[f"tp{tp}"]["plan"]["num_kv_heads"]
         assert result[f"tp{tp}"]["attention_shapes"] == [
-            {"q": [16, tiny_llama.num_heads // tp, tiny_llama.head_dim], "k_pages": [48, 8, kvh // tp, 16]}]
+            {"q": [16, tiny_llama.num_heads // tp, tiny_llama.head_dim], "k_pages": [48, 8, kvh // tp, 16]}
+        ]
     assert result["tp2"]["plan"]["num_kv_heads"] == 2  # split as it is
     assert result["tp4"]["plan"]["num_kv_heads"] == 4 and result["tp4"]["plan"]["source_num_kv_heads"] == 2
-    print({f"tp{tp}": float(np.abs(np.array(result[f"tp{tp}"]["logits"]) - np.array(result["single"]["logits"])).max())
-           for tp in (2, 4)})
+    print(
+        {
+            f"tp{tp}": float(np.abs(np.array(result[f"tp{tp}"]["logits"]) - np.array(result["single"]["logits"])).max())
+            for tp in (2, 4)
+        }
+    )
 
 
 def test_tiny_gemma3_tp4_int8_kv_pallas_equals_single_device(tmp_path):
@@ -123,8 +137,17 @@ def test_tiny_gemma3_tp4_int8_kv_pallas_equals_single_device(tmp_path):
     from tests.runtime.models.test_gemma3_tiny import write_tiny_gemma3
 
     tiny = write_tiny_gemma3(tmp_path)
-    result = compare("--gguf", str(tiny.path), "--tp", "4", "--kv-dtype", "int8", "--backend", "pallas_interpret",
-                     "--compilation-cache")
+    result = compare(
+        "--gguf",
+        str(tiny.path),
+        "--tp",
+        "4",
+        "--kv-dtype",
+        "int8",
+        "--backend",
+        "pallas_interpret",
+        "--compilation-cache",
+    )
     assert_same_outputs(result, 4)
     layout = result["tp4"]["layout"]
     assert_sharded_layout(layout, 4, vocab_sharded=False)
@@ -135,8 +158,7 @@ def test_tiny_gemma3_tp4_int8_kv_pallas_equals_single_device(tmp_path):
 def test_smollm2_tp3_equals_single_device():
     # The real SmolLM2-135M: 9 heads, 3 kv heads, MLP 1536, vocabulary 49,152: TP=3 divides all of
     # them, so every kv head lives on one device and the tied embedding / LM head is vocab-sharded.
-    result = compare("--model", "smollm2-135m", "--tp", "3", "--prompts", "3", "--collectives",
-                     "--compilation-cache")
+    result = compare("--model", "smollm2-135m", "--tp", "3", "--prompts", "3", "--collectives", "--compilation-cache")
     assert_same_outputs(result, 3)
     assert_sharded_layout(result["tp3"]["layout"], 3, vocab_sharded=True)
     assert result["tp3"]["plan"]["num_kv_heads"] == 3
@@ -153,19 +175,36 @@ def test_smollm2_tp3_equals_single_device():
 
 
 def model_config(**kw) -> ModelConfig:
-    base = dict(architecture="llama", vocab_size=49152, hidden_size=576, intermediate_size=1536, num_layers=30,
-                num_heads=9, num_kv_heads=3, head_dim=64, max_position_embeddings=2048, name="smollm2-like")
+    base = dict(
+        architecture="llama",
+        vocab_size=49152,
+        hidden_size=576,
+        intermediate_size=1536,
+        num_layers=30,
+        num_heads=9,
+        num_kv_heads=3,
+        head_dim=64,
+        max_position_embeddings=2048,
+        name="smollm2-like",
+    )
     return ModelConfig(**{**base, **kw})
 
 
 def test_partition_rules_by_path():
     rules = tuple(LAYER_RULES) + tuple(VOCAB_RULES)
     expect = {
-        "layers_3/attn/q/kernel": P(None, "model"), "layers_3/attn/k/kernel": P(None, "model"),
-        "layers_3/attn/v/kernel": P(None, "model"), "layers_12/mlp/gate/kernel": P(None, "model"),
-        "layers_12/mlp/up/kernel": P(None, "model"), "layers_0/attn/o/kernel": P("model", None),
-        "layers_0/mlp/down/kernel": P("model", None), "embed": P("model", None), "lm_head/kernel": P(None, "model"),
-        "layers_0/attn_norm/scale": P(), "layers_0/attn/q_norm/scale": P(), "final_norm/scale": P(),
+        "layers_3/attn/q/kernel": P(None, "model"),
+        "layers_3/attn/k/kernel": P(None, "model"),
+        "layers_3/attn/v/kernel": P(None, "model"),
+        "layers_12/mlp/gate/kernel": P(None, "model"),
+        "layers_12/mlp/up/kernel": P(None, "model"),
+        "layers_0/attn/o/kernel": P("model", None),
+        "layers_0/mlp/down/kernel": P("model", None),
+        "embed": P("model", None),
+        "lm_head/kernel": P(None, "model"),
+        "layers_0/attn_norm/scale": P(),
+        "layers_0/attn/q_norm/scale": P(),
+        "final_norm/scale": P(),
     }
     for path, spec in expect.items():
         assert spec_for(path, rules) == spec, path
@@ -175,15 +214,21 @@ def test_partition_rules_by_path():
 def test_replicated_kv_heads_keep_each_query_heads_kv():
     # 8 query heads, 2 kv heads, head_dim 2, TP=4: kv heads [a, b] -> [a, a, b, b]; query heads 0-1
     # (device 0) and 2-3 (device 1) read a, as before (group 4: heads 0-3 -> kv 0).
-    cfg = model_config(hidden_size=16, num_heads=8, num_kv_heads=2, head_dim=2, intermediate_size=32,
-                       vocab_size=10)
-    tp = TensorParallel(mesh=None, config=model_config(hidden_size=16, num_heads=8, num_kv_heads=4, head_dim=2,
-                                                       intermediate_size=32, vocab_size=10),
-                        source_num_kv_heads=2, rules=LAYER_RULES)
+    cfg = model_config(hidden_size=16, num_heads=8, num_kv_heads=2, head_dim=2, intermediate_size=32, vocab_size=10)
+    tp = TensorParallel(
+        mesh=None,
+        config=model_config(
+            hidden_size=16, num_heads=8, num_kv_heads=4, head_dim=2, intermediate_size=32, vocab_size=10
+        ),
+        source_num_kv_heads=2,
+        rules=LAYER_RULES,
+    )
     k = np.arange(16 * 4, dtype=np.float32).reshape(16, 4)  # [D, 2 heads * Dh 2]
     v = -k
-    params = {"embed": np.zeros((10, 16)), "layers_0": {"attn": {"k": {"kernel": k}, "v": {"kernel": v},
-                                                                "q": {"kernel": np.ones((16, 16))}}}}
+    params = {
+        "embed": np.zeros((10, 16)),
+        "layers_0": {"attn": {"k": {"kernel": k}, "v": {"kernel": v}, "q": {"kernel": np.ones((16, 16))}}},
+    }
     out = tp.replicate_kv_heads(params)
     wide = out["layers_0"]["attn"]["k"]["kernel"]
     assert wide.shape == (16, 8)
@@ -193,7 +238,7 @@ def test_replicated_kv_heads_keep_each_query_heads_kv():
     assert params["layers_0"]["attn"]["k"]["kernel"].shape == (16, 4)  # the input is not modified
     for h in range(cfg.num_heads):  # query head h: original kv head h // 4, served kv head h // 2
         served = h // (cfg.num_heads // 4)
-        np.testing.assert_array_equal(wide[:, served * 2:(served + 1) * 2], k[:, (h // 4) * 2:(h // 4 + 1) * 2])
+        np.testing.assert_array_equal(wide[:, served * 2 : (served + 1) * 2], k[:, (h // 4) * 2 : (h // 4 + 1) * 2])
 
 
 class FakeDevice:
@@ -229,11 +274,13 @@ def test_engine_config_errors(tiny_llama):
         EngineConfig(tensor_parallel=0)
     # This pytest process has one CPU device: the message says how to emulate more.
     with pytest.raises(ValueError, match="tensor_parallel=2 needs 2 devices.*XLA_FLAGS"):
-        LLMEngine(EngineConfig(gguf_path=str(tiny_llama.path), tensor_parallel=2, num_blocks=8,
-                               compilation_cache=False))
+        LLMEngine(
+            EngineConfig(gguf_path=str(tiny_llama.path), tensor_parallel=2, num_blocks=8, compilation_cache=False)
+        )
     with pytest.raises(ValueError, match=r"tensor_parallel=3 .*4 attention heads \(num_heads\); valid values: 1, 2, 4"):
-        LLMEngine(EngineConfig(gguf_path=str(tiny_llama.path), tensor_parallel=3, num_blocks=8,
-                               compilation_cache=False))
+        LLMEngine(
+            EngineConfig(gguf_path=str(tiny_llama.path), tensor_parallel=3, num_blocks=8, compilation_cache=False)
+        )
 
 
 def test_server_flag():

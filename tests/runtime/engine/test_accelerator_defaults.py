@@ -13,12 +13,19 @@ import pytest
 from gateway.config.gateway import ConfigError, load_config
 from runtime import kv_calc
 from runtime.api import EngineConfig
+from runtime.core.kv_sizing import (
+    DEFAULT_KV_CACHE_BYTES,
+    KVShape,
+    blocks_for_budget,
+    kv_budget_from_memory,
+    kv_bytes_per_block,
+    max_concurrent_requests,
+)
 from runtime.engine.llm_engine import LLMEngine, plan_kv_cache
-from runtime.loading.gguf import load_gguf
-from runtime.core.kv_sizing import DEFAULT_KV_CACHE_BYTES, KVShape, blocks_for_budget, kv_budget_from_memory, kv_bytes_per_block, max_concurrent_requests
 from runtime.kv_calc import weight_bytes
-from runtime.worker.model_runner import params_to_device
+from runtime.loading.gguf import load_gguf
 from runtime.platform import platform_family, resolve_dtype
+from runtime.worker.model_runner import params_to_device
 from tests.support.tiny_gguf import write_tiny_llama
 
 GiB, MiB = 2**30, 2**20
@@ -35,8 +42,11 @@ def no_stats():
 
 # ---- dtype
 
-@pytest.mark.parametrize("platform,want", [("cpu", "float32"), ("gpu", "bfloat16"), ("cuda", "bfloat16"),
-                                           ("rocm", "bfloat16"), ("tpu", "bfloat16")])
+
+@pytest.mark.parametrize(
+    "platform,want",
+    [("cpu", "float32"), ("gpu", "bfloat16"), ("cuda", "bfloat16"), ("rocm", "bfloat16"), ("tpu", "bfloat16")],
+)
 def test_auto_dtype_per_platform(platform, want):
     assert resolve_dtype(None, platform) == resolve_dtype("auto", platform) == want
     for explicit in ("float32", "bfloat16"):  # an explicit value is kept everywhere
@@ -44,8 +54,14 @@ def test_auto_dtype_per_platform(platform, want):
 
 
 def test_platform_family():
-    assert [platform_family(p) for p in ("cpu", "gpu", "cuda", "rocm", "tpu", "TPU")] == \
-           ["cpu", "gpu", "gpu", "gpu", "tpu", "tpu"]
+    assert [platform_family(p) for p in ("cpu", "gpu", "cuda", "rocm", "tpu", "TPU")] == [
+        "cpu",
+        "gpu",
+        "gpu",
+        "gpu",
+        "tpu",
+        "tpu",
+    ]
     assert platform_family() == "cpu"  # this machine
 
 
@@ -68,11 +84,17 @@ def test_engine_config_defaults_and_validation():
 
 # ---- the KV budget
 
+
 def test_budget_from_device_memory():
     # 0.5 x 16 GiB = 8 GiB the engine may use; 2 GiB in use after the weights -> 6 GiB for the KV cache
     assert kv_budget_from_memory(16 * GiB, 2 * GiB, 0.5) == 6 * GiB
-    plan = plan_kv_cache(EngineConfig(kv_cache_memory_fraction=0.5), SMOLLM2, "bfloat16", platform="tpu",
-                         memory_stats=fake_stats(16 * GiB, 2 * GiB))
+    plan = plan_kv_cache(
+        EngineConfig(kv_cache_memory_fraction=0.5),
+        SMOLLM2,
+        "bfloat16",
+        platform="tpu",
+        memory_stats=fake_stats(16 * GiB, 2 * GiB),
+    )
     # SmolLM2 bfloat16: 2 x 30 x 3 x 64 x 2 B = 23,040 B per token, x 16 = 368,640 B per block;
     # 6 GiB = 6,442,450,944 B / 368,640 = 17,476.3 -> 17,476 blocks (the null block included)
     assert plan.budget_bytes == 6 * GiB
@@ -81,20 +103,34 @@ def test_budget_from_device_memory():
 
 
 def test_budget_with_tensor_parallel_is_per_device():
-    plan = plan_kv_cache(EngineConfig(kv_cache_memory_fraction=0.5), SMOLLM2, "bfloat16", platform="gpu",
-                         memory_stats=fake_stats(16 * GiB, 2 * GiB), num_devices=4)
+    plan = plan_kv_cache(
+        EngineConfig(kv_cache_memory_fraction=0.5),
+        SMOLLM2,
+        "bfloat16",
+        platform="gpu",
+        memory_stats=fake_stats(16 * GiB, 2 * GiB),
+        num_devices=4,
+    )
     assert plan.budget_bytes == 4 * 6 * GiB
 
 
 def test_no_room_left_by_the_weights():
-    with pytest.raises(ValueError, match=r"15.00 GiB is in use after the weights loaded, and "
-                                         r"kv_cache_memory_fraction 0.9 allows 14.40 GiB of the device's 16.00 GiB"):
+    with pytest.raises(
+        ValueError,
+        match=r"15.00 GiB is in use after the weights loaded, and "
+        r"kv_cache_memory_fraction 0.9 allows 14.40 GiB of the device's 16.00 GiB",
+    ):
         kv_budget_from_memory(16 * GiB, 15 * GiB, 0.9)
     with pytest.raises(ValueError, match="no room for the KV cache"):
         plan_kv_cache(EngineConfig(), SMOLLM2, "bfloat16", platform="cuda", memory_stats=fake_stats(GiB, GiB))
     with pytest.raises(ValueError, match="holds 1 blocks"):  # room, but for less than 2 blocks
-        plan_kv_cache(EngineConfig(kv_cache_memory_fraction=1.0), SMOLLM2, "bfloat16", platform="tpu",
-                      memory_stats=fake_stats(GiB, GiB - 400_000))
+        plan_kv_cache(
+            EngineConfig(kv_cache_memory_fraction=1.0),
+            SMOLLM2,
+            "bfloat16",
+            platform="tpu",
+            memory_stats=fake_stats(GiB, GiB - 400_000),
+        )
 
 
 def test_what_decides_the_budget():
@@ -103,11 +139,17 @@ def test_what_decides_the_budget():
     assert plan.budget_bytes == DEFAULT_KV_CACHE_BYTES == 256 * MiB
     assert plan.num_blocks == blocks_for_budget(SMOLLM2, "float32", 16, 256 * MiB)
     # explicit kv_cache_bytes or num_blocks win over the fraction on an accelerator
-    plan = plan_kv_cache(EngineConfig(kv_cache_bytes=64 * MiB), SMOLLM2, "bfloat16", platform="tpu",
-                         memory_stats=no_stats)
+    plan = plan_kv_cache(
+        EngineConfig(kv_cache_bytes=64 * MiB), SMOLLM2, "bfloat16", platform="tpu", memory_stats=no_stats
+    )
     assert (plan.budget_bytes, plan.source) == (64 * MiB, "kv_cache_bytes")
-    plan = plan_kv_cache(EngineConfig(num_blocks=100, kv_cache_bytes=64 * MiB), SMOLLM2, "bfloat16", platform="gpu",
-                         memory_stats=no_stats)
+    plan = plan_kv_cache(
+        EngineConfig(num_blocks=100, kv_cache_bytes=64 * MiB),
+        SMOLLM2,
+        "bfloat16",
+        platform="gpu",
+        memory_stats=no_stats,
+    )
     assert (plan.num_blocks, plan.budget_bytes) == (100, None)
     # an accelerator that reports no memory: the fixed default
     plan = plan_kv_cache(EngineConfig(), SMOLLM2, "bfloat16", platform="gpu", memory_stats=lambda: None)
@@ -116,14 +158,21 @@ def test_what_decides_the_budget():
 
 # ---- the engine
 
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     return write_tiny_llama(tmp_path_factory.mktemp("tiny"))
 
 
 def tiny_config(tiny, **kw) -> EngineConfig:
-    cfg = dict(gguf_path=str(tiny.path), max_num_seqs=4, max_num_batched_tokens=32, max_model_len=128,
-               compilation_cache=False, attention_backend="xla")
+    cfg = dict(
+        gguf_path=str(tiny.path),
+        max_num_seqs=4,
+        max_num_batched_tokens=32,
+        max_model_len=128,
+        compilation_cache=False,
+        attention_backend="xla",
+    )
     cfg.update(kw)
     return EngineConfig(**cfg)
 
@@ -158,11 +207,13 @@ def test_engine_on_cpu_keeps_float32(tiny):
 
 def test_engine_without_room_names_the_option(tiny):
     with pytest.raises(ValueError, match="kv_cache_memory_fraction 0.5 allows 4.0 MiB"):
-        LLMEngine(tiny_config(tiny, kv_cache_memory_fraction=0.5), platform="tpu",
-                  memory_stats=fake_stats(8 * MiB, 7 * MiB))
+        LLMEngine(
+            tiny_config(tiny, kv_cache_memory_fraction=0.5), platform="tpu", memory_stats=fake_stats(8 * MiB, 7 * MiB)
+        )
 
 
 # ---- kv_calc: how many sequences of length L fit on a device
+
 
 def run_kv_calc(capsys, *args) -> tuple[int, dict | None, str]:
     rc = kv_calc.main(list(args))
@@ -171,16 +222,30 @@ def run_kv_calc(capsys, *args) -> tuple[int, dict | None, str]:
 
 
 def test_kv_calc_hypothetical_device(tiny, capsys):
-    rc, s, err = run_kv_calc(capsys, "--gguf", str(tiny.path), "--context", "4096", "--device-memory-gib", "141",
-                             "--weights-gib", "1", "--memory-fraction", "0.9", "--kv-dtype", "int8")
+    rc, s, err = run_kv_calc(
+        capsys,
+        "--gguf",
+        str(tiny.path),
+        "--context",
+        "4096",
+        "--device-memory-gib",
+        "141",
+        "--weights-gib",
+        "1",
+        "--memory-fraction",
+        "0.9",
+        "--kv-dtype",
+        "int8",
+    )
     assert rc == 0
     shape = KVShape.of(load_gguf(tiny.path).config)
     budget = int(0.9 * 141 * GiB) - GiB  # exactly what the engine computes with these memory stats
     assert s["budget_bytes"] == s["device"]["budget_bytes"] == budget
     assert s["blocks_in_budget"] == blocks_for_budget(shape, "int8", 16, budget)
     assert s["max_concurrency_in_budget"] == max_concurrent_requests(shape, "int8", 16, budget, 4096)
-    plan = plan_kv_cache(EngineConfig(kv_dtype="int8"), shape, "int8", platform="cuda",
-                         memory_stats=fake_stats(141 * GiB, GiB))
+    plan = plan_kv_cache(
+        EngineConfig(kv_dtype="int8"), shape, "int8", platform="cuda", memory_stats=fake_stats(141 * GiB, GiB)
+    )
     assert plan.num_blocks == s["blocks_in_budget"]
     assert f"{s['max_concurrency_in_budget']} sequences of 4096 tokens" in err
 
@@ -206,12 +271,15 @@ def test_kv_calc_plain_output_unchanged(tiny, capsys):
     assert rc == 0 and "device" not in s and s["budget_bytes"] == GiB // 2
 
 
-@pytest.mark.parametrize("args,msg", [
-    (["--device", "--budget-gib", "1"], "not both"),
-    (["--device-memory-gib", "80", "--memory-fraction", "0"], "kv_cache_memory_fraction must be in"),
-    (["--device-memory-gib", "1", "--weights-gib", "2"], "no room for the KV cache"),
-    (["--weights-gib", "1"], "--weights-gib"),
-])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (["--device", "--budget-gib", "1"], "not both"),
+        (["--device-memory-gib", "80", "--memory-fraction", "0"], "kv_cache_memory_fraction must be in"),
+        (["--device-memory-gib", "1", "--weights-gib", "2"], "no room for the KV cache"),
+        (["--weights-gib", "1"], "--weights-gib"),
+    ],
+)
 def test_kv_calc_errors(tiny, capsys, args, msg):
     rc, _, err = run_kv_calc(capsys, "--gguf", str(tiny.path), "--context", "100", *args)
     assert rc == 2 and msg in err
@@ -219,9 +287,11 @@ def test_kv_calc_errors(tiny, capsys, args, msg):
 
 # ---- where the keys come in: gateway YAML and the runtime server's flags
 
+
 def test_gateway_yaml_accepts_the_fraction():
-    cfg = load_config(overrides={"models": [{"name": "m", "engine": {"kv_cache_memory_fraction": 0.8,
-                                                                     "dtype": "auto"}}]})
+    cfg = load_config(
+        overrides={"models": [{"name": "m", "engine": {"kv_cache_memory_fraction": 0.8, "dtype": "auto"}}]}
+    )
     assert cfg.models[0].engine.kv_cache_memory_fraction == 0.8
     with pytest.raises(ConfigError, match=r"models\[0\].engine.*kv_cache_memory_fraction"):
         load_config(overrides={"models": [{"name": "m", "engine": {"kv_cache_memory_fraction": 1.5}}]})
@@ -232,8 +302,11 @@ def test_server_flags_leave_the_budget_to_the_device():
 
     cfg = config_from_args(build_parser().parse_args(["--model", "smollm2-135m"]))
     assert cfg.kv_cache_bytes is None and cfg.dtype == "auto" and cfg.kv_cache_memory_fraction == 0.9
-    cfg = config_from_args(build_parser().parse_args(["--model", "smollm2-135m", "--kv-cache-mb", "32",
-                                                      "--kv-cache-memory-fraction", "0.5"]))
+    cfg = config_from_args(
+        build_parser().parse_args(
+            ["--model", "smollm2-135m", "--kv-cache-mb", "32", "--kv-cache-memory-fraction", "0.5"]
+        )
+    )
     assert cfg.kv_cache_bytes == 32 * MiB and cfg.kv_cache_memory_fraction == 0.5
     with pytest.raises(ValueError, match="--kv-cache-memory-fraction"):
         config_from_args(build_parser().parse_args(["--model", "smollm2-135m", "--kv-cache-memory-fraction", "2"]))

@@ -36,8 +36,14 @@ def files(tmp_path_factory):
 
 def run_cli(*args: str, cache_dir: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "JAXSERVE_COMPILATION_CACHE": str(cache_dir)}
-    return subprocess.run([sys.executable, "-m", "runtime.generate", *args], capture_output=True, text=True,
-                          cwd=REPO, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "runtime.generate", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=env,
+        timeout=120,
+    )
 
 
 def assert_clean_error(result: subprocess.CompletedProcess, *fragments: str) -> None:
@@ -51,23 +57,41 @@ def assert_clean_error(result: subprocess.CompletedProcess, *fragments: str) -> 
         assert fragment in errors[0], (fragment, errors[0])
 
 
-@pytest.mark.parametrize("case", ["missing", "not_gguf", "truncated_header", "truncated_tensors", "mamba",
-                                  "unsupported_type", "empty_prompt", "too_long", "unknown_preset"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "missing",
+        "not_gguf",
+        "truncated_header",
+        "truncated_tensors",
+        "mamba",
+        "unsupported_type",
+        "empty_prompt",
+        "too_long",
+        "unknown_preset",
+    ],
+)
 def test_bad_input_exits_2_with_one_error_line(files, tmp_path, case):
     tiny, d = files
     model = ["--gguf", str(tiny.path)]
     args, fragments = {
         "missing": (["--gguf", "/nonexistent.gguf", "--prompt", "hi"], ["not found", "/nonexistent.gguf"]),
         "not_gguf": (["--gguf", str(d / "notes.gguf"), "--prompt", "hi"], ["notes.gguf", "not a GGUF file"]),
-        "truncated_header": (["--gguf", str(d / "truncated_header.gguf"), "--prompt", "hi"],
-                             ["truncated_header.gguf", "truncated"]),
-        "truncated_tensors": (["--gguf", str(d / "truncated_tensors.gguf"), "--prompt", "hi"],
-                              ["truncated_tensors.gguf", "truncated"]),
+        "truncated_header": (
+            ["--gguf", str(d / "truncated_header.gguf"), "--prompt", "hi"],
+            ["truncated_header.gguf", "truncated"],
+        ),
+        "truncated_tensors": (
+            ["--gguf", str(d / "truncated_tensors.gguf"), "--prompt", "hi"],
+            ["truncated_tensors.gguf", "truncated"],
+        ),
         "mamba": (["--gguf", str(d / "mamba.gguf"), "--prompt", "hi"], ["mamba.gguf", "architecture 'mamba'"]),
         "unsupported_type": (["--gguf", str(d / "q8_1.gguf"), "--prompt", "hi"], ["Q8_1", "blk.0.attn_q.weight"]),
         "empty_prompt": ([*model, "--prompt", ""], ["prompt is empty"]),
-        "too_long": ([*model, "--prompt", "hello world " * 10, "--max-model-len", "8"],
-                     ["prompt is", "context is 8 tokens"]),
+        "too_long": (
+            [*model, "--prompt", "hello world " * 10, "--max-model-len", "8"],
+            ["prompt is", "context is 8 tokens"],
+        ),
         "unknown_preset": (["--model", "no-such-model", "--prompt", "hi"], ["no-such-model", "smollm2-135m"]),
     }[case]
     assert_clean_error(run_cli(*args, cache_dir=tmp_path), *fragments)

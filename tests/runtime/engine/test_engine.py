@@ -11,27 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from runtime.engine.async_engine import AsyncLLMEngine
-from runtime.api import EngineConfig, RequestError
-from runtime.engine.llm_engine import LLMEngine
+from runtime.api import EngineConfig, RequestError, SamplingParams
 from runtime.core.kv_sizing import KVShape, blocks_for_budget, kv_bytes, kv_bytes_per_block
-from runtime.api import SamplingParams
-from tests.support.tiny_gguf import write_tiny_llama
-
-
-@pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory):
-    return str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-
-
-def tiny_engine(path, **kw) -> LLMEngine:
-    cfg = dict(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=128, num_blocks=40,
-               block_size=16, compilation_cache=False)
-    cfg.update(kw)
-    return LLMEngine(EngineConfig(**cfg))
-
-
-TINY_PROMPTS = ["hello there", "the cat sat on the mat and then", "in", "a b c d e f g h i j k l m n o p q r s"]
+from runtime.engine.async_engine import AsyncLLMEngine
+from runtime.engine.llm_engine import LLMEngine
+from tests.support.engines import TINY_PROMPTS, tiny_engine
 
 
 def test_pallas_interpret_and_xla_engines_agree(tiny_path):
@@ -63,8 +47,24 @@ def test_kv_arrays_match_the_calculator(tiny_path, kv_dtype, head_bytes):
 
 
 def test_kv_calc_cli():
-    out = subprocess.run([sys.executable, "-m", "runtime.kv_calc", "--model", "smollm2-135m", "--context", "32768",
-                          "--concurrency", "64", "--kv-dtype", "bfloat16"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "runtime.kv_calc",
+            "--model",
+            "smollm2-135m",
+            "--context",
+            "32768",
+            "--concurrency",
+            "64",
+            "--kv-dtype",
+            "bfloat16",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     s = json.loads(out.stdout)
     # SmolLM2-135M: 30 layers, 3 kv heads, head_dim 64 -> 2*30*3*64*2 bytes = 23,040 bytes per token
     assert s["bytes_per_token"] == 23040
@@ -97,7 +97,7 @@ def test_stop_string_ends_request_and_frees_blocks(tiny_path):
     stop = full.text[3:5]
     [cut] = eng.generate(["hello there"], SamplingParams(max_tokens=12, ignore_eos=True, stop=(stop,)))
     assert cut.finish_reason == "stop"
-    assert cut.text == full.text[:full.text.index(stop)]
+    assert cut.text == full.text[: full.text.index(stop)]
     assert eng.scheduler.kv_cache_manager.num_free_blocks == eng.num_blocks - 1
 
 
@@ -153,8 +153,12 @@ def real_engine(smollm2):
     loaded = load_gguf(smollm2_path())
     # A tiny KV cache (15 usable blocks of 16 tokens) and a 32-token budget force chunked prefill and
     # preemption with 8 concurrent requests of 20-90 tokens each.
-    eng = LLMEngine(EngineConfig(max_num_seqs=8, max_num_batched_tokens=32, max_model_len=256, num_blocks=16,
-                                 attention_backend="xla"), loaded=loaded)
+    eng = LLMEngine(
+        EngineConfig(
+            max_num_seqs=8, max_num_batched_tokens=32, max_model_len=256, num_blocks=16, attention_backend="xla"
+        ),
+        loaded=loaded,
+    )
     eng.warmup()
     return eng
 
@@ -191,8 +195,16 @@ def test_no_compilation_after_warmup_over_200_mixed_requests(real_engine):
     rng = random.Random(0)
     words = "the of and to in is was for on that with as by at from it an be this are or".split()
     prompts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 60))) for _ in range(200)]
-    params = [SamplingParams(max_tokens=rng.randint(1, 12), temperature=rng.choice([0.0, 0.8]), seed=i,
-                             top_p=rng.choice([1.0, 0.9]), ignore_eos=True) for i in range(200)]
+    params = [
+        SamplingParams(
+            max_tokens=rng.randint(1, 12),
+            temperature=rng.choice([0.0, 0.8]),
+            seed=i,
+            top_p=rng.choice([1.0, 0.9]),
+            ignore_eos=True,
+        )
+        for i in range(200)
+    ]
     before = counter.count
     outs = real_engine.generate(prompts, params)
     assert counter.count == before, f"{counter.count - before} compilations after warm-up"
@@ -200,9 +212,11 @@ def test_no_compilation_after_warmup_over_200_mixed_requests(real_engine):
     assert real_engine.scheduler.kv_cache_manager.num_free_blocks == real_engine.num_blocks - 1
 
 
-SYSTEM = ("You are a careful assistant for a small bakery. You answer questions about opening hours, "
-          "ingredients, allergens, custom cakes and deliveries. Opening hours are 7am to 6pm on weekdays and "
-          "8am to 2pm on Saturdays; the bakery is closed on Sundays. Be brief and friendly.")
+SYSTEM = (
+    "You are a careful assistant for a small bakery. You answer questions about opening hours, "
+    "ingredients, allergens, custom cakes and deliveries. Opening hours are 7am to 6pm on weekdays and "
+    "8am to 2pm on Saturdays; the bakery is closed on Sundays. Be brief and friendly."
+)
 
 
 @pytest.mark.slow
@@ -211,9 +225,16 @@ def test_prefix_caching_shares_a_system_prompt_and_changes_no_token(real_engine,
     cache of ``real_engine``): the later ones reuse its KV blocks, and every greedy answer is
     token-identical to the single-request generator's, which has no prefix cache."""
     assert real_engine.config.enable_prefix_caching
-    questions = ["When do you open on Saturday?", "Do you sell gluten-free bread?", "Can I order a cake?",
-                 "Are you open on Sunday?", "Do you deliver?", "What time do you close?", "Any vegan options?",
-                 "Do your cookies contain nuts?"]
+    questions = [
+        "When do you open on Saturday?",
+        "Do you sell gluten-free bread?",
+        "Can I order a cake?",
+        "Are you open on Sunday?",
+        "Do you deliver?",
+        "What time do you close?",
+        "Any vegan options?",
+        "Do your cookies contain nuts?",
+    ]
     prompts = [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": q}] for q in questions]
     kv = real_engine.scheduler.kv_cache_manager
     hits_before, preempt_before = kv.prefix_cache_hits, real_engine.stats().num_preemptions_total

@@ -17,8 +17,12 @@ from tests.support.tiny_gguf import write_tiny_llama
 
 Q = gguf.GGMLQuantizationType
 # On top of the file's own F32, F16 and Q8_0: every block format tiny_gguf can quantize.
-OVERRIDES = {"blk.0.ffn_down.weight": Q.Q4_0, "blk.0.ffn_up.weight": Q.Q4_1, "blk.1.ffn_down.weight": Q.Q5_0,
-             "blk.1.ffn_gate.weight": Q.Q5_1}
+OVERRIDES = {
+    "blk.0.ffn_down.weight": Q.Q4_0,
+    "blk.0.ffn_up.weight": Q.Q4_1,
+    "blk.1.ffn_down.weight": Q.Q5_0,
+    "blk.1.ffn_gate.weight": Q.Q5_1,
+}
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +52,12 @@ def test_the_parameter_tree_holds_gguf_values(tiny):
     the original weights (so the comparison is not of zeros)."""
     params = load_gguf(tiny.path).params
     reader = {t.name: t for t in gguf.GGUFReader(tiny.path).tensors}
-    for (layer, name), gguf_name in {(0, "down"): "ffn_down", (0, "up"): "ffn_up", (1, "down"): "ffn_down",
-                                     (1, "gate"): "ffn_gate"}.items():
+    for (layer, name), gguf_name in {
+        (0, "down"): "ffn_down",
+        (0, "up"): "ffn_up",
+        (1, "down"): "ffn_down",
+        (1, "gate"): "ffn_gate",
+    }.items():
         ref = reference(reader[f"blk.{layer}.{gguf_name}.weight"])
         np.testing.assert_array_equal(params[f"layers_{layer}"]["mlp"][name]["kernel"], ref.T)
         np.testing.assert_allclose(ref, tiny.layers[layer][name], rtol=0, atol=0.1 * np.abs(ref).max())

@@ -84,6 +84,7 @@ def tok(meta):
 @pytest.fixture(scope="module")
 def hf(gguf_path):
     import transformers  # a dev dependency: missing, fail rather than skip
+
     transformers.logging.set_verbosity_error()
     return transformers.AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
 
@@ -155,6 +156,7 @@ def test_smollm_pre_tokenizer_splits_digits_first(tok, hf):
     "a", "  ", " 1" (-> "ĠĠ", "Ġ", "1"). transformers' GGUF loader ignores `pre` for this file and
     uses plain GPT-2, so it differs from SmolLM2's tokenizer.json exactly on these texts."""
     import regex  # installed with transformers: missing, fail rather than skip
+
     from runtime.loading.tokenizer import _byte_alphabet
 
     gpt2 = regex.compile(r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+")

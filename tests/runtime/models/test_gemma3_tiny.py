@@ -112,13 +112,13 @@ def write_tiny_gemma3(directory: Path, seed: int = 0) -> TinyGemma:
             "post_ffn_norm": put(b + "post_ffw_norm.weight", normal(HIDDEN, 0.2), Q.F32, norm=True),
             "q_norm": put(b + "attn_q_norm.weight", normal(HEAD_DIM, 0.2), Q.F32, norm=True),
             "k_norm": put(b + "attn_k_norm.weight", normal(HEAD_DIM, 0.2), Q.F32, norm=True),
-            "q": put(b + "attn_q.weight", normal((HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN ** 0.5), lq),
-            "k": put(b + "attn_k.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN ** 0.5), lq),
-            "v": put(b + "attn_v.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN ** 0.5), Q.F32),
-            "o": put(b + "attn_output.weight", normal((HIDDEN, HEADS * HEAD_DIM), 1.0 / HIDDEN ** 0.5), lq),
-            "gate": put(b + "ffn_gate.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN ** 0.5), lq),
-            "up": put(b + "ffn_up.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN ** 0.5), Q.F16),
-            "down": put(b + "ffn_down.weight", normal((HIDDEN, FFN), 1.0 / FFN ** 0.5), lq),
+            "q": put(b + "attn_q.weight", normal((HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN**0.5), lq),
+            "k": put(b + "attn_k.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN**0.5), lq),
+            "v": put(b + "attn_v.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN**0.5), Q.F32),
+            "o": put(b + "attn_output.weight", normal((HIDDEN, HEADS * HEAD_DIM), 1.0 / HIDDEN**0.5), lq),
+            "gate": put(b + "ffn_gate.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN**0.5), lq),
+            "up": put(b + "ffn_up.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN**0.5), Q.F16),
+            "down": put(b + "ffn_down.weight", normal((HIDDEN, FFN), 1.0 / FFN**0.5), lq),
         }
         weights["layers"].append(layer)
     weights["final_norm"] = put("output_norm.weight", normal(HIDDEN, 0.2), Q.F32, norm=True)
@@ -142,19 +142,19 @@ def rope(x, positions, theta):
     inv_freq = 1.0 / theta ** (np.arange(0, Dh, 2) / Dh)
     angles = np.asarray(positions, np.float64)[:, None] * inv_freq[None, :]
     emb = np.concatenate([angles, angles], axis=-1)[:, None, :]
-    rotated = np.concatenate([-x[..., Dh // 2:], x[..., :Dh // 2]], axis=-1)
+    rotated = np.concatenate([-x[..., Dh // 2 :], x[..., : Dh // 2]], axis=-1)
     return x * np.cos(emb) + rotated * np.sin(emb)
 
 
 def gelu_tanh(x):
-    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
 
 
 def attention(q, k, v, window):
     """q [P, H, Dh], k/v [P, KVH, Dh]; key j visible from query i when j <= i and i - j < window."""
     P, H, Dh = q.shape
     k, v = np.repeat(k, H // k.shape[1], axis=1), np.repeat(v, H // v.shape[1], axis=1)
-    scores = np.einsum("qhd,khd->hqk", q, k) * HEAD_DIM ** -0.5  # query_pre_attn_scalar = head_dim
+    scores = np.einsum("qhd,khd->hqk", q, k) * HEAD_DIM**-0.5  # query_pre_attn_scalar = head_dim
     i, j = np.arange(P)[:, None], np.arange(P)[None, :]
     visible = (j <= i) & ((i - j < window) if window else True)
     scores = np.where(visible[None], scores, -np.inf)
@@ -253,7 +253,7 @@ def test_config_from_metadata(loaded):
     assert c.sliding_window == WINDOW and c.sliding_window_pattern == 6
     assert c.layer_sliding_windows == (WINDOW,) * 5 + (None,)
     assert c.layer_rope_thetas == (ROPE_LOCAL_THETA,) * 5 + (ROPE_THETA,)
-    assert c.attn_scale == HEAD_DIM ** -0.5
+    assert c.attn_scale == HEAD_DIM**-0.5
     assert c.embedding_multiplier == pytest.approx(math.sqrt(HIDDEN))
     assert c.final_logit_softcap is None and c.attn_logit_softcap is None
     assert c.tie_word_embeddings
@@ -357,14 +357,20 @@ def test_chunked_prefill_matches_reference(tiny, gen):
         tokens, positions, slots = (np.zeros(T, np.int32) for _ in range(3))
         tokens[:n], positions[:n] = np.asarray(ids)[pos], pos
         slots[:n] = slot_mapping(pages, pos, PAGE_SIZE)
-        md = AttentionMetadata(jnp.asarray(slots), jnp.asarray([start + n], jnp.int32), jnp.asarray(pages[None]),
-                               jnp.asarray([0, n], jnp.int32), jnp.asarray([1], jnp.int32))
-        sampling = SamplingArrays(*(jnp.zeros(n, d) for d in (jnp.float32, jnp.float32, jnp.int32, jnp.uint32,
-                                                               jnp.int32)))
+        md = AttentionMetadata(
+            jnp.asarray(slots),
+            jnp.asarray([start + n], jnp.int32),
+            jnp.asarray(pages[None]),
+            jnp.asarray([0, n], jnp.int32),
+            jnp.asarray([1], jnp.int32),
+        )
+        sampling = SamplingArrays(
+            *(jnp.zeros(n, d) for d in (jnp.float32, jnp.float32, jnp.int32, jnp.uint32, jnp.int32))
+        )
         inputs = StepInputs(jnp.asarray(tokens), jnp.asarray(positions), md, jnp.arange(n, dtype=jnp.int32), sampling)
         logits, kv = logits_fn(gen.params, kv, inputs)
         rtol, atol = TOLERANCES["float32"]
-        np.testing.assert_allclose(np.asarray(logits), ref[start:start + n], rtol=rtol, atol=atol)
+        np.testing.assert_allclose(np.asarray(logits), ref[start : start + n], rtol=rtol, atol=atol)
         start += n
 
 
@@ -382,8 +388,16 @@ def test_engine_continuous_batching_matches_reference(tiny, backend):
     steps = [8, 5, 7, 6]
     expected = [reference_greedy(tiny, p, n) for p, n in zip(prompts, steps)]
     assert min(gap for _, gap in expected) > 1e-3, "near-tie: a greedy comparison would be fragile"
-    config = EngineConfig(gguf_path=str(tiny.path), attention_backend=backend, block_size=PAGE_SIZE, num_blocks=40,
-                          max_num_seqs=4, max_num_batched_tokens=8, max_model_len=64, compilation_cache=False)
+    config = EngineConfig(
+        gguf_path=str(tiny.path),
+        attention_backend=backend,
+        block_size=PAGE_SIZE,
+        num_blocks=40,
+        max_num_seqs=4,
+        max_num_batched_tokens=8,
+        max_model_len=64,
+        compilation_cache=False,
+    )
     engine = LLMEngine(config)
     outs = engine.generate(prompts, [SamplingParams(max_tokens=n, ignore_eos=True) for n in steps])
     assert [o.token_ids for o in outs] == [e for e, _ in expected]
@@ -391,8 +405,9 @@ def test_engine_continuous_batching_matches_reference(tiny, backend):
 
 def test_pallas_interpret_matches_xla(tiny, greedy_reference):
     """The Pallas kernel (interpreted), sliding window included, in the whole model."""
-    pallas = gemma3_generator(gguf_path=str(tiny.path), dtype="float32", attention_backend="pallas_interpret",
-                              page_size=PAGE_SIZE)
+    pallas = gemma3_generator(
+        gguf_path=str(tiny.path), dtype="float32", attention_backend="pallas_interpret", page_size=PAGE_SIZE
+    )
     ids, expected = greedy_reference
     _, stats = pallas.generate(ids, SamplingParams(temperature=0.0, max_tokens=5, ignore_eos=True))
     assert stats.token_ids == expected[:5]
@@ -403,16 +418,22 @@ def test_pallas_interpret_matches_xla(tiny, greedy_reference):
 
 def test_fallback_chat_template_and_stop_tokens(gen):
     tok = gen.tokenizer
-    text = tok.render_chat_template([{"role": "system", "content": "Be brief."},
-                                     {"role": "user", "content": "the user"},
-                                     {"role": "assistant", "content": "a model"},
-                                     {"role": "user", "content": "he"}])
-    assert text == ("<bos><start_of_turn>user\nBe brief.\n\nthe user<end_of_turn>\n"
-                    "<start_of_turn>model\na model<end_of_turn>\n"
-                    "<start_of_turn>user\nhe<end_of_turn>\n<start_of_turn>model\n")
+    text = tok.render_chat_template(
+        [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "the user"},
+            {"role": "assistant", "content": "a model"},
+            {"role": "user", "content": "he"},
+        ]
+    )
+    assert text == (
+        "<bos><start_of_turn>user\nBe brief.\n\nthe user<end_of_turn>\n"
+        "<start_of_turn>model\na model<end_of_turn>\n"
+        "<start_of_turn>user\nhe<end_of_turn>\n<start_of_turn>model\n"
+    )
     ids = tok.apply_chat_template([{"role": "user", "content": "<end_of_turn>"}])
     tail = [5, tok.token_to_id("\n"), 4] + tok.encode("model\n", add_bos=False)
-    assert ids[:2] == [2, 4] and ids[-len(tail):] == tail
+    assert ids[:2] == [2, 4] and ids[-len(tail) :] == tail
     assert ids.count(5) == 1  # the message's "<end_of_turn>" stays text
     assert {1, 5} <= tok.stop_token_ids
 

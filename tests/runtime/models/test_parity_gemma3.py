@@ -38,15 +38,16 @@ def long_prompt(n_sentences: int = 60) -> str:
     what = ["the bridge", "seven lanterns", "a red bicycle", "the lighthouse", "forty apples", "the clock tower"]
     where = ["in Lisbon", "near the river", "before dawn", "after the storm", "in March", "at the market"]
     words = [who, did, what, where]
-    return " ".join(
-        f"{i + 1}. " + " ".join(str(rng.choice(w)) for w in words) + "." for i in range(n_sentences)
-    ) + " In summary, the first sentence said that"
+    return (
+        " ".join(f"{i + 1}. " + " ".join(str(rng.choice(w)) for w in words) + "." for i in range(n_sentences))
+        + " In summary, the first sentence said that"
+    )
 
 
 @pytest.fixture(scope="module")
 def gemma3():
-    from runtime.worker.model_runner import enable_compilation_cache
     from runtime.engine.offline import Generator
+    from runtime.worker.model_runner import enable_compilation_cache
 
     enable_compilation_cache()
     return Generator("gemma3-270m", dtype="float32", attention_backend="xla")
@@ -70,10 +71,15 @@ def test_config_matches_hf(gemma3, hf):
     _, model = hf
     ours, ref = gemma3.config, model.config
     assert (ours.num_layers, ours.hidden_size, ours.num_heads, ours.num_kv_heads, ours.head_dim) == (
-        ref.num_hidden_layers, ref.hidden_size, ref.num_attention_heads, ref.num_key_value_heads, ref.head_dim)
+        ref.num_hidden_layers,
+        ref.hidden_size,
+        ref.num_attention_heads,
+        ref.num_key_value_heads,
+        ref.head_dim,
+    )
     assert ours.sliding_window == ref.sliding_window == 512
     assert [w is not None for w in ours.layer_sliding_windows] == [t == "sliding_attention" for t in ref.layer_types]
-    assert ours.attn_scale == ref.query_pre_attn_scalar ** -0.5
+    assert ours.attn_scale == ref.query_pre_attn_scalar**-0.5
     assert ref.final_logit_softcapping is None and ours.final_logit_softcap is None
     assert ref.rope_parameters["full_attention"]["rope_theta"] == ours.rope_theta == 1e6
     assert ref.rope_parameters["sliding_attention"]["rope_theta"] == ours.rope_local_theta == 1e4
@@ -131,7 +137,7 @@ def _hf_greedy(model, ids, n):
     x = torch.tensor([ids])
     with torch.no_grad():
         out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n, do_sample=False, pad_token_id=0)
-    return out[0, len(ids):].tolist()
+    return out[0, len(ids) :].tolist()
 
 
 @pytest.mark.parametrize("case", range(3 + len(CHAT)))
@@ -147,6 +153,6 @@ def test_greedy_32_token_continuation_matches_hf(gemma3, hf, case):
     _, stats = gemma3.generate(ids, SamplingParams(max_tokens=32))
     stops = [i for i, t in enumerate(ref) if t in gemma3.tokenizer.stop_token_ids]
     if stops:  # HF stops at <eos> only (and keeps it); we also stop at <end_of_turn> and drop it
-        ref = ref[:stops[0]]
+        ref = ref[: stops[0]]
         assert stats.finish_reason == "stop"
     assert stats.token_ids == ref

@@ -17,7 +17,6 @@ pytestmark = pytest.mark.slow
 TOLERANCES = {"float32": (1e-4, 5e-4)}
 
 
-
 @pytest.fixture(scope="module")
 def hf():
     import torch  # a dev dependency: missing, fail rather than skip
@@ -53,7 +52,7 @@ def _hf_greedy(model, ids, n):
     x = torch.tensor([ids])
     with torch.no_grad():
         out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n, do_sample=False, pad_token_id=0)
-    return out[0, len(ids):].tolist()
+    return out[0, len(ids) :].tolist()
 
 
 @pytest.mark.parametrize("case", range(len(PROMPTS[:3]) + len(CHAT)))

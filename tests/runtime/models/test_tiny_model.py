@@ -59,8 +59,7 @@ def test_reference_attention_by_hand():
     Two query heads share the KV head (GQA); head 1 has q = 0 -> uniform weights [1/2, 1/2] at
     position 1.
     """
-    q = np.array([[[0.0, 0, 0, 0], [0, 0, 0, 0]],
-                  [[2.0, 0, 0, 0], [0, 0, 0, 0]]])  # [P=2, H=2, Dh=4]
+    q = np.array([[[0.0, 0, 0, 0], [0, 0, 0, 0]], [[2.0, 0, 0, 0], [0, 0, 0, 0]]])  # [P=2, H=2, Dh=4]
     k = np.array([[[0.0, 1, 0, 0]], [[2.0, 0, 0, 0]]])  # [P=2, KVH=1, Dh=4]
     v = np.array([[[1.0, 0, 0, 0]], [[0.0, 1, 0, 0]]])
     out = causal_attention(q, k, v)
@@ -186,9 +185,13 @@ def draw(logits, *, temperature=1.0, top_p=1.0, top_k=0, seeds=None, token_index
         out[:n] = np.broadcast_to(np.asarray(value, dtype), (n,))
         return jnp.asarray(out)
 
-    arrays = SamplingArrays(rows(temperature, np.float32), rows(top_p, np.float32), rows(top_k, np.int32),
-                            rows(np.arange(n) if seeds is None else seeds, np.uint32),
-                            rows(token_index, np.int32))
+    arrays = SamplingArrays(
+        rows(temperature, np.float32),
+        rows(top_p, np.float32),
+        rows(top_k, np.int32),
+        rows(np.arange(n) if seeds is None else seeds, np.uint32),
+        rows(token_index, np.int32),
+    )
     return np.asarray(_sample(jnp.asarray(padded), arrays))[:n]
 
 
@@ -215,8 +218,12 @@ def test_seeded_sample_is_reproducible_and_independent_of_the_batch():
     # Replace every other row (logits, temperature, seed, index) and move row 0 to position 5.
     other = random_logits(8, seed=2, scale=3.0)
     other[5] = logits[0]
-    got = draw(other, temperature=np.r_[0.7, 0.0, 2.0, 1.0, 0.3, 1.0, 1.0, 5.0],
-               seeds=np.r_[1, 2, 3, 4, 5, 100, 7, 8], token_index=np.r_[0, 1, 2, 3, 4, 3, 6, 7])
+    got = draw(
+        other,
+        temperature=np.r_[0.7, 0.0, 2.0, 1.0, 0.3, 1.0, 1.0, 5.0],
+        seeds=np.r_[1, 2, 3, 4, 5, 100, 7, 8],
+        token_index=np.r_[0, 1, 2, 3, 4, 3, 6, 7],
+    )
     assert got[5] == first[0]
     # Different draws do differ: the check above is not vacuous.
     assert len(set(draw(np.tile(logits[:1], (8, 1)), **kw).tolist())) > 1
@@ -235,8 +242,12 @@ def test_sampled_frequencies_follow_softmax():
     base = np.array([2.0, 1.0, 0.5, 0.0, -1.0, -3.0], np.float32)
     n = 8 * ROWS
     for temperature in (1.0, 2.0):
-        draws = np.concatenate([draw(np.tile(base, (ROWS, 1)), temperature=temperature,
-                                     seeds=np.arange(ROWS) + i * ROWS) for i in range(n // ROWS)])
+        draws = np.concatenate(
+            [
+                draw(np.tile(base, (ROWS, 1)), temperature=temperature, seeds=np.arange(ROWS) + i * ROWS)
+                for i in range(n // ROWS)
+            ]
+        )
         freq = np.bincount(draws, minlength=len(base)) / n
         probs = np.exp(base / temperature) / np.exp(base / temperature).sum()
         # ~4 standard errors (sqrt(p(1-p)/n) <= 0.008): loose, and the seeds are fixed: deterministic.

@@ -25,7 +25,17 @@ from pallas_kernels.ragged_paged_attention import (
 )
 from runtime.models.kv_cache import write_kv
 from runtime.quant.kv import QuantizedPages, allocate_pages, dequantize, kv_dtype_support_error, quantize
-from tests.support.attention_cases import CASES, F32, QUANT_CASES, assert_close, batch_for, case_id, run_kernel, run_reference, run_xla
+from tests.support.attention_cases import (
+    CASES,
+    F32,
+    QUANT_CASES,
+    assert_close,
+    batch_for,
+    case_id,
+    run_kernel,
+    run_reference,
+    run_xla,
+)
 
 INT8, FP8 = jnp.int8, jnp.float8_e4m3fn
 
@@ -38,24 +48,28 @@ def np32(x):
 
 
 def test_int8_quantize_by_hand():
-    x = jnp.asarray([
-        # absmax 7.9375 = 127 / 16 -> scale 1/16 (exact in bfloat16). 7.9375 -> 127, -1 -> -16,
-        # 0.03 -> round(0.48) = 0, 0.1 -> round(1.6) = 2 (dequantized 0.125: error 0.025 <= 1/32).
-        [7.9375, -1.0, 0.03, 0.1],
-        # absmax 1 -> 1/127 = 0.0078740..., which bfloat16 rounds DOWN to 129 * 2^-14 = 0.00787353515625.
-        # Codes are computed against that stored scale: 1 / 0.0078735 = 127.008 -> clipped to 127
-        # (dequantized 0.99993896484375); -0.5 -> -63.504 -> -64 (-0.50390625); 0.25 -> 31.75 -> 32.
-        [1.0, -0.5, 0.25, 0.0],
-        # all zeros: scale 0, codes 0, dequantized exactly 0
-        [0.0, 0.0, 0.0, 0.0],
-    ], jnp.float32)
+    x = jnp.asarray(
+        [
+            # absmax 7.9375 = 127 / 16 -> scale 1/16 (exact in bfloat16). 7.9375 -> 127, -1 -> -16,
+            # 0.03 -> round(0.48) = 0, 0.1 -> round(1.6) = 2 (dequantized 0.125: error 0.025 <= 1/32).
+            [7.9375, -1.0, 0.03, 0.1],
+            # absmax 1 -> 1/127 = 0.0078740..., which bfloat16 rounds DOWN to 129 * 2^-14 = 0.00787353515625.
+            # Codes are computed against that stored scale: 1 / 0.0078735 = 127.008 -> clipped to 127
+            # (dequantized 0.99993896484375); -0.5 -> -63.504 -> -64 (-0.50390625); 0.25 -> 31.75 -> 32.
+            [1.0, -0.5, 0.25, 0.0],
+            # all zeros: scale 0, codes 0, dequantized exactly 0
+            [0.0, 0.0, 0.0, 0.0],
+        ],
+        jnp.float32,
+    )
     codes, scales = quantize(x, INT8)
     assert codes.dtype == jnp.int8 and scales.dtype == jnp.bfloat16 and scales.shape == (3,)
     np.testing.assert_array_equal(np.asarray(codes), [[127, -16, 0, 2], [127, -64, 32, 0], [0, 0, 0, 0]])
     np.testing.assert_array_equal(np32(scales), [1 / 16, 0.00787353515625, 0.0])
-    np.testing.assert_array_equal(np.asarray(dequantize(codes, scales)),
-                                  [[7.9375, -1.0, 0.0, 0.125], [0.99993896484375, -0.50390625, 0.251953125, 0.0],
-                                   [0.0, 0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(
+        np.asarray(dequantize(codes, scales)),
+        [[7.9375, -1.0, 0.0, 0.125], [0.99993896484375, -0.50390625, 0.251953125, 0.0], [0.0, 0.0, 0.0, 0.0]],
+    )
 
 
 def test_fp8_quantize_by_hand():
@@ -156,8 +170,16 @@ def test_bad_scales_raise_value_error_in_kernel_xla_and_reference(mutate, messag
     ref_scales = {n: (b[n] if n in scales else None) for n in ("k_scales", "v_scales")}
     if message.startswith(("both", "needs")):  # contiguous shapes differ from paged; these two carry over
         with pytest.raises(ValueError, match=message):
-            ragged_paged_attention_reference(b["q"], b["kq"], b["vq"], b["kv_lens"], b["cu_q_lens"], b["num_seqs"],
-                                             sm_scale=1.0, **{k: v for k, v in ref_scales.items() if v is not None})
+            ragged_paged_attention_reference(
+                b["q"],
+                b["kq"],
+                b["vq"],
+                b["kv_lens"],
+                b["cu_q_lens"],
+                b["num_seqs"],
+                sm_scale=1.0,
+                **{k: v for k, v in ref_scales.items() if v is not None},
+            )
 
 
 # ---- sizing, configuration, the engine ----------------------------------------------------------
@@ -172,8 +194,12 @@ def test_kv_calc_counts_scale_bytes_and_int8_fits_1_9x_the_requests():
     budget = 1 << 30
     n = {d: max_concurrent_requests(smollm2, d, 16, budget, 1024) for d in ("float32", "bfloat16", "int8")}
     assert n["int8"] >= 1.9 * n["float32"] and n["int8"] >= 1.9 * n["bfloat16"], n
-    out = subprocess.run([sys.executable, "-m", "runtime.kv_calc", "--context", "1024", "--kv-dtype", "int8",
-                          "--budget-gib", "1"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "runtime.kv_calc", "--context", "1024", "--kv-dtype", "int8", "--budget-gib", "1"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     s = json.loads(out.stdout)
     assert s["bytes_per_token"] == 11880 and s["scale_bytes_per_token"] == 360
     assert s["max_concurrency_in_budget"] == n["int8"]
@@ -196,16 +222,9 @@ def test_config_rejects_unknown_kv_dtype_and_fp8_where_unsupported(monkeypatch):
     assert msg and "8.9" in msg and "int8" in msg
 
 
-@pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory):
-    from tests.support.tiny_gguf import write_tiny_llama
-
-    return str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-
-
 def test_tiny_engine_int8_kv_greedy_tokens_equal_float_and_fp8_runs(tiny_path):
-    from tests.runtime.engine.test_engine import TINY_PROMPTS, tiny_engine
     from runtime.api import SamplingParams
+    from tests.support.engines import TINY_PROMPTS, tiny_engine
 
     prompts = TINY_PROMPTS[:3]  # the 4th adds prefill buckets, i.e. compiles (~4 s each here)
     params = [SamplingParams(max_tokens=8, ignore_eos=True)] * len(prompts)

@@ -28,7 +28,6 @@ from pallas_kernels.quant_matmul import (
 from pallas_kernels.quant_matmul.tpu import FALLBACK, TUNED, fit_blocks
 from runtime.quant import cpu as quant_cpu
 from runtime.quant.weights import QuantizedMatrix, matmul_for_platform, quantize_params
-from tests.support.tiny_gguf import write_tiny_llama
 
 # One table, keyed by activation dtype: (rtol, atol) for kernel vs reference. Float32 differs only by
 # accumulation order (terms here are ~0.05 and sums ~1); bfloat16 by rounding the dequantized weights
@@ -126,7 +125,8 @@ def cpu_kernel():
 
 def cpu_matmul(x, qm):
     return jax.jit(quant_cpu.matmul, static_argnames=("bits", "group", "in_features"))(
-        x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=qm.in_features)
+        x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=qm.in_features
+    )
 
 
 @pytest.mark.parametrize("mode,group", MODES)
@@ -172,8 +172,16 @@ def test_build_fallback_without_compiler(monkeypatch, tmp_path, caplog):
 @pytest.mark.parametrize("M,K,N", [(1, 77, 45), (5, 200, 130), (20, 64, 16)])
 def test_pallas_kernel_matches_reference(mode, group, M, K, N):
     x, qm = random_case(mode, group, M, K, N, seed=N)
-    y = quant_matmul(x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=K,
-                     block_sizes=BlockSizes(block_m=16, block_n=32, block_k=64), interpret=True)
+    y = quant_matmul(
+        x,
+        qm.q,
+        qm.scale,
+        bits=qm.bits,
+        group=qm.group,
+        in_features=K,
+        block_sizes=BlockSizes(block_m=16, block_n=32, block_k=64),
+        interpret=True,
+    )
     assert_close(y, reference(x, qm))
 
 
@@ -201,24 +209,30 @@ TPU_SMALL = TpuBlockSizes(block_m=16, block_n=128, block_k=256)  # several block
 
 
 @pytest.mark.parametrize("mode,group", MODES)
-@pytest.mark.parametrize("M,K,N,block_sizes", [
-    (1, 77, 45, None),  # decode row; K < one int4 group of 128 (padded to Kp in storage)
-    (5, 200, 130, None),  # odd M; K not a multiple of 32 / 64 / 128
-    (32, 2048, 256, TPU_SMALL),  # 2 x 2 x (8, 8, 4, 2) blocks that divide the dims: no padding
-    (37, 1100, 600, TPU_SMALL),  # nothing divides: M 37 -> 48, N 600 -> 640, K 1100 -> 1280 / 1536 (G 128: 1152)
-], ids=["decode", "odd", "blocks", "padded-blocks"])
+@pytest.mark.parametrize(
+    "M,K,N,block_sizes",
+    [
+        (1, 77, 45, None),  # decode row; K < one int4 group of 128 (padded to Kp in storage)
+        (5, 200, 130, None),  # odd M; K not a multiple of 32 / 64 / 128
+        (32, 2048, 256, TPU_SMALL),  # 2 x 2 x (8, 8, 4, 2) blocks that divide the dims: no padding
+        (37, 1100, 600, TPU_SMALL),  # nothing divides: M 37 -> 48, N 600 -> 640, K 1100 -> 1280 / 1536 (G 128: 1152)
+    ],
+    ids=["decode", "odd", "blocks", "padded-blocks"],
+)
 def test_tpu_kernel_matches_reference(mode, group, M, K, N, block_sizes):
     x, qm = random_case(mode, group, M, K, N, seed=M + K)
-    y = quant_matmul_tpu(x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=K,
-                         block_sizes=block_sizes, interpret=True)
+    y = quant_matmul_tpu(
+        x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=K, block_sizes=block_sizes, interpret=True
+    )
     assert_close(y, reference(x, qm))
 
 
 @pytest.mark.parametrize("mode,group", [("int8", 64), ("int4", 64)])
 def test_tpu_kernel_bfloat16(mode, group):
     x, qm = random_case(mode, group, 19, 300, 136, dtype=jnp.bfloat16)
-    y = quant_matmul_tpu(x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=300,
-                         block_sizes=TPU_SMALL, interpret=True)
+    y = quant_matmul_tpu(
+        x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=300, block_sizes=TPU_SMALL, interpret=True
+    )
     assert_close(y, reference(x, qm))
 
 
@@ -299,8 +313,11 @@ def test_matvec_picks_the_tpu_kernel_when_lowering_for_tpu():
 
 
 def test_quantize_params_replaces_kernels_and_embedding_only():
-    params = {"embed": np.ones((10, 8), np.float32), "final_norm": {"scale": np.ones(8, np.float32)},
-              "layers_0": {"mlp": {"up": {"kernel": np.ones((8, 24), np.float32)}}}}
+    params = {
+        "embed": np.ones((10, 8), np.float32),
+        "final_norm": {"scale": np.ones(8, np.float32)},
+        "layers_0": {"mlp": {"up": {"kernel": np.ones((8, 24), np.float32)}}},
+    }
     out = quantize_params(params, "int8")
     assert isinstance(out["embed"], QuantizedMatrix) and out["embed"].shape == (10, 8)
     up = out["layers_0"]["mlp"]["up"]["kernel"]
@@ -313,11 +330,6 @@ def test_quantize_params_replaces_kernels_and_embedding_only():
     dev = params_to_device(out, jnp.bfloat16)
     assert dev["embed"].q.dtype == jnp.int8 and dev["embed"].scale.dtype == jnp.float32
     assert dev["final_norm"]["scale"].dtype == jnp.float32
-
-
-@pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory):
-    return str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
 
 
 def all_position_logits(gen, ids):
@@ -336,7 +348,7 @@ def forced(tiny_path):
     _, stats = gens["none"].generate(prompt, SamplingParams(max_tokens=24, ignore_eos=True))
     ids = prompt + stats.token_ids
     # Position p's logits predict token p + 1: keep the rows that predicted the continuation.
-    logits = {wq: all_position_logits(g, ids)[len(prompt) - 1:-1] for wq, g in gens.items()}
+    logits = {wq: all_position_logits(g, ids)[len(prompt) - 1 : -1] for wq, g in gens.items()}
     return prompt, stats.token_ids, logits
 
 
@@ -358,17 +370,32 @@ def test_tiny_engine_int8(tiny_path, forced):
     from runtime.engine.llm_engine import LLMEngine
 
     prompt, tokens, logits = forced
-    eng = LLMEngine(EngineConfig(gguf_path=tiny_path, max_num_seqs=1, max_num_batched_tokens=16, max_model_len=64,
-                                 num_blocks=8, compilation_cache=False, attention_backend="xla", weight_quant="int8"))
+    eng = LLMEngine(
+        EngineConfig(
+            gguf_path=tiny_path,
+            max_num_seqs=1,
+            max_num_batched_tokens=16,
+            max_model_len=64,
+            num_blocks=8,
+            compilation_cache=False,
+            attention_backend="xla",
+            weight_quant="int8",
+        )
+    )
     assert isinstance(eng.runner.params["embed"], QuantizedMatrix)
     out = eng.generate([prompt], SamplingParams(max_tokens=6, ignore_eos=True))[0].token_ids
     assert out[0] == logits["int8"][0].argmax()
     assert np.mean(np.array(out) == np.array(tokens[:6])) >= 0.5
 
 
-@pytest.mark.parametrize("kw,match", [({"weight_quant": "int3"}, "weight_quant must be one of none, int8, int4"),
-                                      ({"weight_quant": "int4", "weight_quant_group": 48}, "weight_quant_group"),
-                                      ({"weight_quant_group": 0}, "weight_quant_group")])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        ({"weight_quant": "int3"}, "weight_quant must be one of none, int8, int4"),
+        ({"weight_quant": "int4", "weight_quant_group": 48}, "weight_quant_group"),
+        ({"weight_quant_group": 0}, "weight_quant_group"),
+    ],
+)
 def test_engine_config_validation(kw, match):
     from runtime.api import EngineConfig
 

@@ -19,26 +19,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from runtime.api import EngineConfig, RequestError
-from runtime.engine.llm_engine import LLMEngine
+from runtime.api import EngineConfig, RequestError, SamplingParams
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV, decode_prefilled, encode_prefilled
-from runtime.api import SamplingParams
-from tests.support.tiny_gguf import write_tiny_llama
+from runtime.engine.llm_engine import LLMEngine
+from tests.support.engines import tiny_engine
 
-TINY_PROMPTS = ["hello there", "the cat sat on the mat and then the dog came in and sat down on it too",
-                "in", "a b c d e f g h i j k l m n o p q r s t u v w x y z"]
-
-
-@pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory):
-    return str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-
-
-def tiny_engine(path, **kw) -> LLMEngine:
-    cfg = dict(gguf_path=path, max_num_seqs=4, max_num_batched_tokens=32, max_model_len=128, num_blocks=40,
-               block_size=16)
-    cfg.update(kw)
-    return LLMEngine(EngineConfig(**cfg))
+TINY_PROMPTS = [
+    "hello there",
+    "the cat sat on the mat and then the dog came in and sat down on it too",
+    "in",
+    "a b c d e f g h i j k l m n o p q r s t u v w x y z",
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +42,12 @@ def engines(tiny_path):
 
     def get(kv_dtype: str = "float32"):
         if kv_dtype not in cache:
-            cache[kv_dtype] = (tiny_engine(tiny_path, kv_dtype=kv_dtype),
-                               tiny_engine(tiny_path, kv_dtype=kv_dtype, block_size=8, num_blocks=80))
+            cache[kv_dtype] = (
+                tiny_engine(tiny_path, kv_dtype=kv_dtype, compilation_cache=True),
+                tiny_engine(tiny_path, kv_dtype=kv_dtype, block_size=8, num_blocks=80, compilation_cache=True),
+            )
         return cache[kv_dtype]
+
     return get
 
 
@@ -122,7 +116,7 @@ def test_decode_engine_preempts_and_recomputes_imported_requests(engines, tiny_p
     prefill, _ = engines()
     colocated = [o.token_ids for o in prefill.generate(TINY_PROMPTS, params)]
     payloads = prefill_all(prefill, TINY_PROMPTS, params)
-    small = tiny_engine(tiny_path, num_blocks=8)
+    small = tiny_engine(tiny_path, num_blocks=8, compilation_cache=True)
     assert decode_all(small, payloads, params) == colocated
     assert small.stats().num_preemptions_total > 0
     # Aborting imports, admitted or still queued for blocks, frees everything.
@@ -179,6 +173,7 @@ def _payload(quantized: bool) -> PrefilledKV:
 
 def encode_dtype(name):
     from runtime.distributed.kv_transfer import WIRE_DTYPES
+
     return WIRE_DTYPES[name]
 
 
@@ -188,8 +183,13 @@ def test_wire_format_round_trip_is_exact(quantized):
     data = encode_prefilled(p)
     assert data[:4] == b"JXKV"
     q = decode_prefilled(data)
-    assert (q.prompt_token_ids, q.first_token, q.fingerprint, q.kv_dtype, q.num_cached_tokens) == \
-           (p.prompt_token_ids, p.first_token, p.fingerprint, p.kv_dtype, p.num_cached_tokens)
+    assert (q.prompt_token_ids, q.first_token, q.fingerprint, q.kv_dtype, q.num_cached_tokens) == (
+        p.prompt_token_ids,
+        p.first_token,
+        p.fingerprint,
+        p.kv_dtype,
+        p.num_cached_tokens,
+    )
     for name, a in p.arrays().items():
         b = q.arrays()[name]
         assert b.dtype == a.dtype and b.shape == a.shape
@@ -199,26 +199,29 @@ def test_wire_format_round_trip_is_exact(quantized):
 
 def _with_header(data: bytes, edit) -> bytes:
     (n,) = struct.unpack_from("<I", data, 8)
-    header = json.loads(data[12:12 + n])
+    header = json.loads(data[12 : 12 + n])
     edit(header)
     head = json.dumps(header).encode()
-    return data[:8] + struct.pack("<I", len(head)) + head + data[12 + n:]
+    return data[:8] + struct.pack("<I", len(head)) + head + data[12 + n :]
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda d: d[:10], "shorter than"),
-    (lambda d: b"NOPE" + d[4:], "not a KV payload"),
-    (lambda d: d[:4] + struct.pack("<I", 99) + d[8:], "version 99"),
-    (lambda d: d[:8] + struct.pack("<I", 10**9) + d[12:], "header length"),
-    (lambda d: d[:-1], "runs past the end"),
-    (lambda d: d + b"x", "left over"),
-    (lambda d: _with_header(d, lambda h: h["arrays"][0].update(dtype="object")), "dtype 'object'"),
-    (lambda d: _with_header(d, lambda h: h["arrays"][0].update(name="w")), "unknown array"),
-    (lambda d: _with_header(d, lambda h: h["arrays"][0].update(nbytes=8)), "bytes declared"),
-    (lambda d: _with_header(d, lambda h: h.update(first_token="a")), "first_token"),
-    (lambda d: _with_header(d, lambda h: h.update(prompt_token_ids=[1, 2])), "must both be"),
-    (lambda d: _with_header(d, lambda h: h["arrays"][1].update(name="k")), "appears twice"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d[:10], "shorter than"),
+        (lambda d: b"NOPE" + d[4:], "not a KV payload"),
+        (lambda d: d[:4] + struct.pack("<I", 99) + d[8:], "version 99"),
+        (lambda d: d[:8] + struct.pack("<I", 10**9) + d[12:], "header length"),
+        (lambda d: d[:-1], "runs past the end"),
+        (lambda d: d + b"x", "left over"),
+        (lambda d: _with_header(d, lambda h: h["arrays"][0].update(dtype="object")), "dtype 'object'"),
+        (lambda d: _with_header(d, lambda h: h["arrays"][0].update(name="w")), "unknown array"),
+        (lambda d: _with_header(d, lambda h: h["arrays"][0].update(nbytes=8)), "bytes declared"),
+        (lambda d: _with_header(d, lambda h: h.update(first_token="a")), "first_token"),
+        (lambda d: _with_header(d, lambda h: h.update(prompt_token_ids=[1, 2])), "must both be"),
+        (lambda d: _with_header(d, lambda h: h["arrays"][1].update(name="k")), "appears twice"),
+    ],
+)
 def test_wire_format_rejects_malformed_payloads(mutate, message):
     with pytest.raises(KVTransferError, match=message):
         decode_prefilled(mutate(encode_prefilled(_payload(False))))
@@ -226,8 +229,17 @@ def test_wire_format_rejects_malformed_payloads(mutate, message):
 
 # ---------------------------------------------------------------- real SmolLM2 in two server processes
 
-SMOL_LIMITS = ["--max-num-seqs", "4", "--max-num-batched-tokens", "64", "--max-model-len", "512",
-               "--kv-cache-mb", "16", "--no-warmup"]  # the shapes test_runtime_server compiles: cache hits
+SMOL_LIMITS = [
+    "--max-num-seqs",
+    "4",
+    "--max-num-batched-tokens",
+    "64",
+    "--max-model-len",
+    "512",
+    "--kv-cache-mb",
+    "16",
+    "--no-warmup",
+]  # the shapes test_runtime_server compiles: cache hits
 
 
 @pytest.fixture(scope="module")
@@ -237,11 +249,29 @@ def smol_pair():
     from tests.support.processes import ServerProcess
 
     port = free_port()
-    prefill = ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", "--role", "prefill", *SMOL_LIMITS],
-                            name="prefill", port=port, wait_ready=False, ready_timeout=300)
-    decode = ServerProcess(["-m", "runtime.server", "--model", "smollm2-135m", "--role", "decode",
-                            "--prefill-url", f"http://127.0.0.1:{port}", *SMOL_LIMITS], name="decode",
-                           wait_ready=False, ready_timeout=300)
+    prefill = ServerProcess(
+        ["-m", "runtime.server", "--model", "smollm2-135m", "--role", "prefill", *SMOL_LIMITS],
+        name="prefill",
+        port=port,
+        wait_ready=False,
+        ready_timeout=300,
+    )
+    decode = ServerProcess(
+        [
+            "-m",
+            "runtime.server",
+            "--model",
+            "smollm2-135m",
+            "--role",
+            "decode",
+            "--prefill-url",
+            f"http://127.0.0.1:{port}",
+            *SMOL_LIMITS,
+        ],
+        name="decode",
+        wait_ready=False,
+        ready_timeout=300,
+    )
     with prefill, decode:
         prefill.wait()
         decode.wait()
@@ -265,10 +295,13 @@ def test_smollm2_prefill_and_decode_processes_give_the_colocated_greedy_tokens(s
     weights, config and programs). Every streamed line (text delta and token count) must be identical
     through the decode server, which got the prompt's KV from the prefill server over HTTP."""
     prefill, decode = smol_pair
-    questions = ["What is the capital of France?", "Name three primary colours.",
-                 # ~170 prompt tokens: 11 blocks of 16, prefilled in 3 chunks of the 64-token budget
-                 "Summarise this in one sentence: " + " ".join(
-                     f"Step {i}: the engine schedules tokens, allocates KV blocks and samples." for i in range(12))]
+    questions = [
+        "What is the capital of France?",
+        "Name three primary colours.",
+        # ~170 prompt tokens: 11 blocks of 16, prefilled in 3 chunks of the 64-token budget
+        "Summarise this in one sentence: "
+        + " ".join(f"Step {i}: the engine schedules tokens, allocates KV blocks and samples." for i in range(12)),
+    ]
     params = {"max_tokens": 20, "ignore_eos": True}
     prompts = []
     for q in questions:
@@ -348,17 +381,32 @@ def test_a_decode_server_without_its_prefill_server_answers_503(tiny_path):
     """In-process decode role (tiny model, no warm-up) whose prefill URL has nobody listening: a prompt
     for the prefill server gets 503 + Retry-After with code prefill_unavailable, so a gateway falls
     back; a prompt within --local-prefill-tokens is prefilled on the decode server and still answered."""
-    from tests.support.gateway_server import ServerThread, free_port
     from runtime.serving.server import create_app
+    from tests.support.gateway_server import ServerThread, free_port
 
-    app = create_app(EngineConfig(model="tiny", gguf_path=tiny_path, max_model_len=128, num_blocks=16,
-                                  max_num_seqs=2, max_num_batched_tokens=16),
-                     warmup=False, role="decode", prefill_url=f"http://127.0.0.1:{free_port()}", local_prefill_tokens=4)
+    app = create_app(
+        EngineConfig(
+            model="tiny",
+            gguf_path=tiny_path,
+            max_model_len=128,
+            num_blocks=16,
+            max_num_seqs=2,
+            max_num_batched_tokens=16,
+        ),
+        warmup=False,
+        role="decode",
+        prefill_url=f"http://127.0.0.1:{free_port()}",
+        local_prefill_tokens=4,
+    )
     server = ServerThread(app).start()
     try:
         status, headers, data = _post(server.url, "/v1/generate", {"prompt_ids": [1, 2, 3, 4, 5]})
-        assert status == 503 and headers.get("Retry-After") and json.loads(data)["error"]["code"] == "prefill_unavailable"
-        status, _, data = _post(server.url, "/v1/generate", {"prompt_ids": [1, 2, 3, 4], "params": {"max_tokens": 3, "ignore_eos": True}})
+        assert (
+            status == 503 and headers.get("Retry-After") and json.loads(data)["error"]["code"] == "prefill_unavailable"
+        )
+        status, _, data = _post(
+            server.url, "/v1/generate", {"prompt_ids": [1, 2, 3, 4], "params": {"max_tokens": 3, "ignore_eos": True}}
+        )
         assert status == 200 and _lines(data)[-1]["completion_tokens"] == 3, data
         assert json.loads(_get(server.url, "/v1/stats"))["role"] == "decode"
     finally:
@@ -386,10 +434,12 @@ def test_bench_disagg_report_arithmetic():
     R = bench.Result
 
     def run(scale):
-        return [R("stream", 0, ttft=0.1 * scale, tpot=0.05 * scale, gaps=[0.05 * scale] * 3, tokens=4),
-                R("stream", 0, ttft=0.3 * scale, tpot=0.07 * scale, gaps=[0.07 * scale] * 3, tokens=4),
-                R("long", 0, ttft=2.0 * scale, tpot=0.1 * scale, gaps=[0.1 * scale], tokens=2),
-                R("long", 0, error="503: busy")]
+        return [
+            R("stream", 0, ttft=0.1 * scale, tpot=0.05 * scale, gaps=[0.05 * scale] * 3, tokens=4),
+            R("stream", 0, ttft=0.3 * scale, tpot=0.07 * scale, gaps=[0.07 * scale] * 3, tokens=4),
+            R("long", 0, ttft=2.0 * scale, tpot=0.1 * scale, gaps=[0.1 * scale], tokens=2),
+            R("long", 0, error="503: busy"),
+        ]
 
     colo, dis = bench.summarize(run(1.0), wall=2.0), bench.summarize(run(0.5), wall=2.0)
     assert colo["stream"]["ttft_ms"] == {"p50": 200.0, "p99": 298.0}  # linear interpolation of 100, 300
@@ -435,6 +485,12 @@ def test_a_tensor_parallel_decode_engine_imports_a_single_device_prefill(tiny_pa
     import sys
 
     env = {**os.environ, "XLA_FLAGS": os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=2"}
-    proc = subprocess.run([sys.executable, "-c", TP_IMPORT, tiny_path], capture_output=True, text=True, env=env,
-                          timeout=300, cwd=str(Path(__file__).resolve().parents[3]))
+    proc = subprocess.run(
+        [sys.executable, "-c", TP_IMPORT, tiny_path],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=str(Path(__file__).resolve().parents[3]),
+    )
     assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]

@@ -15,8 +15,16 @@ from runtime.api import RequestOutput, SamplingParams
 from runtime.serving import protocol
 from runtime.serving.errors import APIError
 
-PARAMS = SamplingParams(temperature=0.7, top_p=0.9, top_k=40, max_tokens=33, stop_token_ids=(5, 7), seed=123,
-                        ignore_eos=True, stop=("\n\n", "END"))
+PARAMS = SamplingParams(
+    temperature=0.7,
+    top_p=0.9,
+    top_k=40,
+    max_tokens=33,
+    stop_token_ids=(5, 7),
+    seed=123,
+    ignore_eos=True,
+    stop=("\n\n", "END"),
+)
 
 
 def test_every_sampling_field_is_on_the_wire():
@@ -38,14 +46,17 @@ def test_prefill_body_carries_only_the_first_tokens_sampling():
     assert parsed.max_tokens == SamplingParams().max_tokens and parsed.stop == ()
 
 
-@pytest.mark.parametrize("body,param", [
-    ({"prompt_ids": []}, "prompt_ids"),
-    ({"prompt_ids": [1, True]}, "prompt_ids"),
-    ({"prompt_ids": [1], "params": []}, "params"),
-    ({"prompt_ids": [1], "params": {"temprature": 1.0}}, "params"),
-    ({"prompt_ids": [1], "params": {"top_p": 0}}, "params"),
-    ({"prompt_ids": [1], "request_id": 5}, "request_id"),
-])
+@pytest.mark.parametrize(
+    "body,param",
+    [
+        ({"prompt_ids": []}, "prompt_ids"),
+        ({"prompt_ids": [1, True]}, "prompt_ids"),
+        ({"prompt_ids": [1], "params": []}, "params"),
+        ({"prompt_ids": [1], "params": {"temprature": 1.0}}, "params"),
+        ({"prompt_ids": [1], "params": {"top_p": 0}}, "params"),
+        ({"prompt_ids": [1], "request_id": 5}, "request_id"),
+    ],
+)
 def test_bad_bodies_are_400s_naming_the_field(body, param):
     with pytest.raises(APIError) as exc:
         protocol.parse_generate(body)
@@ -57,10 +68,14 @@ def test_unknown_params_are_listed_with_the_known_ones():
         protocol.parse_generate({"prompt_ids": [1], "params": {"temprature": 1.0}})
 
 
-@pytest.mark.parametrize("out", [
-    RequestOutput("r", "Pa", [12, 13], prompt_tokens=9, completion_tokens=2),
-    RequestOutput("r", "ris ✓", [14], True, "stop", 9, 3, {"ttft_s": 0.25, "e2e_s": 1.5}),
-], ids=["delta", "final"])
+@pytest.mark.parametrize(
+    "out",
+    [
+        RequestOutput("r", "Pa", [12, 13], prompt_tokens=9, completion_tokens=2),
+        RequestOutput("r", "ris ✓", [14], True, "stop", 9, 3, {"ttft_s": 0.25, "e2e_s": 1.5}),
+    ],
+    ids=["delta", "final"],
+)
 def test_output_lines_round_trip(out):
     line = protocol.output_line(out)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
@@ -68,8 +83,16 @@ def test_output_lines_round_trip(out):
 
 
 def test_a_line_without_token_ids_gets_placeholders():
-    line = json.dumps({"text": "ab", "n_tokens": 2, "finished": False, "finish_reason": None, "prompt_tokens": 3,
-                       "completion_tokens": 2})
+    line = json.dumps(
+        {
+            "text": "ab",
+            "n_tokens": 2,
+            "finished": False,
+            "finish_reason": None,
+            "prompt_tokens": 3,
+            "completion_tokens": 2,
+        }
+    )
     out, has_ids = protocol.parse_output_line(line, "r")
     assert out.token_ids == [0, 0] and not has_ids
 
@@ -90,8 +113,15 @@ def test_error_bodies():
 
 def test_the_protocol_loads_no_jax():
     """The gateway speaks it without loading the engine."""
-    code = ("import sys, runtime.serving.protocol, gateway.backends.remote, gateway.backends.replicas; "
-            "print('jax' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[3])
+    code = (
+        "import sys, runtime.serving.protocol, gateway.backends.remote, gateway.backends.replicas; "
+        "print('jax' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     assert out.stdout.strip() == "False", out.stderr

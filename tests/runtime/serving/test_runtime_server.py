@@ -20,14 +20,12 @@ import pytest
 from aiohttp import web
 
 from gateway.backends import BackendError
-from runtime.serving.local import encode_chat
 from gateway.backends.remote import RemoteBackend
+from runtime.api import EngineConfig, EngineStats, RequestError, SamplingParams
+from runtime.engine.llm_engine import LLMEngine
+from runtime.serving.local import encode_chat
 from tests.support.gateway_server import ServerThread, free_port
 from tests.support.processes import ROOT, ServerProcess
-from runtime.api import EngineConfig, EngineStats, RequestError
-from runtime.engine.llm_engine import LLMEngine
-from runtime.api import SamplingParams
-from tests.support.tiny_gguf import write_tiny_llama
 
 TINY_LIMITS = dict(max_num_seqs=4, max_num_batched_tokens=32, max_model_len=256, kv_cache_mb=1)
 SMOL_LIMITS = dict(max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512, kv_cache_mb=16)
@@ -36,9 +34,14 @@ MSG = [{"role": "user", "content": "hello there"}]
 
 def engine_config(model: str, gguf: str | None, limits: dict) -> EngineConfig:
     """The config ``runtime.server`` builds from the same flags (same compiled shapes, same cache)."""
-    return EngineConfig(model=model, gguf_path=gguf, max_num_seqs=limits["max_num_seqs"],
-                        max_num_batched_tokens=limits["max_num_batched_tokens"],
-                        max_model_len=limits["max_model_len"], kv_cache_bytes=int(limits["kv_cache_mb"] * 2**20))
+    return EngineConfig(
+        model=model,
+        gguf_path=gguf,
+        max_num_seqs=limits["max_num_seqs"],
+        max_num_batched_tokens=limits["max_num_batched_tokens"],
+        max_model_len=limits["max_model_len"],
+        kv_cache_bytes=int(limits["kv_cache_mb"] * 2**20),
+    )
 
 
 def runtime_server(model: str, *flags: str, gguf: str | None = None, limits: dict | None = None) -> ServerProcess:
@@ -54,8 +57,12 @@ def runtime_server(model: str, *flags: str, gguf: str | None = None, limits: dic
 def request(server, path: str, body=None, *, raw: bytes | None = None, timeout: float = 60):
     """(status, headers, parsed JSON or text); status 0 when nothing answers."""
     data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-    req = urllib.request.Request(server.url + path, data=data, headers={"Content-Type": "application/json"},
-                                 method="GET" if data is None else "POST")
+    req = urllib.request.Request(
+        server.url + path,
+        data=data,
+        headers={"Content-Type": "application/json"},
+        method="GET" if data is None else "POST",
+    )
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             status, headers, payload = r.status, dict(r.headers), r.read()
@@ -75,6 +82,7 @@ def get(server, path: str):
 
 def run(coro_fn, server, *args, **backend_kw):
     """``coro_fn(backend, *args)`` with a started RemoteBackend for ``server`` (closed afterwards)."""
+
     async def main():
         backend = RemoteBackend(getattr(server, "name", "remote"), server.url, **backend_kw)
         await backend.start()
@@ -82,6 +90,7 @@ def run(coro_fn, server, *args, **backend_kw):
             return await coro_fn(backend, *args)
         finally:
             await backend.close()
+
     return asyncio.run(main())
 
 
@@ -103,11 +112,6 @@ def wait_for(predicate, timeout: float, what: str):
 
 
 @pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory) -> str:
-    return str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-
-
-@pytest.fixture(scope="module")
 def tiny_server(tiny_path):
     with runtime_server("tiny", gguf=tiny_path, limits=TINY_LIMITS) as srv:
         yield srv
@@ -123,9 +127,19 @@ def test_health_ready_stats_models(tiny_server):
     assert get(tiny_server, "/readyz")[::2] == (200, {"ready": True, "model": "tiny"})
     status, _, stats = get(tiny_server, "/v1/stats")
     assert status == 200
-    assert set(stats) == {"model", "ready", "max_model_len", "num_running", "num_waiting", "kv_cache_usage",
-                          "num_preemptions_total", "num_steps", "num_blocks", "prefix_cache_queries",
-                          "prefix_cache_hits"}
+    assert set(stats) == {
+        "model",
+        "ready",
+        "max_model_len",
+        "num_running",
+        "num_waiting",
+        "kv_cache_usage",
+        "num_preemptions_total",
+        "num_steps",
+        "num_blocks",
+        "prefix_cache_queries",
+        "prefix_cache_hits",
+    }
     assert stats["model"] == "tiny" and stats["ready"] is True and stats["max_model_len"] == 256
     # 1 MiB of float32 KV: 2 (K, V) x 2 layers x 2 kv heads x 16 dims x 16 tokens x 4 bytes = 8 KiB a block
     assert stats["num_blocks"] == 128
@@ -142,14 +156,20 @@ def test_encode_matches_the_in_process_engine(tiny_server, tiny_engine):
 
     plain, prefixed = run(both, tiny_server)
     assert plain == tiny_engine.encode(convo)
-    assert prefixed == encode_chat(tiny_engine, convo, "the cat") == plain + tiny_engine.tokenizer.encode(
-        "the cat", add_bos=False)
+    assert (
+        prefixed
+        == encode_chat(tiny_engine, convo, "the cat")
+        == plain + tiny_engine.tokenizer.encode("the cat", add_bos=False)
+    )
 
 
 def test_greedy_generate_matches_the_in_process_engine(tiny_server, tiny_engine):
     ids = tiny_engine.encode(MSG)
-    cases = [SamplingParams(max_tokens=12, ignore_eos=True), SamplingParams(max_tokens=40),
-             SamplingParams(temperature=0.8, top_p=0.9, top_k=20, seed=3, max_tokens=10)]
+    cases = [
+        SamplingParams(max_tokens=12, ignore_eos=True),
+        SamplingParams(max_tokens=40),
+        SamplingParams(temperature=0.8, top_p=0.9, top_k=20, seed=3, max_tokens=10),
+    ]
     expected = tiny_engine.generate([ids] * len(cases), cases)
 
     async def all_cases(backend):
@@ -162,26 +182,32 @@ def test_greedy_generate_matches_the_in_process_engine(tiny_server, tiny_engine)
         assert "".join(o.text for o in outs) == want.text
         assert sum(len(o.token_ids) for o in outs) == len(want.token_ids)
         assert (last.finish_reason, last.prompt_tokens, last.completion_tokens) == (
-            want.finish_reason, want.prompt_tokens, want.completion_tokens)
+            want.finish_reason,
+            want.prompt_tokens,
+            want.completion_tokens,
+        )
         assert last.request_id.startswith("case-")
 
 
-@pytest.mark.parametrize("path, body, param", [
-    ("/v1/generate", {"prompt_ids": [1, 2], "params": {"temperature": -1}}, "params"),
-    ("/v1/generate", {"prompt_ids": [1, 2], "params": {"temprature": 0.5}}, "params"),
-    ("/v1/generate", {"prompt_ids": [1, 2], "params": {"max_tokens": "8"}}, "params"),
-    ("/v1/generate", {"prompt_ids": [1, 2], "params": {"stop": [""]}}, "params"),
-    ("/v1/generate", {"prompt_ids": []}, "prompt_ids"),
-    ("/v1/generate", {"prompt_ids": "hello"}, "prompt_ids"),
-    ("/v1/generate", {"prompt_ids": [1, 2, 10**9]}, "prompt_ids"),  # outside the vocabulary
-    ("/v1/generate", {"prompt_ids": [5] * 300}, "prompt_ids"),  # longer than the 256-token context
-    ("/v1/generate", {"prompt_ids": [5] * 200, "params": {"max_tokens": 100}}, "prompt_ids"),
-    ("/v1/generate", [1, 2, 3], None),
-    ("/v1/encode", {"messages": []}, "messages"),
-    ("/v1/encode", {"messages": [1, 2, 3]}, "messages"),  # not taken for token ids
-    ("/v1/encode", {"messages": [{"role": "user"}]}, "messages"),
-    ("/v1/encode", {"messages": MSG, "assistant_prefix": 7}, "assistant_prefix"),
-])
+@pytest.mark.parametrize(
+    "path, body, param",
+    [
+        ("/v1/generate", {"prompt_ids": [1, 2], "params": {"temperature": -1}}, "params"),
+        ("/v1/generate", {"prompt_ids": [1, 2], "params": {"temprature": 0.5}}, "params"),
+        ("/v1/generate", {"prompt_ids": [1, 2], "params": {"max_tokens": "8"}}, "params"),
+        ("/v1/generate", {"prompt_ids": [1, 2], "params": {"stop": [""]}}, "params"),
+        ("/v1/generate", {"prompt_ids": []}, "prompt_ids"),
+        ("/v1/generate", {"prompt_ids": "hello"}, "prompt_ids"),
+        ("/v1/generate", {"prompt_ids": [1, 2, 10**9]}, "prompt_ids"),  # outside the vocabulary
+        ("/v1/generate", {"prompt_ids": [5] * 300}, "prompt_ids"),  # longer than the 256-token context
+        ("/v1/generate", {"prompt_ids": [5] * 200, "params": {"max_tokens": 100}}, "prompt_ids"),
+        ("/v1/generate", [1, 2, 3], None),
+        ("/v1/encode", {"messages": []}, "messages"),
+        ("/v1/encode", {"messages": [1, 2, 3]}, "messages"),  # not taken for token ids
+        ("/v1/encode", {"messages": [{"role": "user"}]}, "messages"),
+        ("/v1/encode", {"messages": MSG, "assistant_prefix": 7}, "assistant_prefix"),
+    ],
+)
 def test_bad_requests_are_400_in_the_openai_shape(tiny_server, path, body, param):
     status, headers, err = request(tiny_server, path, body)
     assert status == 400, err
@@ -214,10 +240,18 @@ def test_metrics_use_vllm_names(tiny_server, tiny_engine):
     run(collect, tiny_server, tiny_engine.encode(MSG), SamplingParams(max_tokens=4, ignore_eos=True))
     status, headers, text = get(tiny_server, "/metrics")
     assert status == 200 and headers["Content-Type"].startswith("text/plain")
-    for name in ("num_requests_running", "num_requests_waiting", "kv_cache_usage_perc", "num_preemptions_total",
-                 "time_to_first_token_seconds_bucket", "inter_token_latency_seconds_bucket",
-                 "e2e_request_latency_seconds_bucket", "request_queue_time_seconds_bucket",
-                 "prompt_tokens_total", "generation_tokens_total"):
+    for name in (
+        "num_requests_running",
+        "num_requests_waiting",
+        "kv_cache_usage_perc",
+        "num_preemptions_total",
+        "time_to_first_token_seconds_bucket",
+        "inter_token_latency_seconds_bucket",
+        "e2e_request_latency_seconds_bucket",
+        "request_queue_time_seconds_bucket",
+        "prompt_tokens_total",
+        "generation_tokens_total",
+    ):
         assert f'{name}{{le="' in text or f'{name}{{model="tiny"' in text, name
     samples = dict(line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#"))
     assert float(samples['generation_tokens_total{model="tiny"}']) >= 4
@@ -227,6 +261,7 @@ def test_metrics_use_vllm_names(tiny_server, tiny_engine):
 def test_a_full_queue_and_a_dead_server_are_backend_errors(tiny_path):
     # --max-waiting 0 turns every generation away: the 503 path, deterministically.
     with runtime_server("tiny", "--no-warmup", "--max-waiting", "0", gguf=tiny_path, limits=TINY_LIMITS) as srv:
+
         async def scenario(backend):
             assert backend.ready and backend.max_model_len == 256
             with pytest.raises(BackendError) as full:
@@ -264,20 +299,36 @@ def test_a_backend_started_without_a_server_is_not_ready():
     asyncio.run(main())
 
 
-STATS = {"model": "fake", "ready": True, "max_model_len": 100, "num_running": 3, "num_waiting": 1,
-         "kv_cache_usage": 0.5, "num_preemptions_total": 2, "num_steps": 7, "num_blocks": 10}
+STATS = {
+    "model": "fake",
+    "ready": True,
+    "max_model_len": 100,
+    "num_running": 3,
+    "num_waiting": 1,
+    "kv_cache_usage": 0.5,
+    "num_preemptions_total": 2,
+    "num_steps": 7,
+    "num_blocks": 10,
+}
 
 
 def fake_runtime_server() -> web.Application:
     """Answers like a runtime server, then misbehaves as each request_id asks."""
-    line = {"text": "a", "n_tokens": 1, "finished": False, "finish_reason": None, "prompt_tokens": 2,
-            "completion_tokens": 1}
+    line = {
+        "text": "a",
+        "n_tokens": 1,
+        "finished": False,
+        "finish_reason": None,
+        "prompt_tokens": 2,
+        "completion_tokens": 1,
+    }
 
     async def generate(request: web.Request) -> web.StreamResponse:
         how = (await request.json())["request_id"]
         if how == "http500":
-            return web.json_response({"error": {"message": "boom", "type": "server_error", "param": None,
-                                                "code": None}}, status=500)
+            return web.json_response(
+                {"error": {"message": "boom", "type": "server_error", "param": None, "code": None}}, status=500
+            )
         resp = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await resp.prepare(request)
         await resp.write((json.dumps(line) + "\n").encode())
@@ -327,8 +378,13 @@ def test_a_misbehaving_server_gives_failed_backend_errors():
         causes, enc_cause = run(scenario, srv)
     finally:
         srv.stop()
-    assert causes == {"truncated": ("failed", 1), "error-line": ("failed", 1), "garbage": ("failed", 1),
-                      "cut": ("failed", 1), "http500": ("failed", 0)}
+    assert causes == {
+        "truncated": ("failed", 1),
+        "error-line": ("failed", 1),
+        "garbage": ("failed", 1),
+        "cut": ("failed", 1),
+        "http500": ("failed", 0),
+    }
     assert enc_cause == "failed"
 
 
@@ -340,8 +396,16 @@ def test_bad_command_lines_exit_2_with_one_error_line(tmp_path):
         ["--model", "smollm2-135m", "--dtype", "float8"],
         ["--port", "1"],  # no --model
     ]
-    procs = [subprocess.Popen([sys.executable, "-m", "runtime.server", *args], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for args in cases]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "runtime.server", *args],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for args in cases
+    ]
     for args, proc in zip(cases, procs):
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 2, (args, err)

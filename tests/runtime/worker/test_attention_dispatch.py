@@ -28,16 +28,14 @@ ERR = None  # the pair must fail with a ValueError naming attention_backend
 
 # (backend, platform) -> the backend that runs, or ERR. Every pair is listed: a new name or platform must be added here.
 TABLE = {
-    "auto":                 {"cpu": "xla", "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu",
-                             "tpu": "pallas_tpu"},
-    "xla":                  dict.fromkeys(PLATFORMS, "xla"),
-    "pallas":               {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu",
-                             "tpu": "pallas_tpu"},
-    "pallas_gpu":           {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": ERR},
-    "pallas_tpu":           {"cpu": ERR, "gpu": ERR, "cuda": ERR, "rocm": ERR, "tpu": "pallas_tpu"},
+    "auto": {"cpu": "xla", "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": "pallas_tpu"},
+    "xla": dict.fromkeys(PLATFORMS, "xla"),
+    "pallas": {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": "pallas_tpu"},
+    "pallas_gpu": {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": ERR},
+    "pallas_tpu": {"cpu": ERR, "gpu": ERR, "cuda": ERR, "rocm": ERR, "tpu": "pallas_tpu"},
     "pallas_gpu_interpret": dict.fromkeys(PLATFORMS, "pallas_gpu_interpret"),
     "pallas_tpu_interpret": dict.fromkeys(PLATFORMS, "pallas_tpu_interpret"),
-    "pallas_interpret":     dict.fromkeys(PLATFORMS, "pallas_gpu_interpret"),  # the old name
+    "pallas_interpret": dict.fromkeys(PLATFORMS, "pallas_gpu_interpret"),  # the old name
 }
 
 
@@ -82,8 +80,17 @@ def tiny(tmp_path_factory):
     return write_tiny_llama(tmp_path_factory.mktemp("tiny"))
 
 
-@pytest.mark.parametrize("backend,platform", [("pallas_tpu", None), ("pallas_gpu", None), ("pallas", None),
-                                              ("pallas_tpu", "gpu"), ("pallas_gpu", "tpu"), ("pallas_tpu", "cuda")])
+@pytest.mark.parametrize(
+    "backend,platform",
+    [
+        ("pallas_tpu", None),
+        ("pallas_gpu", None),
+        ("pallas", None),
+        ("pallas_tpu", "gpu"),
+        ("pallas_gpu", "tpu"),
+        ("pallas_tpu", "cuda"),
+    ],
+)
 def test_engine_start_fails_on_a_backend_the_platform_cannot_run(tiny, backend, platform):
     cfg = EngineConfig(gguf_path=str(tiny.path), attention_backend=backend, num_blocks=8, compilation_cache=False)
     with pytest.raises(ValueError, match=f"attention_backend '{backend}'.*cannot run|attention_backend 'pallas'"):
@@ -97,24 +104,29 @@ def test_engine_resolves_auto(tiny):
 
 # ---- dispatch: which function each backend calls, with which interpret flag (the kernels are faked)
 
+
 def _fake_kernel(calls: list, name: str):
     def kernel(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, **kw):
         calls.append((name, kw))
         return jnp.zeros_like(q)
+
     return kernel
 
 
-@pytest.mark.parametrize("backend,platform,kernel,interpret", [
-    ("auto", "cpu", "xla", None),
-    ("xla", "tpu", "xla", None),
-    ("pallas_tpu", "tpu", "tpu", False),
-    ("auto", "tpu", "tpu", False),
-    ("pallas_tpu_interpret", "cpu", "tpu", True),
-    ("pallas_gpu", "cuda", "gpu", False),
-    ("pallas", "gpu", "gpu", False),
-    ("pallas_gpu_interpret", "cpu", "gpu", True),
-    ("pallas_interpret", "cpu", "gpu", True),
-])
+@pytest.mark.parametrize(
+    "backend,platform,kernel,interpret",
+    [
+        ("auto", "cpu", "xla", None),
+        ("xla", "tpu", "xla", None),
+        ("pallas_tpu", "tpu", "tpu", False),
+        ("auto", "tpu", "tpu", False),
+        ("pallas_tpu_interpret", "cpu", "tpu", True),
+        ("pallas_gpu", "cuda", "gpu", False),
+        ("pallas", "gpu", "gpu", False),
+        ("pallas_gpu_interpret", "cpu", "gpu", True),
+        ("pallas_interpret", "cpu", "gpu", True),
+    ],
+)
 def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpret):
     calls: list = []
     tpu_module = types.ModuleType("pallas_kernels.ragged_paged_attention.tpu")
@@ -126,8 +138,13 @@ def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpr
     monkeypatch.setattr(rpa, "ragged_paged_attention_xla", _fake_kernel(calls, "xla"))
     attend = make_attend_fn(backend, sm_scale=0.25, sliding_window=8, soft_cap=30.0, platform=platform)
     T, H, KVH, D, P, page = 4, 2, 1, 8, 3, 4
-    md = AttentionMetadata(np.zeros(T, np.int32), np.array([4], np.int32), np.array([[1]], np.int32),
-                           np.array([0, 4], np.int32), np.array([1], np.int32))
+    md = AttentionMetadata(
+        np.zeros(T, np.int32),
+        np.array([4], np.int32),
+        np.array([[1]], np.int32),
+        np.array([0, 4], np.int32),
+        np.array([1], np.int32),
+    )
     pages = jnp.zeros((P, page, KVH, D))
     out = attend(jnp.ones((T, H, D)), pages, pages, md)
     assert out.shape == (T, H, D)
@@ -141,24 +158,36 @@ def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpr
 
 # ---- the engine step from shapes only (for the lowering check)
 
+
 def test_abstract_params_match_the_served_params(tiny):
     loaded = load_gguf(tiny.path)
     for name in ("float32", "bfloat16"):
         abstract = abstract_params(loaded.config, name)
         real = params_to_device(loaded.params, DTYPES[name])
         assert jax.tree.structure(abstract) == jax.tree.structure(real)
-        assert [(a.shape, a.dtype) for a in jax.tree.leaves(abstract)] == \
-               [(r.shape, r.dtype) for r in jax.tree.leaves(real)]
+        assert [(a.shape, a.dtype) for a in jax.tree.leaves(abstract)] == [
+            (r.shape, r.dtype) for r in jax.tree.leaves(real)
+        ]
 
 
-@pytest.mark.parametrize("dtype,kv_dtype", [("float32", None), ("bfloat16", "bfloat16"), ("bfloat16", "int8"),
-                                            ("bfloat16", "fp8")])
+@pytest.mark.parametrize(
+    "dtype,kv_dtype", [("float32", None), ("bfloat16", "bfloat16"), ("bfloat16", "int8"), ("bfloat16", "fp8")]
+)
 def test_abstract_step_lowers_for_cpu(tiny, dtype, kv_dtype):
     config = load_gguf(tiny.path).config
     T, S, P, page, width = 64, 8, 4096, 16, 32  # 4,096 pages: shapes only, nothing is allocated
-    step, (params, kv, inputs) = abstract_step(config, attention_backend="auto", platform="cpu", dtype=dtype,
-                                               kv_dtype=kv_dtype, num_tokens=T, num_seqs=S, num_pages=P,
-                                               page_size=page, pages_per_seq=width)
+    step, (params, kv, inputs) = abstract_step(
+        config,
+        attention_backend="auto",
+        platform="cpu",
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+        num_tokens=T,
+        num_seqs=S,
+        num_pages=P,
+        page_size=page,
+        pages_per_seq=width,
+    )
     assert all(isinstance(x, jax.ShapeDtypeStruct) for x in jax.tree.leaves((params, kv, inputs)))
     want_kv = KV_DTYPES[kv_dtype or dtype]
     k = kv[0][0]
@@ -178,8 +207,17 @@ def test_abstract_step_of_gemma3_lowers_for_cpu(tmp_path):
     from tests.runtime.models.test_gemma3_tiny import write_tiny_gemma3
 
     config = load_gguf(write_tiny_gemma3(tmp_path).path).config
-    step, args = abstract_step(config, attention_backend="xla", dtype="bfloat16", kv_dtype="int8", num_tokens=32,
-                               num_seqs=4, num_pages=256, page_size=16, pages_per_seq=8)
+    step, args = abstract_step(
+        config,
+        attention_backend="xla",
+        dtype="bfloat16",
+        kv_dtype="int8",
+        num_tokens=32,
+        num_seqs=4,
+        num_pages=256,
+        page_size=16,
+        pages_per_seq=8,
+    )
     step.trace(*args).lower(lowering_platforms=("cpu",))
 
 
