@@ -115,11 +115,7 @@ class CacheScope:
 
     @classmethod
     def from_request(
-        cls,
-        tenant: str,
-        model: str,
-        messages: Sequence[Mapping[str, Any]],
-        params: Mapping[str, Any] | None = None,
+        cls, tenant: str, model: str, messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any] | None = None
     ) -> tuple[CacheScope, str]:
         """Split an OpenAI chat request into ``(scope, question)``.
 

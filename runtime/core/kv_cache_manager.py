@@ -120,10 +120,7 @@ class KVCacheManager:
         self._req_num_cached[request.request_id] = n_full
 
     def allocate_slots(
-        self,
-        request: Request,
-        num_new_tokens: int,
-        new_computed_blocks: Sequence[KVBlock] = (),
+        self, request: Request, num_new_tokens: int, new_computed_blocks: Sequence[KVBlock] = ()
     ) -> list[KVBlock] | None:
         """Make room for ``num_new_tokens`` more tokens after ``request.num_computed_tokens``.
 

@@ -83,10 +83,7 @@ LAYER_RULES: Rules = (
 )
 # Only when N divides the vocabulary (SmolLM2's 49,152 and Gemma's 262,144 do; a tiny test
 # vocabulary of 265 does not): otherwise the table is replicated, which is only a memory cost.
-VOCAB_RULES: Rules = (
-    (r"^embed$", P(MODEL_AXIS, None)),
-    (r"^lm_head/kernel$", P(None, MODEL_AXIS)),
-)
+VOCAB_RULES: Rules = ((r"^embed$", P(MODEL_AXIS, None)), (r"^lm_head/kernel$", P(None, MODEL_AXIS)))
 
 HEADS_SPEC = P(None, MODEL_AXIS, None)  # q and attention output [T, H, Dh]
 PAGES_SPEC = P(None, None, MODEL_AXIS, None)  # [num_pages, page_size, kv_heads, head_dim]

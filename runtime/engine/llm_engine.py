@@ -23,14 +23,7 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-from runtime.api import (
-    QUANTIZED_KV_DTYPE_NAMES,
-    EngineConfig,
-    EngineStats,
-    RequestError,
-    RequestOutput,
-    SamplingParams,
-)
+from runtime.api import QUANTIZED_KV_DTYPE_NAMES, EngineConfig, EngineStats, RequestError, RequestOutput, SamplingParams
 from runtime.core.kv_sizing import (
     DEFAULT_KV_CACHE_BYTES,
     KVShape,

@@ -60,11 +60,7 @@ _HTTP_TYPES = {
 
 def from_http_exception(exc: web.HTTPException) -> APIError:
     status = exc.status
-    messages = {
-        404: "no such endpoint",
-        405: "method not allowed",
-        413: "request body too large",
-    }
+    messages = {404: "no such endpoint", 405: "method not allowed", 413: "request body too large"}
     message = messages.get(status) or exc.reason or "request failed"
     if status == 413 and exc.text:
         message = f"request body too large: {exc.text.strip()}"

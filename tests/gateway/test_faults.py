@@ -41,7 +41,7 @@ from tests.support.gateway_server import ServerThread, http
 from tests.support.processes import ServerProcess
 from tests.support.redis_server import RedisServer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.redis]
 
 MODEL = "smollm2-135m"
 # The engine shape of tests/gateway/test_tiers_e2e.py and tests/gateway/test_load.py: one set of compiled programs.

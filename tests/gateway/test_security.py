@@ -32,7 +32,7 @@ from tests.support.gateway_server import ServerThread
 from tests.support.gateway_server import http as call
 from tests.support.redis_server import RedisServer
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.redis]
 
 MODEL = "smollm2-135m"
 ENV = {

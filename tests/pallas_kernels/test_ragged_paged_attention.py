@@ -10,11 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallas_kernels.ragged_paged_attention import (
-    BlockSizes,
-    ragged_paged_attention,
-    ragged_paged_attention_xla,
-)
+from pallas_kernels.ragged_paged_attention import BlockSizes, ragged_paged_attention, ragged_paged_attention_xla
 from tests.support.attention_cases import (
     BAD_INPUTS,
     CASES,

@@ -18,10 +18,7 @@ from pallas_kernels.ragged_paged_attention import (
 
 F32, BF16 = jnp.float32, jnp.bfloat16
 # One table, keyed by dtype, for every elementwise comparison in this file: (rtol, atol).
-TOLERANCES = {
-    np.dtype(jnp.float32): (1e-5, 1e-5),
-    np.dtype(jnp.bfloat16): (1e-2, 1e-2),
-}
+TOLERANCES = {np.dtype(jnp.float32): (1e-5, 1e-5), np.dtype(jnp.bfloat16): (1e-2, 1e-2)}
 
 
 def assert_close(actual, expected):

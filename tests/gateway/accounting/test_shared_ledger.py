@@ -33,6 +33,8 @@ KEY = "sk-shared-ledger-test"
 DIGEST = hash_secret(KEY)
 T0 = 1_700_000_040.0  # a fake clock's start: 20 s into a 60 s window (1_700_000_040 % 60 == 0 -> +20 below)
 
+pytestmark = pytest.mark.redis
+
 
 @pytest.fixture(scope="module")
 def redis():

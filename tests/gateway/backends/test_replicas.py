@@ -43,6 +43,8 @@ ENGINE_FLAGS = [
 KEY = "sk-replicas-test"  # the same caller (tenant) through both gateways
 PARAMS = {"temperature": 0, "max_tokens": 48, "stop": ["."]}  # answers end at the first sentence: "stop"
 
+pytestmark = pytest.mark.redis
+
 
 @pytest.fixture(scope="module")
 def redis_url():

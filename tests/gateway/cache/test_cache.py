@@ -502,6 +502,7 @@ async def _wait_for(predicate, timeout: float = 1.0, step: float = 0.02):
         await asyncio.sleep(step)
 
 
+@pytest.mark.redis
 def test_redis_pubsub_and_rebuild(redis_server, embedder):
     prefix = f"jaxserve:test:{uuid.uuid4().hex[:8]}:"
 
@@ -540,6 +541,7 @@ def test_redis_pubsub_and_rebuild(redis_server, embedder):
     asyncio.run(body())
 
 
+@pytest.mark.redis
 def test_redis_unreachable_never_raises(embedder):
     async def body():
         cache = redis_cache(embedder, "jaxserve:test:down:", url="redis://127.0.0.1:6390/0")
@@ -560,6 +562,7 @@ def test_redis_unreachable_never_raises(embedder):
 @pytest.mark.skipif(
     shutil.which("redis-server") is None or shutil.which("redis-cli") is None, reason="needs redis-server and redis-cli"
 )
+@pytest.mark.redis
 def test_redis_recovers_after_restart(embedder):
     port = 6391
     if _port_open(port):

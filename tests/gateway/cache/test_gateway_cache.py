@@ -116,6 +116,7 @@ def redis():
         yield r
 
 
+@pytest.mark.redis
 def test_redis_outage_degrades_then_recovers(tmp_path_factory, redis):
     srv = start(
         tmp_path_factory,

@@ -156,6 +156,7 @@ def send_traffic(server) -> None:
             assert h["x-cache"] == "hit" and h["x-cache-lookup"] == "exact"
 
 
+@pytest.mark.browser
 def test_dashboard_in_a_real_browser(server):
     try:
         from playwright.sync_api import sync_playwright

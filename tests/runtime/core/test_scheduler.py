@@ -165,12 +165,7 @@ def test_eos_and_stop_tokens_stop_unless_eos_is_ignored():
         for u in updates:
             if u.finished:
                 finished[u.request_id] = (u.finish_reason, u.new_token_ids)
-    assert finished == {
-        "eos": ("stop", (5,)),
-        "eos2": ("stop", (6,)),
-        "stop": ("stop", (9,)),
-        "ign": ("length", (5,)),
-    }
+    assert finished == {"eos": ("stop", (5,)), "eos2": ("stop", (6,)), "stop": ("stop", (9,)), "ign": ("length", (5,))}
 
 
 def test_update_rejects_missing_or_unexpected_sampled_tokens_without_changing_state():
@@ -356,10 +351,7 @@ def test_rejects_requests_that_can_never_fit():
         (dict(num_blocks=1), "num_blocks"),
         (dict(enable_chunked_prefill=False, max_num_batched_tokens=16), "enable_chunked_prefill"),
         (dict(long_prefill_token_threshold=0), "long_prefill_token_threshold"),
-        (
-            dict(long_prefill_token_threshold=8, enable_chunked_prefill=False),
-            "needs enable_chunked_prefill",
-        ),
+        (dict(long_prefill_token_threshold=8, enable_chunked_prefill=False), "needs enable_chunked_prefill"),
     ],
 )
 def test_scheduler_config_validation(overrides, message):

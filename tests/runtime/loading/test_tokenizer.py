@@ -48,10 +48,7 @@ QUIRK_TEXTS = ["a   1 x", "x\n\n\n  2", "indent:\n    42\n        7"]
 
 CONVERSATIONS = [
     [{"role": "user", "content": "Hello!"}],
-    [
-        {"role": "system", "content": "You are terse."},
-        {"role": "user", "content": "What is 2 + 2?"},
-    ],
+    [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "What is 2 + 2?"}],
     [
         {"role": "system", "content": "Answer in French."},
         {"role": "user", "content": "Say hi.\n\nThen stop."},

@@ -32,10 +32,7 @@ from runtime.quant.weights import QuantizedMatrix, matmul_for_platform, quantize
 # One table, keyed by activation dtype: (rtol, atol) for kernel vs reference. Float32 differs only by
 # accumulation order (terms here are ~0.05 and sums ~1); bfloat16 by rounding the dequantized weights
 # (int4 only: scale * code is not exact in bfloat16) and the output.
-TOLERANCES = {
-    np.dtype(jnp.float32): (2e-5, 2e-5),
-    np.dtype(jnp.bfloat16): (2e-2, 2e-2),
-}
+TOLERANCES = {np.dtype(jnp.float32): (2e-5, 2e-5), np.dtype(jnp.bfloat16): (2e-2, 2e-2)}
 MODES = [("int8", 64), ("int4", 32), ("int4", 64), ("int4", 128)]
 
 
