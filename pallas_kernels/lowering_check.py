@@ -144,6 +144,20 @@ class AttentionShape:
     def pages_per_seq(self) -> int:
         return -(-self.max_model_len // self.page_size)
 
+    def dims(self):
+        """The kernels' ``Dims`` of this step (what ``validate_inputs`` reads off its arrays)."""
+        from pallas_kernels.ragged_paged_attention import Dims
+
+        return Dims(
+            self.tokens,
+            self.num_heads,
+            self.head_dim,
+            self.num_kv_heads,
+            self.max_seqs,
+            self.page_size,
+            self.pages_per_seq,
+        )
+
     def describe(self) -> dict[str, Any]:
         kv_bytes = self.pages * kv_bytes_per_page(self.page_size, self.num_kv_heads, self.head_dim, self.kv_dtype)
         d = {
@@ -307,18 +321,9 @@ def build_attention_gpu(shape: AttentionShape, target: Target) -> tuple[Callable
     """The compiled GPU kernel with the block sizes its table gives ``target.device_kind``."""
     import jax.numpy as jnp
 
-    from pallas_kernels.ragged_paged_attention import ragged_paged_attention
-    from pallas_kernels.ragged_paged_attention.gpu_block_sizes import gpu_block_sizes
+    from pallas_kernels.ragged_paged_attention.kernel import ragged_paged_attention, table_block_sizes
 
-    block_sizes = gpu_block_sizes(
-        target.device_kind,
-        head_dim=shape.head_dim,
-        num_q_heads=shape.num_heads,
-        num_kv_heads=shape.num_kv_heads,
-        page_size=shape.page_size,
-        dtype=jnp.bfloat16,
-        kv_dtype=None if shape.kv_dtype == "bfloat16" else _code_dtype(shape.kv_dtype),
-    )
+    block_sizes = table_block_sizes(shape.dims(), jnp.bfloat16, _code_dtype(shape.kv_dtype), target.device_kind)
     fn, args = _attention(ragged_paged_attention, shape, block_sizes=block_sizes)
     return fn, args, {"block_sizes": repr(block_sizes)}
 
@@ -328,20 +333,11 @@ def build_attention_tpu(shape: AttentionShape, target: Target) -> tuple[Callable
     block-size table and its VMEM/SMEM budgets are that chip's."""
     import jax.numpy as jnp
 
-    from pallas_kernels.ragged_paged_attention import Dims
     from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu, tpu_block_sizes
 
-    dims = Dims(
-        shape.tokens,
-        shape.num_heads,
-        shape.head_dim,
-        shape.num_kv_heads,
-        shape.max_seqs,
-        shape.page_size,
-        shape.pages_per_seq,
-    )
     scale_dtype = None if shape.kv_dtype == "bfloat16" else jnp.bfloat16
-    block_sizes = tpu_block_sizes(target.device_kind, dims, jnp.bfloat16, _code_dtype(shape.kv_dtype), scale_dtype)
+    kv_dtype = _code_dtype(shape.kv_dtype)
+    block_sizes = tpu_block_sizes(target.device_kind, shape.dims(), jnp.bfloat16, kv_dtype, scale_dtype)
     fn, args = _attention(ragged_paged_attention_tpu, shape, device_kind=target.device_kind)
     return fn, args, {"block_sizes": repr(block_sizes)}  # what the kernel's own lookup picks
 

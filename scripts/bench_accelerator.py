@@ -188,27 +188,14 @@ def engine_throughput(
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument(
-        "--smoke",
-        action="store_true",
-        help="tiny shapes, kernels interpreted, timings null: shows the script runs (any machine)",
-    )
+    p.add_argument("--smoke", action="store_true", help="tiny shapes, kernels interpreted, timings null (any machine)")
     p.add_argument("--quick", action="store_true", help="fewer timed kernel runs, 64 generated tokens")
     p.add_argument("--out", default="out/accelerator.json")
-    p.add_argument(
-        "--budget-s",
-        type=float,
-        default=540.0,
-        help="wall-clock budget from start; parts that would start after it are skipped (default 540)",
-    )
+    p.add_argument("--budget-s", type=float, default=540.0, help="seconds from start; later parts are skipped")
     p.add_argument("--engine-model", default="smollm2-135m", help="model preset for the engine part")
     p.add_argument("--engine-gguf", default=None, help="a GGUF file for the engine part instead of the preset")
     p.add_argument("--no-engine", action="store_true", help="kernels only")
-    p.add_argument(
-        "--platform-detected",
-        default=None,
-        help="what bench_accelerator.sh detected (gpu | tpu | cpu), recorded beside jax's platform",
-    )
+    p.add_argument("--platform-detected", help="what bench_accelerator.sh detected (gpu, tpu, cpu), for the record")
     args = p.parse_args(argv)
     start, deadline = time.perf_counter(), time.monotonic() + args.budget_s
 

@@ -34,17 +34,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
 import random
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +49,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
-sys.path.insert(0, str(ROOT))  # runtime.kv_transfer, for decoding one payload
+sys.path.insert(0, str(ROOT))  # runtime.kv_transfer, for decoding one payload; tests.support.processes
+
+from tests.support.processes import ServerProcess, engine_flags  # noqa: E402
 
 TOPICS = [
     "the harbour",
@@ -80,58 +78,12 @@ SHORT_QUESTIONS = [
 # ---------------------------------------------------------------- server processes
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """``python -m runtime.server`` on a loopback port (optionally pinned to CPUs), stopped on exit."""
-
-    def __init__(self, name: str, args: list[str], *, cpus: str | None = None, env: dict | None = None):
-        self.name, self.port = name, free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        pin = ["taskset", "-c", cpus] if cpus else []
-        self.cmd = [*pin, sys.executable, "-m", "runtime.server", *args, "--port", str(self.port)]
-        self.env = {**os.environ, **(env or {})}
-        self.log = Path(tempfile.mkstemp(prefix=f"bench-disagg-{name}-", suffix=".log")[1])
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> Server:
-        self.proc = subprocess.Popen(
-            self.cmd,
-            cwd=ROOT,
-            env=self.env,
-            stdout=open(self.log, "wb"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        return self
-
-    def wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name} exited:\n{self.log.read_text(errors='replace')[-3000:]}")
-            try:
-                with urllib.request.urlopen(self.url + "/readyz", timeout=5) as r:
-                    if r.status == 200:
-                        return
-            except Exception:
-                pass
-            time.sleep(0.5)
-        raise TimeoutError(f"{self.name} not ready after {timeout:.0f} s; log: {self.log}")
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(10)
-        self.log.unlink(missing_ok=True)
+def server(name: str, args: list[str], *, cpus: str | None = None, env: dict | None = None) -> ServerProcess:
+    """``python -m runtime.server`` on a loopback port, optionally pinned to ``cpus`` (taskset); not started."""
+    proc = ServerProcess(["-m", "runtime.server", *args], name=name, env=env, wait_ready=False)
+    if cpus:
+        proc.args = ["taskset", "-c", cpus, *proc.args]
+    return proc
 
 
 # ---------------------------------------------------------------- the load
@@ -359,21 +311,19 @@ async def measure_transfer(prefill_url: str, prompt_ids: list[int]) -> dict:
 # ---------------------------------------------------------------- main
 
 
+# What every server is given, with this script's defaults: runtime.server's flags of the same names.
+SERVER_FLAGS = {
+    "model": "smollm2-135m",
+    "dtype": "float32",
+    "max_num_seqs": 8,
+    "max_num_batched_tokens": 128,
+    "max_model_len": 1024,
+    "kv_cache_mb": 128,
+}
+
+
 def server_args(args) -> list[str]:
-    return [
-        "--model",
-        args.model,
-        "--max-num-seqs",
-        str(args.max_num_seqs),
-        "--max-num-batched-tokens",
-        str(args.max_num_batched_tokens),
-        "--max-model-len",
-        str(args.max_model_len),
-        "--kv-cache-mb",
-        str(args.kv_cache_mb),
-        "--dtype",
-        args.dtype,
-    ]
+    return engine_flags(**{name: getattr(args, name) for name in SERVER_FLAGS})
 
 
 def env_pairs(pairs: list[str]) -> dict:
@@ -388,8 +338,8 @@ def env_pairs(pairs: list[str]) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", default="smollm2-135m")
-    p.add_argument("--dtype", default="float32")
+    for name, default in SERVER_FLAGS.items():
+        p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     p.add_argument("--streams", type=int, default=4, help="clients decoding short chats back to back")
     p.add_argument("--stream-tokens", type=int, default=48)
     p.add_argument("--long", type=int, default=6, help="long prompts arriving during the run")
@@ -397,16 +347,8 @@ def main(argv=None) -> int:
     p.add_argument("--long-out", type=int, default=16)
     p.add_argument("--interval", type=float, default=3.0, help="seconds between long-prompt arrivals")
     p.add_argument("--lead", type=float, default=3.0, help="seconds of streams alone before the first long prompt")
-    p.add_argument("--max-num-seqs", type=int, default=8)
-    p.add_argument("--max-num-batched-tokens", type=int, default=128)
-    p.add_argument("--max-model-len", type=int, default=1024)
-    p.add_argument("--kv-cache-mb", type=int, default=128)
-    p.add_argument(
-        "--local-prefill-tokens",
-        type=int,
-        default=0,
-        help="the decode server prefills prompts of at most this many tokens itself (0: none)",
-    )
+    local = "the decode server prefills prompts of at most this many tokens itself (0: none)"
+    p.add_argument("--local-prefill-tokens", type=int, default=0, help=local)
     p.add_argument("--pin", action="store_true", help="prefill on the first half of the CPUs, decode on the rest")
     p.add_argument("--prefill-env", action="append", default=[], help="KEY=VALUE for the prefill process")
     p.add_argument("--decode-env", action="append", default=[], help="KEY=VALUE for the decode process")
@@ -437,11 +379,11 @@ def main(argv=None) -> int:
 
     # All three servers up at once (an idle server costs no CPU); the set-ups then take turns, the
     # order alternating per repeat, so a change in the machine's background load hits both alike.
-    servers = {"colocated": Server("colocated", [*common, "--role", "both"])}
-    servers["prefill"] = Server(
+    servers = {"colocated": server("colocated", [*common, "--role", "both"])}
+    servers["prefill"] = server(
         "prefill", [*common, "--role", "prefill"], cpus=cpus[0], env=env_pairs(args.prefill_env)
     )
-    servers["decode"] = Server(
+    servers["decode"] = server(
         "decode",
         [
             *common,
@@ -459,11 +401,11 @@ def main(argv=None) -> int:
     results: dict[str, list[Result]] = {"colocated": [], "disaggregated": []}
     walls = {"colocated": 0.0, "disaggregated": 0.0}
     runs = []
-    try:
+    with contextlib.ExitStack() as stack:  # every server stopped on the way out, its log deleted
         for srv in servers.values():
-            srv.start()
+            stack.enter_context(srv)
         for srv in servers.values():
-            srv.wait_ready(args.ready_timeout)
+            srv.wait(args.ready_timeout)
         # The same token ids for both set-ups; every repeat gets its own long prompts (a repeated one
         # would be found in the prefix cache).
         load, warm = asyncio.run(build_load(urls["colocated"], args, random.Random(args.seed)))
@@ -487,9 +429,6 @@ def main(argv=None) -> int:
                 walls[mode] += wall
                 runs.append({"repeat": r + 1, "mode": mode, **summarize(res, wall)})
         transfer = asyncio.run(measure_transfer(servers["prefill"].url, load.long_prompts[-1]))
-    finally:
-        for srv in servers.values():
-            srv.stop()
 
     report["host"]["loadavg_1m_at_end"] = os.getloadavg()[0]
     colocated, disaggregated = (summarize(results[m], walls[m]) for m in ("colocated", "disaggregated"))

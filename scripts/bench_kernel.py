@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import math
 import re
@@ -50,7 +51,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 
 # ---------------------------------------------------------------- device limits
@@ -104,49 +104,54 @@ def kernel_backend(platform: str) -> str:
     return resolve_backend("auto", platform)
 
 
-def attention_impls(platform: str, smoke: bool) -> dict[str, Callable]:
-    """name -> fn(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, **kw).
-
-    On a device: the platform's compiled kernel and the XLA path. ``smoke``: both kernels interpreted
-    (the TPU one through ``pltpu.InterpretParams``) and the XLA path, whatever the platform."""
-    from pallas_kernels.ragged_paged_attention import ragged_paged_attention, ragged_paged_attention_xla
-
-    def tpu_kernel(*a, **kw):
-        from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu
-
-        return ragged_paged_attention_tpu(*a, **kw)
-
+def kernel_impls(platform: str, smoke: bool, gpu: Callable, tpu: Callable) -> dict[str, Callable]:
+    """name -> kernel: on a device the platform's compiled one; ``smoke``: both interpreted (the TPU one
+    through ``pltpu.InterpretParams``), whatever the platform."""
     if smoke:
         return {
-            "pallas_gpu_interpret": lambda *a, **kw: ragged_paged_attention(*a, interpret=True, **kw),
-            "pallas_tpu_interpret": lambda *a, **kw: tpu_kernel(*a, interpret=True, **kw),
-            "xla": ragged_paged_attention_xla,
+            "pallas_gpu_interpret": functools.partial(gpu, interpret=True),
+            "pallas_tpu_interpret": functools.partial(tpu, interpret=True),
         }
     backend = kernel_backend(platform)
-    compiled = {"pallas_gpu": ragged_paged_attention, "pallas_tpu": tpu_kernel}
+    compiled = {"pallas_gpu": gpu, "pallas_tpu": tpu}
     if backend not in compiled:
-        raise ValueError(f"no compiled attention kernel on platform {platform!r} (auto picks {backend!r})")
-    return {backend: lambda *a, **kw: compiled[backend](*a, interpret=False, **kw), "xla": ragged_paged_attention_xla}
+        raise ValueError(f"no compiled kernel on platform {platform!r} (auto picks {backend!r})")
+    return {backend: functools.partial(compiled[backend], interpret=False)}
+
+
+def attention_impls(platform: str, smoke: bool) -> dict[str, Callable]:
+    """name -> fn(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, **kw): the kernels of
+    ``kernel_impls`` and the XLA path."""
+    from pallas_kernels.ragged_paged_attention import (
+        ragged_paged_attention,
+        ragged_paged_attention_tpu,
+        ragged_paged_attention_xla,
+    )
+
+    kernels = kernel_impls(platform, smoke, ragged_paged_attention, ragged_paged_attention_tpu)
+    return {**kernels, "xla": ragged_paged_attention_xla}
 
 
 def matmul_impls(platform: str, smoke: bool) -> dict[str, Callable]:
-    from pallas_kernels.quant_matmul import quant_matmul
+    from pallas_kernels.quant_matmul import quant_matmul, quant_matmul_tpu
 
-    def tpu_matmul(*a, **kw):
-        from pallas_kernels.quant_matmul.tpu import quant_matmul_tpu
-
-        return quant_matmul_tpu(*a, **kw)
-
-    if smoke:
-        return {
-            "pallas_gpu_interpret": lambda *a, **kw: quant_matmul(*a, interpret=True, **kw),
-            "pallas_tpu_interpret": lambda *a, **kw: tpu_matmul(*a, interpret=True, **kw),
-        }
-    backend = kernel_backend(platform)
-    return {backend: lambda *a, **kw: (quant_matmul if backend == "pallas_gpu" else tpu_matmul)(*a, **kw)}
+    return kernel_impls(platform, smoke, quant_matmul, quant_matmul_tpu)
 
 
 # ---------------------------------------------------------------- 1. check
+
+
+# name, q_lens, kv_lens, (q heads, kv heads, head_dim, page_size), dtype, kv_dtype, sliding_window, soft_cap
+_SMOKE_CASES = [("tiny mixed f32", [1, 3], [5, 12], (2, 1, 32, 16), "float32", None, None, None)]
+_CASES = [
+    # decodes at page edges, a prefill chunk on a long context, a whole short prompt, an empty row
+    ("mixed f32", [1, 1, 1, 17, 1, 0, 5], [1, 16, 33, 17, 100, 0, 64], (8, 2, 64, 16), "float32", None, None, None),
+    ("mixed bf16 window", [1, 9, 1, 1, 32], [70, 9, 16, 129, 96], (8, 2, 128, 16), "bfloat16", None, 48, None),
+    ("decode bf16 softcap", [1] * 6, [1, 15, 16, 17, 200, 31], (4, 4, 64, 16), "bfloat16", None, None, 30.0),
+    ("gemma-like bf16 d256", [1, 1, 40, 1], [600, 1, 40, 513], (4, 1, 256, 16), "bfloat16", None, 512, None),
+    ("int8 KV bf16", [1, 1, 7, 1], [64, 300, 7, 33], (32, 8, 128, 16), "bfloat16", "int8", None, None),
+    ("fp8 KV bf16", [1, 5, 1], [129, 5, 250], (9, 3, 64, 32), "bfloat16", "fp8", None, None),
+]
 
 
 def attention_cases(smoke: bool) -> list[tuple[str, dict, dict]]:
@@ -154,113 +159,13 @@ def attention_cases(smoke: bool) -> list[tuple[str, dict, dict]]:
     (power-of-two head_dim >= 16, page sizes the tables know)."""
     import jax.numpy as jnp
 
-    if smoke:
-        return [
-            (
-                "tiny mixed f32",
-                dict(
-                    q_lens=[1, 3],
-                    kv_lens=[5, 12],
-                    num_q_heads=2,
-                    num_kv_heads=1,
-                    head_dim=32,
-                    page_size=16,
-                    dtype=jnp.float32,
-                ),
-                {},
-            )
-        ]
-    return [
-        # decodes at page edges, a prefill chunk on a long context, a whole short prompt, an empty row
-        (
-            "mixed f32",
-            dict(
-                q_lens=[1, 1, 1, 17, 1, 0, 5],
-                kv_lens=[1, 16, 33, 17, 100, 0, 64],
-                num_q_heads=8,
-                num_kv_heads=2,
-                head_dim=64,
-                page_size=16,
-                dtype=jnp.float32,
-            ),
-            {},
-        ),
-        (
-            "mixed bf16 window",
-            dict(
-                q_lens=[1, 9, 1, 1, 32],
-                kv_lens=[70, 9, 16, 129, 96],
-                num_q_heads=8,
-                num_kv_heads=2,
-                head_dim=128,
-                page_size=16,
-                dtype=jnp.bfloat16,
-            ),
-            dict(sliding_window=48),
-        ),
-        (
-            "decode bf16 softcap",
-            dict(
-                q_lens=[1] * 6,
-                kv_lens=[1, 15, 16, 17, 200, 31],
-                num_q_heads=4,
-                num_kv_heads=4,
-                head_dim=64,
-                page_size=16,
-                dtype=jnp.bfloat16,
-            ),
-            dict(soft_cap=30.0),
-        ),
-        (
-            "gemma-like bf16 d256",
-            dict(
-                q_lens=[1, 1, 40, 1],
-                kv_lens=[600, 1, 40, 513],
-                num_q_heads=4,
-                num_kv_heads=1,
-                head_dim=256,
-                page_size=16,
-                dtype=jnp.bfloat16,
-            ),
-            dict(sliding_window=512),
-        ),
-        (
-            "int8 KV bf16",
-            dict(
-                q_lens=[1, 1, 7, 1],
-                kv_lens=[64, 300, 7, 33],
-                num_q_heads=32,
-                num_kv_heads=8,
-                head_dim=128,
-                page_size=16,
-                dtype=jnp.bfloat16,
-                kv_dtype="int8",
-            ),
-            {},
-        ),
-        (
-            "fp8 KV bf16",
-            dict(
-                q_lens=[1, 5, 1],
-                kv_lens=[129, 5, 250],
-                num_q_heads=9,
-                num_kv_heads=3,
-                head_dim=64,
-                page_size=32,
-                dtype=jnp.bfloat16,
-                kv_dtype="fp8",
-            ),
-            {},
-        ),
-    ]
-
-
-def _paged(b) -> tuple:
-    return b["q"], b["k_pages"], b["v_pages"], b["kv_lens"], b["page_indices"], b["cu_q_lens"], b["num_seqs"]
-
-
-def _scale_pages(b) -> dict:
-    return dict(k_scales=b["k_scale_pages"], v_scales=b["v_scale_pages"]) if "k_scale_pages" in b else {}
+    out = []
+    for name, q_lens, kv_lens, (hq, hkv, d, page), dtype, kv_dtype, window, cap in _SMOKE_CASES if smoke else _CASES:
+        shape = dict(q_lens=q_lens, kv_lens=kv_lens, num_q_heads=hq, num_kv_heads=hkv, head_dim=d, page_size=page)
+        shape.update(dtype=jnp.dtype(dtype), **({"kv_dtype": kv_dtype} if kv_dtype else {}))
+        extra = {k: v for k, v in (("sliding_window", window), ("soft_cap", cap)) if v is not None}
+        out.append((name, shape, extra))
+    return out
 
 
 def _compare(got, expected, rtol: float, atol: float, record: dict) -> None:
@@ -288,21 +193,15 @@ def _run_case(record: dict, fn: Callable) -> dict:
 
 
 def check_attention(platform: str, smoke: bool) -> dict:
-    from test_ragged_paged_attention import TOLERANCES, make_batch  # the tests' table and batch builder
-
-    from pallas_kernels.ragged_paged_attention import ragged_paged_attention_reference
+    # The kernel tests' batch builder, runners and per-dtype tolerance table.
+    from tests.support.attention_cases import TOLERANCES, make_batch, run_paged, run_reference
 
     impls = attention_impls(platform, smoke)
     cases = []
     for i, (name, shape, extra) in enumerate(attention_cases(smoke)):
         b = make_batch(np.random.default_rng(i), **shape)
         kw = dict(sm_scale=1.0 / math.sqrt(shape["head_dim"]), **extra)
-        quantized = "kq" in b
-        k, v = (b["kq"], b["vq"]) if quantized else (b["k"], b["v"])
-        scales = dict(k_scales=b["k_scales"], v_scales=b["v_scales"]) if quantized else {}
-        expected = np.asarray(
-            ragged_paged_attention_reference(b["q"], k, v, b["kv_lens"], b["cu_q_lens"], b["num_seqs"], **scales, **kw)
-        )
+        expected = np.asarray(run_reference(b, quantized="kq" in b, **kw))
         rtol, atol = TOLERANCES[expected.dtype]
         for impl, fn in impls.items():
             record = {
@@ -319,20 +218,16 @@ def check_attention(platform: str, smoke: bool) -> dict:
                 "rtol": rtol,
                 "atol": atol,
             }
-            cases.append(
-                _run_case(
-                    record, lambda: _compare(fn(*_paged(b), **_scale_pages(b), **kw), expected, rtol, atol, record)
-                )
-            )
+            cases.append(_run_case(record, lambda: _compare(run_paged(fn, b, **kw), expected, rtol, atol, record)))
     return {"passed": all(c["passed"] for c in cases), "cases": cases}
 
 
 def check_quant_matmul(platform: str, smoke: bool) -> dict:
     import jax.numpy as jnp
-    from test_quant import TOLERANCES
 
     from pallas_kernels.quant_matmul import quant_matmul_reference
     from runtime.quant.weights import QuantizedMatrix
+    from tests.runtime.quant.test_quant import TOLERANCES  # the quantized matmul tests' table
 
     shapes = (
         [(3, 256, 128, "int8", 0), (5, 256, 128, "int4", 64)]
@@ -392,56 +287,20 @@ def time_calls(fn: Callable[[], Any], runs: int, warmup: int, smoke: bool) -> di
     }
 
 
+# The timed shapes' heads and pages: Llama 3 8B's on a device, tiny ones for --smoke.
+HEADS = dict(num_q_heads=32, num_kv_heads=8, head_dim=128, page_size=16, dtype="bfloat16")
+SMOKE_HEADS = dict(num_q_heads=2, num_kv_heads=1, head_dim=32, page_size=16, dtype="float32")
+
+
 def decode_shape(smoke: bool, kv_dtype: str) -> dict:
-    if smoke:
-        return dict(
-            seqs=2,
-            kv_len=20,
-            q_len=1,
-            num_q_heads=2,
-            num_kv_heads=1,
-            head_dim=32,
-            page_size=16,
-            dtype="float32",
-            kv_dtype=kv_dtype,
-        )
-    return dict(
-        seqs=128,
-        kv_len=4096,
-        q_len=1,
-        num_q_heads=32,
-        num_kv_heads=8,
-        head_dim=128,
-        page_size=16,
-        dtype="bfloat16",
-        kv_dtype=kv_dtype,
-    )
+    seqs, kv_len = (2, 20) if smoke else (128, 4096)
+    return dict(seqs=seqs, kv_len=kv_len, q_len=1, **(SMOKE_HEADS if smoke else HEADS), kv_dtype=kv_dtype)
 
 
 def prefill_shape(smoke: bool) -> dict:
-    if smoke:
-        return dict(
-            seqs=2,
-            kv_len=8,
-            q_len=8,
-            num_q_heads=2,
-            num_kv_heads=1,
-            head_dim=32,
-            page_size=16,
-            dtype="float32",
-            kv_dtype="float",
-        )
-    return dict(
-        seqs=8,
-        kv_len=2048,
-        q_len=2048,
-        num_q_heads=32,
-        num_kv_heads=8,
-        head_dim=128,
-        page_size=16,
-        dtype="bfloat16",
-        kv_dtype="float",
-    )
+    """Fresh prompts: every row's context is its own prompt."""
+    seqs, length = (2, 8) if smoke else (8, 2048)
+    return dict(seqs=seqs, kv_len=length, q_len=length, **(SMOKE_HEADS if smoke else HEADS), kv_dtype="float")
 
 
 def build_inputs(s: dict, seed: int = 0) -> tuple[tuple, dict]:
@@ -500,6 +359,30 @@ def prefill_flops(s: dict) -> int:
     return 4 * s["seqs"] * per_seq * s["num_q_heads"] * s["head_dim"]
 
 
+def _timed(record: dict, fn: Callable, s: dict, seed: int, runs: int, smoke: bool) -> float | None:
+    """Times ``fn`` on ``build_inputs(s, seed)`` into ``record``, or records why it could not; the median ms."""
+    try:
+        args, scales = build_inputs(s, seed)
+        kw = dict(sm_scale=1.0 / math.sqrt(s["head_dim"]), **scales)
+        record.update(time_calls(lambda: fn(*args, **kw), runs, warmup=3, smoke=smoke))
+    except Exception as exc:  # noqa: BLE001 - a kernel that fails here is reported, and the others still run
+        record["error"] = _error(exc)
+        log(traceback.format_exc(limit=4))
+    return record.get("median_ms")
+
+
+def _per_second(amount: float, ms: float | None, unit: float, digits: int) -> float | None:
+    return round(amount / (ms / 1e3) / unit, digits) if ms else None
+
+
+def _fraction(achieved: float | None, peak: float | None) -> float | None:
+    return round(achieved / peak, 4) if achieved is not None and peak is not None else None
+
+
+def _error_note(record: dict) -> str:
+    return f"  ERROR {record['error']}" if "error" in record else ""
+
+
 def time_decode(platform: str, smoke: bool, runs: int, spec: DeviceSpec | None) -> list[dict]:
     impls = attention_impls(platform, smoke)
     kernels = [name for name in impls if name != "xla"]
@@ -513,20 +396,12 @@ def time_decode(platform: str, smoke: bool, runs: int, spec: DeviceSpec | None) 
         record = {"impl": impl, **s, **decode_bytes(s)}
         if s["kv_dtype"] == "float":
             record["kv_dtype"] = s["dtype"]
-        try:
-            args, scales = build_inputs(s)
-            fn = impls[impl]
-            kw = dict(sm_scale=1.0 / math.sqrt(s["head_dim"]), **scales)
-            record.update(time_calls(lambda: fn(*args, **kw), runs, warmup=3, smoke=smoke))
-        except Exception as exc:  # noqa: BLE001
-            record["error"] = _error(exc)
-            log(traceback.format_exc(limit=4))
-        ms = record.get("median_ms")
-        record["achieved_gbs"] = round(record["bytes"] / (ms / 1e3) / 1e9, 2) if ms else None
-        record["hbm_fraction"] = round(record["achieved_gbs"] / spec.hbm_gbs, 4) if ms and spec else None
+        ms = _timed(record, impls[impl], s, 0, runs, smoke)
+        record["achieved_gbs"] = _per_second(record["bytes"], ms, 1e9, 2)
+        record["hbm_fraction"] = _fraction(record["achieved_gbs"], spec and spec.hbm_gbs)
         log(
             f"  decode {impl:<21} {record['kv_dtype']:<9} {ms} ms  {record['achieved_gbs']} GB/s  "
-            f"fraction {record['hbm_fraction']}" + (f"  ERROR {record['error']}" if "error" in record else "")
+            f"fraction {record['hbm_fraction']}" + _error_note(record)
         )
         out.append(record)
     return out
@@ -538,21 +413,12 @@ def time_prefill(platform: str, smoke: bool, runs: int, spec: DeviceSpec | None)
     for impl in [name for name in impls if name != "xla"]:
         s = prefill_shape(smoke)
         record = {"impl": impl, **s, "kv_dtype": s["dtype"], "flops": prefill_flops(s)}
-        try:
-            args, _ = build_inputs(s, seed=1)
-            fn = impls[impl]
-            record.update(
-                time_calls(lambda: fn(*args, sm_scale=1.0 / math.sqrt(s["head_dim"])), runs, warmup=3, smoke=smoke)
-            )
-        except Exception as exc:  # noqa: BLE001
-            record["error"] = _error(exc)
-            log(traceback.format_exc(limit=4))
-        ms = record.get("median_ms")
-        record["achieved_tflops"] = round(record["flops"] / (ms / 1e3) / 1e12, 3) if ms else None
-        record["flops_fraction"] = round(record["achieved_tflops"] / spec.bf16_tflops, 4) if ms and spec else None
+        ms = _timed(record, impls[impl], s, 1, runs, smoke)
+        record["achieved_tflops"] = _per_second(record["flops"], ms, 1e12, 3)
+        record["flops_fraction"] = _fraction(record["achieved_tflops"], spec and spec.bf16_tflops)
         log(
             f"  prefill {impl:<20} {ms} ms  {record['achieved_tflops']} TFLOP/s  fraction {record['flops_fraction']}"
-            + (f"  ERROR {record['error']}" if "error" in record else "")
+            + _error_note(record)
         )
         out.append(record)
     return out

@@ -22,7 +22,6 @@ import argparse
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,16 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-ENGINE_FLAGS = [
-    "--max-num-seqs",
-    "8",
-    "--max-num-batched-tokens",
-    "64",
-    "--max-model-len",
-    "512",
-    "--kv-cache-mb",
-    "32",
-]
 SUBJECTS = [
     "France",
     "Japan",
@@ -89,15 +78,14 @@ def value(text: str, name: str) -> float | None:
 
 
 def ask(url: str, question: str) -> tuple[dict, dict]:
-    body = {"model": "small", "messages": [{"role": "user", "content": question}], **PARAMS}
-    req = urllib.request.Request(
-        url + "/v1/chat/completions",
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"},
+    from tests.support.gateway_server import chat_body, http
+
+    status, headers, raw = http(
+        url, chat_body("small", question, **PARAMS), headers={"Authorization": f"Bearer {KEY}"}, timeout=300
     )
-    with urllib.request.urlopen(req, timeout=300) as r:
-        return {k.lower(): v for k, v in r.headers.items()}, json.loads(r.read())
+    if status != 200:
+        raise SystemExit(f"{url}: HTTP {status}: {raw[:200]!r}")
+    return {k.lower(): v for k, v in headers.items()}, json.loads(raw)
 
 
 def pct(values: list[float], q: float) -> float | None:
@@ -105,36 +93,13 @@ def pct(values: list[float], q: float) -> float | None:
 
 
 def own_redis() -> tuple[str, callable]:
-    from tests.support.gateway_server import free_port
+    """A redis-server of this run's own on a free loopback port: (its URL, how to stop it)."""
+    from tests.support.redis_server import RedisServer
 
     if not shutil.which("redis-server"):
         raise SystemExit("redis-server is not installed; give --redis-url")
-    port = free_port()
-    subprocess.run(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--daemonize",
-            "yes",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    for _ in range(200):
-        ping = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True)
-        if ping.stdout.strip() == "PONG":
-            break
-        time.sleep(0.05)
-    return f"redis://127.0.0.1:{port}/0", lambda: subprocess.run(
-        ["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True
-    )
+    server = RedisServer().start()
+    return server.url, server.stop
 
 
 def main(argv=None) -> int:
@@ -146,45 +111,25 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.gateways < 2:
         p.error("--gateways: at least 2")
-    from tests.support.processes import ServerProcess
+    from tests.support.processes import replica_gateways, replica_model, start_all, stop_all
 
     stop_redis = None
     redis_url = args.redis_url
     if redis_url is None:
         redis_url, stop_redis = own_redis()
-    model = ServerProcess(
-        ["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name="bench-model", wait_ready=False
-    )
-    config = Path(tempfile.mkdtemp(prefix="bench-replicas-")) / "gateway.yaml"
-    config.write_text(
-        json.dumps(
-            {
-                "host": "127.0.0.1",
-                "models": [],
-                "tiers": {
-                    "tiers": [{"name": "small", "model": "smollm2-135m", "url": model.url, "timeout_s": 120}],
-                    "router": {"default": "small"},
-                },
-                "cache": {
-                    "store": "redis",
-                    "redis_url": redis_url,
-                    "redis_prefix": f"bench-replicas-{time.time_ns()}:",
-                    "cache_sampled": "always",
-                },
-            }
-        )
-    )
-    gateways = [
-        ServerProcess(["-m", "gateway", "--config", str(config)], name=f"bench-gateway-{i}", wait_ready=False)
-        for i in range(args.gateways)
-    ]
+    model = replica_model("bench-model")
+    cache = {
+        "store": "redis",
+        "redis_url": redis_url,
+        "redis_prefix": f"bench-replicas-{time.time_ns()}:",
+        "cache_sampled": "always",
+    }
+    folder = tempfile.mkdtemp(prefix="bench-replicas-")
+    gateways = replica_gateways(folder, model.url, cache, [f"bench-gateway-{i}" for i in range(args.gateways)])
     procs = [model, *gateways]
     try:
         t = time.perf_counter()
-        for proc in procs:
-            proc.start()
-        for proc in procs:
-            proc.wait()
+        start_all(procs)
         startup_s = time.perf_counter() - t
         a, others = gateways[0], gateways[1:]
         after_answer: list[float] = []
@@ -247,8 +192,7 @@ def main(argv=None) -> int:
             "created_to_indexed: each replica's own clock from A's entry creation to its index",
         }
     finally:
-        for proc in procs:
-            proc.stop()
+        stop_all(procs)
         if stop_redis is not None:
             stop_redis()
     out = Path(args.out)

@@ -101,198 +101,93 @@ def _by(rows: list[dict], bench: str, **match) -> dict | None:
     return next((r for r in rows if r.get("bench") == bench and all(r.get(k) == v for k, v in match.items())), None)
 
 
+def _json(path: Path):
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _benches(path: Path) -> dict[str, dict]:
+    """A script's JSON lines by their "bench" (the first line of each), {} when it has not run."""
+    rows = _jsonl(path.read_text()) if path.exists() else []
+    return {bench: _by(rows, bench) for bench in dict.fromkeys(r.get("bench") for r in rows)}
+
+
+def _dig(record: dict, path: tuple[str, ...]):
+    for key in path:
+        record = record[key]
+    return record
+
+
 def collect(raw: Path) -> list[dict]:
     """Rows of the table: pair, metric, before, after, unit, gain (after over before, > 1 is better)."""
     rows: list[dict] = []
 
-    def add(pair, metric, before, after, unit, higher_is_better, source):
+    def add(pair, metric, before, after, unit, source):
+        # Rates (tok/s, requests) are better higher; latency, cost and waste (ms, USD, %) lower.
+        higher_is_better = unit in ("tok/s", "requests")
         gain = (after / before if higher_is_better else before / after) if before and after else None
-        rows.append(
-            {
-                "pair": pair,
-                "metric": metric,
-                "before": before,
-                "after": after,
-                "unit": unit,
-                "gain": gain,
-                "source": source,
-            }
-        )
+        row = {"pair": pair, "metric": metric, "before": before, "after": after, "unit": unit, "gain": gain}
+        rows.append({**row, "source": source})
 
-    engine = (
-        _jsonl((raw / "bench_engine.stdout.jsonl").read_text()) if (raw / "bench_engine.stdout.jsonl").exists() else []
-    )
-    if c := _by(engine, "continuous_vs_static"):
+    def compare(source, records, before, after, pair, metrics):
+        """``records[before]`` -> ``records[after]``, when both are there: a row per (metric, path, unit),
+        the path a tuple of keys into each."""
+        if records and records.get(before) is not None and records.get(after) is not None:
+            for metric, path, unit in metrics:
+                add(pair, metric, _dig(records[before], path), _dig(records[after], path), unit, source)
+
+    engine, src = _benches(raw / "bench_engine.stdout.jsonl"), "bench_engine.py"
+    if c := engine.get("continuous_vs_static"):
+        metric = f"throughput, {c['requests']} requests, batch {c['batch']}"
+        add("continuous vs static batching", metric, c["static_tok_s"], c["continuous_tok_s"], "tok/s", src)
+    if p := engine.get("paged_vs_contiguous"):
+        budget = f"concurrent requests in {p['kv_budget_tokens']} KV tokens"
+        waste = f"KV slots allocated but empty (block size {p['block_size']})"
         add(
-            "continuous vs static batching",
-            f"throughput, {c['requests']} requests, batch {c['batch']}",
-            c["static_tok_s"],
-            c["continuous_tok_s"],
-            "tok/s",
-            True,
-            "bench_engine.py",
+            "paged vs contiguous KV", budget, p["max_concurrent_contiguous"], p["max_concurrent_paged"], "requests", src
         )
-    if p := _by(engine, "paged_vs_contiguous"):
-        add(
-            "paged vs contiguous KV",
-            f"concurrent requests in {p['kv_budget_tokens']} KV tokens",
-            p["max_concurrent_contiguous"],
-            p["max_concurrent_paged"],
-            "requests",
-            True,
-            "bench_engine.py",
-        )
-        add(
-            "paged vs contiguous KV",
-            f"KV slots allocated but empty (block size {p['block_size']})",
-            p["contiguous_waste_pct"],
-            p["paged_waste_pct"],
-            "%",
-            False,
-            "bench_engine.py",
-        )
-    if h := _by(engine, "engine_vs_hf"):
-        add(
-            "peer: this engine vs HF generate()",
-            f"throughput, {h['requests']} requests",
-            h["hf_tok_s"],
-            h["ours_tok_s"],
-            "tok/s",
-            True,
-            "bench_engine.py",
-        )
-    cache = (
-        _jsonl((raw / "bench_cache.stdout.jsonl").read_text()) if (raw / "bench_cache.stdout.jsonl").exists() else []
-    )
-    miss = _by(cache, "miss")
+        add("paged vs contiguous KV", waste, p["contiguous_waste_pct"], p["paged_waste_pct"], "%", src)
+    if h := engine.get("engine_vs_hf"):
+        metric = f"throughput, {h['requests']} requests"
+        add("peer: this engine vs HF generate()", metric, h["hf_tok_s"], h["ours_tok_s"], "tok/s", src)
+    cache = _benches(raw / "bench_cache.stdout.jsonl")
     for kind in ("exact_hit", "semantic_hit"):
-        if miss and (hit := _by(cache, kind)):
-            add(
-                "semantic cache on vs off",
-                f"latency p50, {kind.replace('_', ' ')} vs miss",
-                miss["p50_ms"],
-                hit["p50_ms"],
-                "ms",
-                False,
-                "bench_cache.py",
-            )
-    tiers_file = raw / "bench_tiers.json"
-    if tiers_file.exists():
-        modes = {m["mode"]: m for m in json.loads(tiers_file.read_text())["modes"]}
-        large, auto, cached = modes.get("all-large"), modes.get("auto"), modes.get("auto+cache")
-        if large and auto:
-            add(
-                "routing vs all-large",
-                "cost per 1,000 requests",
-                large["cost_per_1k_requests_usd"],
-                auto["cost_per_1k_requests_usd"],
-                "USD",
-                False,
-                "bench_tiers.py",
-            )
-            add(
-                "routing vs all-large",
-                "latency p50",
-                large["latency_ms"]["p50"],
-                auto["latency_ms"]["p50"],
-                "ms",
-                False,
-                "bench_tiers.py",
-            )
-        if auto and cached:
-            add(
-                "semantic cache on vs off",
-                "cost per 1,000 requests (auto routing)",
-                auto["cost_per_1k_requests_usd"],
-                cached["cost_per_1k_requests_usd"],
-                "USD",
-                False,
-                "bench_tiers.py",
-            )
-            add(
-                "semantic cache on vs off",
-                "latency p50 (auto routing)",
-                auto["latency_ms"]["p50"],
-                cached["latency_ms"]["p50"],
-                "ms",
-                False,
-                "bench_tiers.py",
-            )
-    kvq_file = raw / "bench_kv_quant.json"
-    if kvq_file.exists():
-        kvq = json.loads(kvq_file.read_text())["kv_dtypes"]
-        for dt in ("bfloat16", "int8"):
-            if dt in kvq:
-                add(
-                    "KV-cache quantization",
-                    f"concurrent requests in one KV budget, {dt} vs float32 KV",
-                    kvq["float32"]["max_concurrent_requests"],
-                    kvq[dt]["max_concurrent_requests"],
-                    "requests",
-                    True,
-                    "bench_kv_quant.py",
-                )
+        metrics = [(f"latency p50, {kind.replace('_', ' ')} vs miss", ("p50_ms",), "ms")]
+        compare("bench_cache.py", cache, "miss", kind, "semantic cache on vs off", metrics)
+    tiers = _json(raw / "bench_tiers.json")
+    modes = tiers and {m["mode"]: m for m in tiers["modes"]}
+    cost, p50 = ("cost_per_1k_requests_usd",), ("latency_ms", "p50")
+    metrics = [("cost per 1,000 requests", cost, "USD"), ("latency p50", p50, "ms")]
+    compare("bench_tiers.py", modes, "all-large", "auto", "routing vs all-large", metrics)
+    metrics = [("cost per 1,000 requests (auto routing)", cost, "USD"), ("latency p50 (auto routing)", p50, "ms")]
+    compare("bench_tiers.py", modes, "auto", "auto+cache", "semantic cache on vs off", metrics)
+    kvq = _json(raw / "bench_kv_quant.json")
+    for dt in ("bfloat16", "int8"):
+        metric = f"concurrent requests in one KV budget, {dt} vs float32 KV"
+        metrics = [(metric, ("max_concurrent_requests",), "requests")]
+        compare("bench_kv_quant.py", kvq and kvq["kv_dtypes"], "float32", dt, "KV-cache quantization", metrics)
     gen_file = raw / "bench_generate.json"
     if gen_file.exists():
         by = next((r["weight_quant"] for r in _jsonl(gen_file.read_text()) if "weight_quant" in r), {})
         for q in ("int8", "int4"):
-            if "none" in by and q in by:
-                add(
-                    "weight quantization",
-                    f"batch-1 decode, {q} vs float32 weights",
-                    by["none"]["tok_s"],
-                    by[q]["tok_s"],
-                    "tok/s",
-                    True,
-                    "bench_generate.py",
-                )
-    prefix_file = raw / "bench_prefix.json"
-    if prefix_file.exists():
-        pre = json.loads(prefix_file.read_text())
-        add(
-            "prefix caching",
-            f"TTFT p50, {pre['system_prompt_tokens']}-token shared system prompt",
-            pre["off"]["ttft_ms_p50"],
-            pre["on"]["ttft_ms_p50"],
-            "ms",
-            False,
-            "bench_prefix.py",
-        )
-    disagg_file = raw / "bench_disagg.json"
-    if disagg_file.exists():  # on one 2-core host the split buys the decode tail and costs TTFT: both shown
-        d = json.loads(disagg_file.read_text())
-        col, dis = d["colocated"], d["disaggregated"]
-        add(
-            "prefill/decode disaggregation",
-            "decode streams' inter-token latency p99 under long-prompt arrivals",
-            col["stream"]["itl_ms"]["p99"],
-            dis["stream"]["itl_ms"]["p99"],
-            "ms",
-            False,
-            "bench_disagg.py",
-        )
-        add(
-            "prefill/decode disaggregation",
-            "long-prompt TTFT p50 (one host: each role on half the cores)",
-            col["long"]["ttft_ms"]["p50"],
-            dis["long"]["ttft_ms"]["p50"],
-            "ms",
-            False,
-            "bench_disagg.py",
-        )
-    replicas_file = raw / "bench_replicas.json"
-    if replicas_file.exists():
-        r = json.loads(replicas_file.read_text())
-        add(
-            "cache shared by gateway replicas",
+            metrics = [(f"batch-1 decode, {q} vs float32 weights", ("tok_s",), "tok/s")]
+            compare("bench_generate.py", by, "none", q, "weight quantization", metrics)
+    if pre := _json(raw / "bench_prefix.json"):
+        metrics = [(f"TTFT p50, {pre['system_prompt_tokens']}-token shared system prompt", ("ttft_ms_p50",), "ms")]
+        compare("bench_prefix.py", pre, "off", "on", "prefix caching", metrics)
+    # On one 2-core host the split buys the decode tail and costs TTFT: both shown.
+    disagg, pair = _json(raw / "bench_disagg.json"), "prefill/decode disaggregation"
+    metrics = [
+        ("decode streams' inter-token latency p99 under long-prompt arrivals", ("stream", "itl_ms", "p99"), "ms"),
+        ("long-prompt TTFT p50 (one host: each role on half the cores)", ("long", "ttft_ms", "p50"), "ms"),
+    ]
+    compare("bench_disagg.py", disagg, "colocated", "disaggregated", pair, metrics)
+    if r := _json(raw / "bench_replicas.json"):
+        metric = (
             f"answer on replica B, p50 ({r['gateways']} gateways, one Redis; "
-            f"{r['cross_replica_hits']}/{r['entries_stored']} hits)",
-            r["miss_answer_ms_p50"],
-            r["hit_answer_ms_p50"],
-            "ms",
-            False,
-            "bench_replicas.py",
+            f"{r['cross_replica_hits']}/{r['entries_stored']} hits)"
         )
+        before, after = r["miss_answer_ms_p50"], r["hit_answer_ms_p50"]
+        add("cache shared by gateway replicas", metric, before, after, "ms", "bench_replicas.py")
     return rows
 
 

@@ -51,27 +51,16 @@ class TableEmbedder:
 
     def __init__(self, embedder: Embedder, texts: list[str]):
         self._embedder = embedder
-        self.dim = embedder.dim
         vecs = embedder.embed_many(texts)
         self._table = {t: vecs[i] for i, t in enumerate(texts)}
 
-    @property
-    def forward_passes(self) -> int:
-        return self._embedder.forward_passes
-
-    @property
-    def texts_embedded(self) -> int:
-        return self._embedder.texts_embedded
-
-    async def start(self) -> None:
-        await self._embedder.start()
+    def __getattr__(self, name: str):
+        # All but embed (dim, forward_passes, texts_embedded, start, close) is the real embedder's.
+        return getattr(self._embedder, name)
 
     async def embed(self, text: str) -> np.ndarray:
         vec = self._table.get(text)
         return vec if vec is not None else await self._embedder.embed(text)
-
-    def close(self) -> None:
-        self._embedder.close()
 
 
 def load_pairs(path: str) -> list[dict]:

@@ -73,6 +73,10 @@ import numpy as np
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.support.processes: the spawned gateway
+
+from tests.support.processes import ServerProcess  # noqa: E402
+
 DEFAULT_OUT = ROOT / "docs" / "results" / "load_test.json"
 
 
@@ -120,15 +124,9 @@ def rss_mib(pid: int) -> float | None:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class SpawnedGateway:
+class SpawnedGateway(ServerProcess):
     """``python -m gateway`` from ``config`` on a free loopback port, its cache file in a temporary folder
-    (a load test must not fill the user's cache), its output in a log file."""
+    (a load test must not fill the user's cache), its output in a log file (``log_path``)."""
 
     def __init__(
         self,
@@ -139,13 +137,11 @@ class SpawnedGateway:
         drain_timeout_s: float = 60.0,
     ):
         self.config = Path(config)
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.tmp = Path(tempfile.mkdtemp(prefix="load-test-"))
-        self.log_path = self.tmp / "gateway.log"
-        self.extra_args = tuple(extra_args)
         self.drain_timeout_s = drain_timeout_s
-        self.proc: subprocess.Popen | None = None
+        config_path = self.tmp / "gateway.yaml"
+        args = ["-m", "gateway", "--config", str(config_path), "--drain-timeout", str(drain_timeout_s), *extra_args]
+        super().__init__(args, name="the gateway", port=port, wait_ready=False)
 
     def _write_config(self) -> Path:
         data = yaml.safe_load(self.config.read_text()) or {}
@@ -164,39 +160,14 @@ class SpawnedGateway:
         return self.proc.pid
 
     def start(self, ready_timeout: float = 900.0) -> SpawnedGateway:
-        config = self._write_config()
-        log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gateway",
-                "--config",
-                str(config),
-                "--drain-timeout",
-                str(self.drain_timeout_s),
-                *self.extra_args,
-            ],
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + ready_timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the gateway exited with {self.proc.returncode}:\n{self.log_tail()}")
-            if _get_status(self.url + "/readyz") == 200:
-                return self
-            time.sleep(0.5)
-        self.kill()
-        raise TimeoutError(f"the gateway was not ready after {ready_timeout:.0f} s:\n{self.log_tail()}")
-
-    def log_tail(self, n: int = 30) -> str:
+        self._write_config()
+        super().start()
         try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return ""
+            self.wait(ready_timeout)
+        except TimeoutError:
+            self.kill()
+            raise
+        return self
 
     def terminate(self) -> tuple[int | None, float]:
         """SIGTERM, then wait for the drain and the exit: (exit status, seconds)."""
@@ -210,23 +181,6 @@ class SpawnedGateway:
             self.kill()
             code = None
         return code, time.monotonic() - t
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(10)
-
-
-def _get_status(url: str) -> int | None:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(url, timeout=5) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
-    except Exception:
-        return None
 
 
 # ---------------------------------------------------------------- /metrics
@@ -740,12 +694,30 @@ def run(
             report["shutdown"]["log"] = str(gateway.log_path)  # kept for a look
         else:
             shutil.rmtree(gateway.tmp, ignore_errors=True)
+            gateway.log_path.unlink(missing_ok=True)
     else:
         report["target"]["spawned"] = False
     report["passed"] = all(report["properties"].values())
     report["generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report["machine"] = {"cpus": os.cpu_count(), "platform": sys.platform}
     return report
+
+
+# LoadConfig's fields that are command-line flags of the same name (their dests).
+CONFIG_FLAGS = (
+    "clients",
+    "duration_s",
+    "model",
+    "keys",
+    "seed",
+    "prompt_len",
+    "max_tokens",
+    "repeat_share",
+    "request_timeout_s",
+    "max_requests",
+    "warmup_burst",
+    "rss_tolerance_mib",
+)
 
 
 def main(argv=None) -> int:
@@ -755,14 +727,16 @@ def main(argv=None) -> int:
     where.add_argument("--url", help="attach to a running gateway (loopback only)")
     p.add_argument("--pid", type=int, help="with --url: the gateway's process id, to measure its memory")
     p.add_argument("--clients", type=int, default=256)
-    p.add_argument("--duration", type=float, default=60.0, help="seconds during which new requests start")
+    p.add_argument(
+        "--duration", dest="duration_s", type=float, default=60.0, help="seconds during which new requests start"
+    )
     p.add_argument("--model", default="smollm2-135m")
     p.add_argument("--keys", type=int, default=8, help="API keys shared by the clients (rate limits, cache scopes)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--max-tokens-dist", default=LoadConfig.max_tokens)
-    p.add_argument("--prompt-len-dist", default=LoadConfig.prompt_len)
+    p.add_argument("--max-tokens-dist", dest="max_tokens", default=LoadConfig.max_tokens)
+    p.add_argument("--prompt-len-dist", dest="prompt_len", default=LoadConfig.prompt_len)
     p.add_argument("--repeat-share", type=float, default=LoadConfig.repeat_share)
-    p.add_argument("--request-timeout", type=float, default=LoadConfig.request_timeout_s)
+    p.add_argument("--request-timeout", dest="request_timeout_s", type=float, default=LoadConfig.request_timeout_s)
     p.add_argument("--max-requests", type=int, default=LoadConfig.max_requests)
     p.add_argument("--warmup-burst", type=int, default=LoadConfig.warmup_burst)
     p.add_argument("--rss-tolerance-mib", type=float, help="default: max(64, 5%% of idle)")
@@ -781,18 +755,7 @@ def main(argv=None) -> int:
         if args.url:
             require_loopback(args.url)
         cfg = LoadConfig(
-            clients=args.clients,
-            duration_s=args.duration,
-            model=args.model,
-            keys=args.keys,
-            seed=args.seed,
-            prompt_len=args.prompt_len_dist,
-            max_tokens=args.max_tokens_dist,
-            repeat_share=args.repeat_share,
-            request_timeout_s=args.request_timeout,
-            max_requests=args.max_requests,
-            warmup_burst=args.warmup_burst,
-            rss_tolerance_mib=args.rss_tolerance_mib,
+            **{name: getattr(args, name) for name in CONFIG_FLAGS},
             progress=not args.no_progress,
             admin_key=os.environ.get(args.admin_key_env) or None,
         )

@@ -235,14 +235,23 @@ class Choice(_Response):
     logprobs: None = None
 
 
-class ChatCompletion(_Response):
+class _Completion(_Response):
+    """The fields an answer and each event of a streamed one share, in OpenAI's order (a subclass that
+    narrows ``object``, ``choices`` or ``usage`` keeps the field where it stands)."""
+
     id: str
-    object: Literal["chat.completion"] = "chat.completion"
+    object: str
     created: int
     model: str
+    choices: list
+    usage: Usage | None
+    system_fingerprint: None = None
+
+
+class ChatCompletion(_Completion):
+    object: Literal["chat.completion"] = "chat.completion"
     choices: list[Choice]
     usage: Usage
-    system_fingerprint: None = None
 
 
 class Delta(_Response):
@@ -259,17 +268,13 @@ class ChunkChoice(_Response):
     logprobs: None = None
 
 
-class ChatCompletionChunk(_Response):
+class ChatCompletionChunk(_Completion):
     """One server-sent event of a streamed answer (``data: <chunk>``; the stream ends with ``data: [DONE]``).
     With ``stream_options.include_usage``, a last chunk has no choices and the usage."""
 
-    id: str
     object: Literal["chat.completion.chunk"] = "chat.completion.chunk"
-    created: int
-    model: str
     choices: list[ChunkChoice]
     usage: Usage | None = Field(None, exclude_if=_absent)
-    system_fingerprint: None = None
 
 
 class ModelCard(_Response):

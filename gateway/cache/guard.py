@@ -73,34 +73,10 @@ _GREETING_END = re.compile(r"(?:[\s,;-]*\b(?:please|thanks|thank you|thx|ty|chee
 NEGATION_WORDS = frozenset("not no never none nobody nothing nowhere neither nor without cannot non nope noone".split())
 # Contractions written without the apostrophe (chat style): word -> expansion.
 BARE_CONTRACTIONS = {
-    "dont": "do not",
-    "doesnt": "does not",
-    "didnt": "did not",
-    "isnt": "is not",
-    "arent": "are not",
-    "wasnt": "was not",
-    "werent": "were not",
-    "cant": "can not",
-    "wont": "will not",
-    "shouldnt": "should not",
-    "couldnt": "could not",
-    "wouldnt": "would not",
-    "havent": "have not",
-    "hasnt": "has not",
-    "hadnt": "had not",
-    "mustnt": "must not",
-    "neednt": "need not",
-    "aint": "is not",
-    "whats": "what is",
-    "thats": "that is",
-    "hows": "how is",
-    "whos": "who is",
-    "wheres": "where is",
-    "whens": "when is",
-    "whys": "why is",
-    "youre": "you are",
-    "theyre": "they are",
-    "ive": "i have",
+    **{w + "nt": w + " not" for w in "do does did is are was were should could would have has had must need".split()},
+    **{w + "s": w + " is" for w in "what that how who where when why".split()},
+    **{w + "re": w + " are" for w in ("you", "they")},
+    **{"cant": "can not", "wont": "will not", "aint": "is not", "ive": "i have"},  # the irregular ones
 }
 NEGATING_PREFIXES = ("non", "un", "in", "im", "il", "ir", "dis", "de", "anti")
 

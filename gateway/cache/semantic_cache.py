@@ -219,23 +219,12 @@ class SemanticCache:
 
     def _make_store(self) -> CacheStore:
         c = self.config
+        common = dict(ttl_seconds=c.ttl_seconds, max_entries=c.max_entries, clock=self.clock)
         if c.store == "redis":
             return RedisStore(
-                c.redis_url,
-                ttl_seconds=c.ttl_seconds,
-                max_entries=c.max_entries,
-                prefix=c.redis_prefix,
-                timeout_s=c.redis_timeout_s,
-                retry_s=c.redis_retry_s,
-                clock=self.clock,
+                c.redis_url, prefix=c.redis_prefix, timeout_s=c.redis_timeout_s, retry_s=c.redis_retry_s, **common
             )
-        return FileStore(
-            c.path,
-            ttl_seconds=c.ttl_seconds,
-            max_entries=c.max_entries,
-            flush_interval_s=c.flush_interval_s,
-            clock=self.clock,
-        )
+        return FileStore(c.path, flush_interval_s=c.flush_interval_s, **common)
 
     @property
     def store_backend(self) -> CacheStore:

@@ -8,43 +8,25 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from pydantic import ValidationInfo, field_validator, model_validator
+from pydantic import ValidationInfo, model_validator
 from pydantic.dataclasses import dataclass
-from pydantic_core import PydanticCustomError
 
-from gateway.config.typed import STRICT, hash_secret, key_error, secret_from_env, validate
+from gateway.config.typed import STRICT, Sha256Hex, hash_key_env, hash_secret, validate  # noqa: F401 (hash_secret: re-exported)
 
 
 @dataclass(frozen=True, config=STRICT)
 class AdminConfig:
-    key_sha256: str  # the admin key is never kept in clear
+    key_sha256: Sha256Hex  # the admin key is never kept in clear
 
     yaml_keys: ClassVar[tuple[str, ...]] = ("key_env",)
 
     @model_validator(mode="before")
     @classmethod
     def _hash_key_env(cls, data: Any, info: ValidationInfo) -> Any:
-        if not isinstance(data, Mapping):  # built in code, or not a mapping (pydantic says so)
-            return data
-        if "key" in data:
-            raise key_error("key", "keys are not written in clear; give key_sha256 or key_env")
-        if "key_env" not in data:
-            return data
-        if "key_sha256" in data:
-            raise PydanticCustomError("config", "give exactly one of key_sha256 or key_env")
-        rest = {k: v for k, v in data.items() if k != "key_env"}
-        return {**rest, "key_sha256": hash_secret(secret_from_env(info, data["key_env"]))}
-
-    @field_validator("key_sha256")
-    @classmethod
-    def _hex(cls, value: str) -> str:
-        if not re.fullmatch(r"[0-9a-f]{64}", value):
-            raise ValueError("must be 64 lowercase hex digits (sha256 of the key)")
-        return value
+        return hash_key_env(data, info)
 
 
 def parse_admin(data: Any, env: Mapping[str, str] | None = None) -> AdminConfig | None:

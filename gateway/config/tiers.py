@@ -33,16 +33,16 @@ from urllib.parse import urlparse
 
 from pydantic import ValidationInfo, model_validator
 from pydantic.dataclasses import dataclass
-from pydantic_core import PydanticCustomError
 
 from gateway.config.typed import (
     LIST_OK,
     STRICT,
     NonEmptyStr,
+    Sha256Hex,
     StrTuple,
-    hash_secret,
+    hash_key_env,
+    hash_secret,  # noqa: F401 (re-exported)
     key_error,
-    secret_from_env,
     validate,
 )
 
@@ -150,7 +150,7 @@ class RouterConfig:
 @dataclass(frozen=True, config=STRICT)
 class KeyPolicy:
     name: NonEmptyStr = "default"
-    key_sha256: str | None = None  # None: the policy of callers with no configured key
+    key_sha256: Sha256Hex | None = None  # None: the policy of callers with no configured key
     budget_usd: float | None = None  # spend allowed per period; None = unlimited
     period_seconds: int = 86400  # budget windows are aligned to multiples of this (UTC)
     requests_per_minute: int | None = None  # None = unlimited
@@ -161,18 +161,7 @@ class KeyPolicy:
     @model_validator(mode="before")
     @classmethod
     def _hash_key_env(cls, data: Any, info: ValidationInfo) -> Any:
-        if not isinstance(data, Mapping):  # built in code, or not a mapping (pydantic says so)
-            return data
-        if "key" in data:
-            raise key_error("key", "keys are not written in clear; give key_sha256 or key_env")
-        if ("key_sha256" in data or "key_env" in data) and "name" not in data:
-            raise key_error("name", "required, a non-empty string (whose key this is)")
-        if "key_env" not in data:
-            return data
-        if "key_sha256" in data:
-            raise PydanticCustomError("config", "give key_sha256 or key_env, not both")
-        rest = {k: v for k, v in data.items() if k != "key_env"}
-        return {**rest, "key_sha256": hash_secret(secret_from_env(info, data["key_env"]))}
+        return hash_key_env(data, info, owner="name")
 
     @model_validator(mode="after")
     def _check(self) -> KeyPolicy:
@@ -184,8 +173,6 @@ class KeyPolicy:
             raise ValueError(f"requests_per_minute: must be >= 1, got {self.requests_per_minute}")
         if self.tiers is not None and not self.tiers:
             raise ValueError("tiers: must name at least one tier (leave it out to allow all)")
-        if self.key_sha256 is not None and not re.fullmatch(r"[0-9a-f]{64}", self.key_sha256):
-            raise ValueError("key_sha256: must be 64 lowercase hex digits (sha256 of the key)")
         return self
 
 

@@ -17,11 +17,21 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
 import types
 from collections.abc import Mapping
 from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
-from pydantic import ConfigDict, Field, Strict, TypeAdapter, ValidationError, ValidationInfo, WrapValidator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    WrapValidator,
+)
 from pydantic_core import ErrorDetails, PydanticCustomError
 
 from runtime.api import ConfigError  # noqa: F401 (one meaning: a configuration names a bad key)
@@ -57,6 +67,34 @@ def key_error(key: str, message: str) -> PydanticCustomError:
     consumes (``key_env``, ``engine.kv_cache_mb``): pydantic's location stops at the mapping, so the
     key travels in the error's context and ``location`` appends it."""
     return PydanticCustomError("config_key", "{message}", {"key": key, "message": message})
+
+
+def _sha256_hex(value: str) -> str:
+    if not re.fullmatch(r"[0-9a-f]{64}", value):
+        raise ValueError("must be 64 lowercase hex digits (sha256 of the key)")
+    return value
+
+
+Sha256Hex = Annotated[str, AfterValidator(_sha256_hex)]  # a key as kept: only its sha256, never in clear
+
+
+def hash_key_env(data: Any, info: ValidationInfo, *, owner: str | None = None) -> Any:
+    """The before-validator of a mapping that holds an API key: ``key_sha256``, or ``key_env`` (YAML only)
+    naming the environment variable that holds the key, which becomes its ``key_sha256``. A key written in
+    clear (``key``) or given both ways is an error, and so is a key without ``owner`` (``name``: whose key
+    it is) when the mapping needs one. What is not a mapping (a config built in code) passes through."""
+    if not isinstance(data, Mapping):  # built in code, or not a mapping (pydantic says so)
+        return data
+    if "key" in data:
+        raise key_error("key", "keys are not written in clear; give key_sha256 or key_env")
+    if owner is not None and ("key_sha256" in data or "key_env" in data) and owner not in data:
+        raise key_error(owner, "required, a non-empty string (whose key this is)")
+    if "key_env" not in data:
+        return data
+    if "key_sha256" in data:
+        raise PydanticCustomError("config", "give exactly one of key_sha256 or key_env")
+    rest = {k: v for k, v in data.items() if k != "key_env"}
+    return {**rest, "key_sha256": hash_secret(secret_from_env(info, data["key_env"]))}
 
 
 def secret_from_env(info: ValidationInfo, name: Any) -> str:

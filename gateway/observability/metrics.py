@@ -6,7 +6,7 @@ so they are never stale; rates are left to PromQL over the counters.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -57,16 +57,25 @@ class _ReplicaCollector:
         yield from (up, load, inflight, sent, moved, resumed)
 
 
-class _CacheCollector:
-    """The semantic cache's index counters (``SemanticCache.stats()``), read at scrape time."""
+class _SourceCollector:
+    """Families read at scrape time from what ``source()`` returns; none while it returns None."""
 
-    def __init__(self, cache: Callable[[], object]):
-        self._cache = cache
+    def __init__(self, source: Callable[[], object]):
+        self._source = source
 
     def collect(self):
-        cache = self._cache()
-        if cache is None:
-            return
+        obj = self._source()
+        if obj is not None:
+            yield from self.families(obj)
+
+    def families(self, obj) -> Iterator:
+        raise NotImplementedError
+
+
+class _CacheCollector(_SourceCollector):
+    """The semantic cache's index counters (``SemanticCache.stats()``)."""
+
+    def families(self, cache):
         s = cache.stats()
         yield GaugeMetricFamily(
             "gateway_cache_entries", "Entries in this process's in-memory cache index", value=s["entries"]
@@ -91,16 +100,10 @@ class _CacheCollector:
         yield prop
 
 
-class _LedgerSyncCollector:
+class _LedgerSyncCollector(_SourceCollector):
     """``keys.shared``: the background sync of budgets and rate limits through Redis (``LedgerSync``)."""
 
-    def __init__(self, sync: Callable[[], object]):
-        self._sync = sync
-
-    def collect(self):
-        sync = self._sync()
-        if sync is None:
-            return
+    def families(self, sync):
         yield CounterMetricFamily(
             "gateway_usage_syncs",
             "Budget and rate-limit syncs with the other replicas through Redis that succeeded",
@@ -116,6 +119,28 @@ class _LedgerSyncCollector:
         )
 
 
+# The HELP text of the gateway's own metrics, by name (``GatewayMetrics`` makes them).
+_HELP = {
+    "gateway_requests": "Chat completion requests by model and HTTP status",
+    "gateway_cache_lookups": "Cache lookups by result (exact, semantic, guard_rejected, miss, bypass, error)",
+    "gateway_cache_similarity": "Best cosine similarity found by a lookup",
+    "gateway_cache_tokens_saved": "Completion tokens answered from the cache",
+    "gateway_cache_unavailable": "Requests served with the cache bypassed because its store failed",
+    "time_to_first_token_seconds": "Time to first token seen by the gateway",
+    "e2e_request_latency_seconds": "End-to-end request latency",
+    "inter_token_latency_seconds": "Time between streamed tokens, seen by the gateway (a delta of n tokens counts n times its gap / n)",
+    "request_queue_time_seconds": "Time a request waited in its engine's queue",
+    "prompt_tokens": "Prompt tokens processed",
+    "generation_tokens": "Tokens generated",
+    "gateway_route_decisions": "Requests routed to each tier, by how the tier was chosen (auto, explicit)",
+    "gateway_fallbacks": "A tier could not answer and the next in the chain was tried, by cause (unavailable, overloaded, timeout, failed)",
+    "gateway_cost_usd": "Spend charged to callers, from usage and tier prices",
+    "gateway_cost_saved_usd": "What cache hits would have cost at their tier's prices",
+    "gateway_rejected_limits": "Requests answered 429, by limit (rate, budget)",
+}
+SIMILARITY_BUCKETS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 1.0)
+
+
 class GatewayMetrics:
     def __init__(
         self,
@@ -125,82 +150,30 @@ class GatewayMetrics:
     ):
         self.registry = CollectorRegistry()
         r = self.registry
-        self.requests = Counter(
-            "gateway_requests", "Chat completion requests by model and HTTP status", ["model", "status"], registry=r
-        )
-        self.cache_lookups = Counter(
-            "gateway_cache_lookups",
-            "Cache lookups by result (exact, semantic, guard_rejected, miss, bypass, error)",
-            ["result", "model"],
-            registry=r,
-        )
-        self.cache_similarity = Histogram(
-            "gateway_cache_similarity",
-            "Best cosine similarity found by a lookup",
-            buckets=(0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 1.0),
-            registry=r,
-        )
-        self.cache_tokens_saved = Counter(
-            "gateway_cache_tokens_saved", "Completion tokens answered from the cache", ["model"], registry=r
-        )
-        self.cache_store_errors = Counter(
-            "gateway_cache_unavailable",
-            "Requests served with the cache bypassed because its store failed",
-            ["op"],
-            registry=r,
-        )
-        self.ttft = Histogram(
-            "time_to_first_token_seconds",
-            "Time to first token seen by the gateway",
-            ["model", "cache"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.e2e = Histogram(
-            "e2e_request_latency_seconds",
-            "End-to-end request latency",
-            ["model", "cache"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.itl = Histogram(
-            "inter_token_latency_seconds",
-            "Time between streamed tokens, seen by the gateway (a delta of n tokens counts n times its gap / n)",
-            ["model"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.queue = Histogram(
-            "request_queue_time_seconds",
-            "Time a request waited in its engine's queue",
-            ["model"],
-            buckets=LATENCY_BUCKETS,
-            registry=r,
-        )
-        self.prompt_tokens = Counter("prompt_tokens", "Prompt tokens processed", ["model"], registry=r)
-        self.generation_tokens = Counter("generation_tokens", "Tokens generated", ["model"], registry=r)
-        self.routes = Counter(
-            "gateway_route_decisions",
-            "Requests routed to each tier, by how the tier was chosen (auto, explicit)",
-            ["tier", "how"],
-            registry=r,
-        )
-        self.fallbacks = Counter(
-            "gateway_fallbacks",
-            "A tier could not answer and the next in the chain was "
-            "tried, by cause (unavailable, overloaded, timeout, failed)",
-            ["tier", "to", "cause"],
-            registry=r,
-        )
-        self.cost = Counter(
-            "gateway_cost_usd", "Spend charged to callers, from usage and tier prices", ["tier"], registry=r
-        )
-        self.cost_saved = Counter(
-            "gateway_cost_saved_usd", "What cache hits would have cost at their tier's prices", ["tier"], registry=r
-        )
-        self.rate_limited = Counter(
-            "gateway_rejected_limits", "Requests answered 429, by limit (rate, budget)", ["limit"], registry=r
-        )
+
+        def counter(name: str, labels: list[str]) -> Counter:
+            return Counter(name, _HELP[name], labels, registry=r)
+
+        def latency(name: str, labels: list[str]) -> Histogram:  # seconds
+            return Histogram(name, _HELP[name], labels, buckets=LATENCY_BUCKETS, registry=r)
+
+        self.requests = counter("gateway_requests", ["model", "status"])
+        self.cache_lookups = counter("gateway_cache_lookups", ["result", "model"])
+        name = "gateway_cache_similarity"
+        self.cache_similarity = Histogram(name, _HELP[name], buckets=SIMILARITY_BUCKETS, registry=r)
+        self.cache_tokens_saved = counter("gateway_cache_tokens_saved", ["model"])
+        self.cache_store_errors = counter("gateway_cache_unavailable", ["op"])
+        self.ttft = latency("time_to_first_token_seconds", ["model", "cache"])
+        self.e2e = latency("e2e_request_latency_seconds", ["model", "cache"])
+        self.itl = latency("inter_token_latency_seconds", ["model"])
+        self.queue = latency("request_queue_time_seconds", ["model"])
+        self.prompt_tokens = counter("prompt_tokens", ["model"])
+        self.generation_tokens = counter("generation_tokens", ["model"])
+        self.routes = counter("gateway_route_decisions", ["tier", "how"])
+        self.fallbacks = counter("gateway_fallbacks", ["tier", "to", "cause"])
+        self.cost = counter("gateway_cost_usd", ["tier"])
+        self.cost_saved = counter("gateway_cost_saved_usd", ["tier"])
+        self.rate_limited = counter("gateway_rejected_limits", ["limit"])
         r.register(EngineCollector(backends))
         r.register(_ReplicaCollector(backends))
         if cache is not None:

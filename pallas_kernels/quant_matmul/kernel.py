@@ -1,7 +1,8 @@
 """Weight-only quantized matmul: ``y[M, N] = x[M, K] . dequant(W)[N, K]^T``, float32 accumulation.
 
 Data flow: ``runtime.quant.QuantizedMatrix.matvec`` flattens activations to ``x [M, K]`` and calls
-one of three implementations that share one validation function and one semantics:
+one of three implementations that share one validation function and one semantics (and the two
+here, with the TPU kernel, one signature: ``quant_matmul_api``):
 
 * ``quant_matmul``            Pallas kernel (Triton-lowerable; ``interpret=True`` on CPU).
 * ``quant_matmul_reference``  jnp: dequantize the whole matrix, then one dot. XLA's path on any
@@ -35,6 +36,8 @@ import jax.numpy as jnp
 from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
+
+from pallas_kernels.api import public_kernel
 
 SUPPORTED_X_DTYPES = (jnp.dtype(jnp.float32), jnp.dtype(jnp.bfloat16))
 INT4_OFFSET = 8  # offset-binary nibbles: code = value + 8, value in [-7, 7]
@@ -119,6 +122,46 @@ def validate_inputs(x, q, scale, *, bits: int, group: int, in_features: int) -> 
     return Dims(M, N, K, Kp, 1 if bits == 8 else Kp // group)
 
 
+class QuantCall(NamedTuple):
+    """One call of a quantized matmul after ``validate_inputs``: what an implementation receives."""
+
+    x: jax.Array  # [M, K] float32 | bfloat16
+    q: jax.Array  # int8 [N, K] (bits=8) or uint8 [N, Kp // 2] (bits=4)
+    scale: jax.Array  # float32 [N] (bits=8) or [N, Kp // G] (bits=4)
+    bits: int
+    group: int
+    dims: Dims
+
+
+QUANT_ARGS_DOC = """
+    Args shared by every implementation (its own knobs above are static and keyword-only too):
+      x:           [M, K]  float32 | bfloat16 activations
+      q:           int8 [N, K] (bits=8) or uint8 [N, Kp // 2] (bits=4, two codes a byte; ``kernel``'s layouts)
+      scale:       float32 [N] (bits=8) or float32 [N, Kp // G] (bits=4)
+      bits:        8 or 4 (static)
+      group:       int4 group size G along K, a power of two >= 32; ignored for int8 (static)
+      in_features: K (static; for int4 the stored rows are padded to Kp = ceil(K / G) * G)
+    Returns:
+      [M, N] in x.dtype, accumulated in float32.
+"""
+
+
+def quant_matmul_api(impl):
+    """Gives an implementation (the reference, the GPU kernel, the TPU kernel) the one public signature.
+
+    ``impl(call: QuantCall, *, <knobs>)`` becomes the jitted ``f(x, q, scale, *, bits, group=0,
+    in_features, <knobs>)``: the inputs go through ``validate_inputs`` before ``impl`` sees them; bits,
+    group, in_features and impl's keyword-only knobs are static. The public docstring is impl's
+    followed by ``QUANT_ARGS_DOC``.
+    """
+
+    def public(x, q, scale, *, bits: int, group: int = 0, in_features: int, **knob_values) -> jax.Array:
+        dims = validate_inputs(x, q, scale, bits=bits, group=group, in_features=in_features)
+        return impl(QuantCall(x, q, scale, bits, group, dims), **knob_values)
+
+    return public_kernel(public, impl, static=("bits", "group", "in_features"), args_doc=QUANT_ARGS_DOC)
+
+
 # --------------------------------------------------------------------------------------------
 # Reference (XLA: dequantize, then one dot)
 # --------------------------------------------------------------------------------------------
@@ -142,18 +185,19 @@ def dequantize(q, scale, *, bits: int, group: int, in_features: int) -> jax.Arra
     return w.reshape(codes.shape)[..., :in_features]
 
 
-@functools.partial(jax.jit, static_argnames=("bits", "group", "in_features", "precision"))
-def quant_matmul_reference(
-    x, q, scale, *, bits: int, group: int = 0, in_features: int, precision: lax.Precision = lax.Precision.HIGHEST
-) -> jax.Array:
+@quant_matmul_api
+def quant_matmul_reference(call: QuantCall, *, precision: lax.Precision = lax.Precision.HIGHEST):
     """``x [M, K] . dequantize(q, scale) [N, K]^T`` in float32 -> [M, N] in x.dtype.
 
-    Same arguments as ``quant_matmul``. XLA materializes the float32 matrix (on CPU it does not fuse
-    the convert into the dot), so this is the slow-but-obvious path. ``precision`` (static): HIGHEST
-    for tests; serving on TPU passes DEFAULT, as the float model's own matmuls use.
+    XLA materializes the float32 matrix (on CPU it does not fuse the convert into the dot), so this
+    is the slow-but-obvious path.
+
+    Knobs:
+      precision:   HIGHEST for tests; serving on TPU passes DEFAULT, as the float model's own matmuls
+                   use (static)
     """
-    validate_inputs(x, q, scale, bits=bits, group=group, in_features=in_features)
-    w = dequantize(q, scale, bits=bits, group=group, in_features=in_features)  # (N, K)
+    x, q, scale, bits, group, dims = call
+    w = dequantize(q, scale, bits=bits, group=group, in_features=dims.k)  # (N, K)
     y = lax.dot_general(x.astype(jnp.float32), w, (((1,), (1,)), ((), ())), precision=precision)
     return y.astype(x.dtype)
 
@@ -243,38 +287,20 @@ def _check_triton_tiles(bits: int, group: int, block_sizes: BlockSizes) -> None:
         )
 
 
-@functools.partial(jax.jit, static_argnames=("bits", "group", "in_features", "block_sizes", "interpret"))
-def quant_matmul(
-    x,
-    q,
-    scale,
-    *,
-    bits: int,
-    group: int = 0,
-    in_features: int,
-    block_sizes: BlockSizes = BlockSizes(),
-    interpret: bool = False,
-) -> jax.Array:
+@quant_matmul_api
+def quant_matmul(call: QuantCall, *, block_sizes: BlockSizes = BlockSizes(), interpret: bool = False):
     """Weight-only quantized matmul (Pallas kernel): ``x . dequantize(q, scale)^T``.
 
-    Args:
-      x:           [M, K]  float32 | bfloat16 activations
-      q:           int8 [N, K] (bits=8) or uint8 [N, Kp // 2] (bits=4, two codes a byte; module docstring)
-      scale:       float32 [N] (bits=8) or float32 [N, Kp // G] (bits=4)
-      bits:        8 or 4 (static)
-      group:       int4 group size G along K, a power of two >= 32; ignored for int8 (static)
-      in_features: K (static; for int4 the stored rows are padded to Kp = ceil(K / G) * G)
+    Knobs:
       block_sizes: tuning knobs, see BlockSizes (static)
       interpret:   run through the Pallas interpreter (CPU tests) instead of compiling (static)
-    Returns:
-      [M, N] in x.dtype, accumulated in float32.
 
     Grid: (ceil(M / block_m), ceil(N / block_n)). Each program reads its weight tile once per
     ``block_m`` rows of x, so at decode (M = 1) the weights are read exactly once. Compiled, it
     lowers through Triton, chosen explicitly with ``plgpu.CompilerParams`` (JAX's default GPU
     backend, Mosaic GPU, would stage the whole-array refs in shared memory).
     """
-    dims = validate_inputs(x, q, scale, bits=bits, group=group, in_features=in_features)
+    x, q, scale, bits, group, dims = call
     if not interpret:
         _check_triton_tiles(bits, group, block_sizes)
     kernel = functools.partial(

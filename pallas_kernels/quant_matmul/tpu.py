@@ -66,7 +66,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
 from pallas_kernels.devices import target_device_kind, tpu_chip, tpu_info
-from pallas_kernels.quant_matmul.kernel import INT4_OFFSET, Dims, validate_inputs
+from pallas_kernels.quant_matmul.kernel import INT4_OFFSET, Dims, QuantCall, quant_matmul_api
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,37 +245,19 @@ def _pad_to(a, shape):
     return a if all(p == (0, 0) for p in pads) else jnp.pad(a, pads)
 
 
-@functools.partial(jax.jit, static_argnames=("bits", "group", "in_features", "block_sizes", "interpret"))
-def quant_matmul_tpu(
-    x,
-    q,
-    scale,
-    *,
-    bits: int,
-    group: int = 0,
-    in_features: int,
-    block_sizes: TpuBlockSizes | None = None,
-    interpret: bool = False,
-) -> jax.Array:
+@quant_matmul_api
+def quant_matmul_tpu(call: QuantCall, *, block_sizes: TpuBlockSizes | None = None, interpret: bool = False):
     """Weight-only quantized matmul (Pallas TPU kernel): ``x . dequantize(q, scale)^T``.
 
-    Args:
-      x:           [M, K]  float32 | bfloat16 activations
-      q:           int8 [N, K] (bits=8) or uint8 [N, Kp // 2] (bits=4, two codes a byte; see ``kernel``)
-      scale:       float32 [N] (bits=8) or float32 [N, Kp // G] (bits=4)
-      bits:        8 or 4 (static)
-      group:       int4 group size G along K, a power of two >= 32; ignored for int8 (static)
-      in_features: K (static; for int4 the stored rows are padded to Kp = ceil(K / G) * G)
+    Knobs:
       block_sizes: upper bounds on the blocks (static); None: ``tpu_block_sizes`` of the device kind
                    lowered for (an abstract mesh's, else device 0's; the fallback off TPU)
       interpret:   run in the TPU interpreter (``pltpu.InterpretParams()``; CPU tests) (static)
-    Returns:
-      [M, N] in x.dtype, accumulated in float32.
 
     Grid: (M blocks, N blocks, K blocks) of ``fit_blocks``' sizes; the weights are read once per M
     block, so at decode (one M block) exactly once.
     """
-    dims = validate_inputs(x, q, scale, bits=bits, group=group, in_features=in_features)
+    x, q, scale, bits, group, dims = call
     device_kind = _current_device_kind()
     if block_sizes is None:
         block_sizes = tpu_block_sizes(device_kind)

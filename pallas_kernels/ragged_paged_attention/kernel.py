@@ -2,7 +2,7 @@
 
 Data flow: the engine flattens every scheduled token of a step onto one axis (``q``), writes their
 K/V into the paged cache, then calls one of three implementations that share one validation
-function and one semantics:
+function and one semantics (and the paged two, one signature: ``paged_attention_api``):
 
 * ``ragged_paged_attention``            Pallas kernel (Triton-lowerable; ``interpret=True`` on CPU).
 * ``ragged_paged_attention_xla``        jnp gathers, no Pallas: the CPU engine's default.
@@ -50,6 +50,7 @@ from jax import lax
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
+from pallas_kernels.api import public_kernel
 from pallas_kernels.devices import target_device_kind
 from pallas_kernels.ragged_paged_attention.gpu_block_sizes import BlockSizes, gpu_block_sizes
 
@@ -202,6 +203,89 @@ def validate_inputs(
 
 
 # --------------------------------------------------------------------------------------------
+# The one public signature of the paged paths (GPU kernel, TPU kernel, XLA)
+# --------------------------------------------------------------------------------------------
+
+
+class PagedCall(NamedTuple):
+    """One call of a paged path after ``validate_inputs``: what a platform's implementation receives."""
+
+    q: jax.Array  # [max_num_tokens, num_q_heads, head_dim]
+    k_pages: jax.Array  # [total_num_pages, page_size, num_kv_heads, head_dim]
+    v_pages: jax.Array  # [total_num_pages, page_size, num_kv_heads, head_dim]
+    kv_lens: jax.Array  # int32[max_num_seqs]
+    page_indices: jax.Array  # int32[max_num_seqs, pages_per_seq]
+    cu_q_lens: jax.Array  # int32[max_num_seqs + 1]
+    num_seqs: jax.Array  # int32[1]
+    k_scales: jax.Array | None  # [total_num_pages, page_size, num_kv_heads], or None: a float cache
+    v_scales: jax.Array | None  # [total_num_pages, page_size, num_kv_heads], or None: a float cache
+    sm_scale: float
+    sliding_window: int | None
+    soft_cap: float | None
+    dims: Dims
+
+    @property
+    def quantized(self) -> bool:
+        return self.k_scales is not None
+
+
+PAGED_ARGS_DOC = """
+    Args shared by every paged path (its own knobs above are static and keyword-only too):
+      q:            [max_num_tokens, num_q_heads, head_dim]               float32 | bfloat16
+      k_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q, or int8 |
+                    float8_e4m3fn codes (with k_scales)
+      v_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  as k_pages
+      kv_lens:      int32[max_num_seqs]  context length of each sequence, this step's tokens included
+      page_indices: int32[max_num_seqs, pages_per_seq]  pages of each sequence in order; entries past
+                    a sequence's last page may hold any valid page id
+      cu_q_lens:    int32[max_num_seqs + 1]  sequence i owns q rows cu_q_lens[i]:cu_q_lens[i+1]
+      num_seqs:     int32[1]  sequences past num_seqs[0] are padding and ignored
+      sm_scale:     logit scale (static)
+      sliding_window: keys per query including itself, or None (static)
+      soft_cap:     logits -> soft_cap * tanh(logits / soft_cap) before masking, or None (static)
+      k_scales, v_scales: [total_num_pages, page_size, num_kv_heads] float32 | bfloat16, or None:
+                    a quantized cache, key = codes.astype(float32) * scale (then cast to q's dtype)
+    Returns:
+      [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
+"""
+
+
+def paged_attention_api(impl):
+    """Gives a platform's implementation the one public signature of the paged paths.
+
+    ``impl(call: PagedCall, *, <knobs>)`` becomes the jitted
+    ``f(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *, sm_scale, sliding_window=None,
+    soft_cap=None, k_scales=None, v_scales=None, <knobs>)``: the inputs go through ``validate_inputs``
+    before ``impl`` sees them; sm_scale, sliding_window, soft_cap and impl's keyword-only knobs are
+    static. The public docstring is impl's followed by ``PAGED_ARGS_DOC``.
+    """
+
+    def public(
+        q,
+        k_pages,
+        v_pages,
+        kv_lens,
+        page_indices,
+        cu_q_lens,
+        num_seqs,
+        *,
+        sm_scale: float,
+        sliding_window: int | None = None,
+        soft_cap: float | None = None,
+        k_scales: jax.Array | None = None,
+        v_scales: jax.Array | None = None,
+        **knob_values,
+    ) -> jax.Array:
+        static = dict(sm_scale=sm_scale, sliding_window=sliding_window, soft_cap=soft_cap)
+        scales = dict(k_scales=k_scales, v_scales=v_scales)
+        dims = validate_inputs(q, k_pages, v_pages, kv_lens, cu_q_lens, num_seqs, page_indices, **static, **scales)
+        arrays = (q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs)
+        return impl(PagedCall(*arrays, **scales, **static, dims=dims), **knob_values)
+
+    return public_kernel(public, impl, static=("sm_scale", "sliding_window", "soft_cap"), args_doc=PAGED_ARGS_DOC)
+
+
+# --------------------------------------------------------------------------------------------
 # Reference (contiguous KV)
 # --------------------------------------------------------------------------------------------
 
@@ -297,6 +381,14 @@ def _dense_reference(q, k, v, row_seq, row_pos, *, sm_scale, sliding_window, sof
 # --------------------------------------------------------------------------------------------
 
 
+def scaled_logits(q, k, *, sm_scale: float, soft_cap: float | None, precision):
+    """``q [rows, D] . k [keys, D]^T`` in float32, times ``sm_scale``, soft-capped if asked: the logits of
+    one key block, in both kernels (GPU and TPU), before masking."""
+    s = lax.dot_general(q, k, (((1,), (1,)), ((), ())), precision=precision, preferred_element_type=jnp.float32)
+    s = s * sm_scale
+    return s if soft_cap is None else soft_cap * jnp.tanh(s / soft_cap)
+
+
 def _ragged_paged_attention_kernel(
     kv_lens_ref,  # int32[max_num_seqs]
     page_indices_ref,  # int32[max_num_seqs, pages_per_seq]
@@ -379,14 +471,7 @@ def _ragged_paged_attention_kernel(
             # Slots past kv_len may hold anything (even NaN); 0 * NaN would leak through p @ v.
             v = jnp.where(key_ok[:, None], v, jnp.zeros_like(v))
 
-            s = (
-                lax.dot_general(
-                    q_tile, k, (((1,), (1,)), ((), ())), precision=precision, preferred_element_type=jnp.float32
-                )
-                * sm_scale
-            )  # (rows, block_k)
-            if soft_cap is not None:
-                s = soft_cap * jnp.tanh(s / soft_cap)
+            s = scaled_logits(q_tile, k, sm_scale=sm_scale, soft_cap=soft_cap, precision=precision)  # (rows, block_k)
             mask = (key_pos[None, :] <= q_pos[:, None]) & key_ok[None, :]
             if sliding_window is not None:
                 mask &= key_pos[None, :] > q_pos[:, None] - sliding_window
@@ -431,12 +516,13 @@ def _check_triton_tiles(dims: Dims, block_sizes: BlockSizes) -> None:
     )
 
 
-def _table_block_sizes(dims: Dims, dtype, kv_dtype) -> BlockSizes:
-    """``block_sizes=None``: the GPU table for the target GPU (an abstract mesh's when cross-lowering,
-    else this process's; the fallback rule when neither is a GPU, e.g. the interpreter on CPU)."""
+def table_block_sizes(dims: Dims, dtype, kv_dtype, device_kind: str | None = None) -> BlockSizes:
+    """``block_sizes=None``: the GPU table for ``device_kind``, by default the target GPU (an abstract
+    mesh's when cross-lowering, else this process's; the fallback rule when neither is a GPU, e.g. the
+    interpreter on CPU)."""
 
     return gpu_block_sizes(
-        target_device_kind("gpu"),
+        target_device_kind("gpu") if device_kind is None else device_kind,
         head_dim=dims.head_dim,
         num_q_heads=dims.num_q_heads,
         num_kv_heads=dims.num_kv_heads,
@@ -446,46 +532,14 @@ def _table_block_sizes(dims: Dims, dtype, kv_dtype) -> BlockSizes:
     )
 
 
-@functools.partial(jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes", "interpret"))
-def ragged_paged_attention(
-    q,
-    k_pages,
-    v_pages,
-    kv_lens,
-    page_indices,
-    cu_q_lens,
-    num_seqs,
-    *,
-    sm_scale: float,
-    sliding_window: int | None = None,
-    soft_cap: float | None = None,
-    k_scales: jax.Array | None = None,
-    v_scales: jax.Array | None = None,
-    block_sizes: BlockSizes | None = None,
-    interpret: bool = False,
-) -> jax.Array:
+@paged_attention_api
+def ragged_paged_attention(call: PagedCall, *, block_sizes: BlockSizes | None = None, interpret: bool = False):
     """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas kernel).
 
-    Args:
-      q:            [max_num_tokens, num_q_heads, head_dim]               float32 | bfloat16
-      k_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q, or int8 |
-                    float8_e4m3fn codes (with k_scales)
-      v_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  as k_pages
-      kv_lens:      int32[max_num_seqs]  context length of each sequence, this step's tokens included
-      page_indices: int32[max_num_seqs, pages_per_seq]  pages of each sequence in order; entries past
-                    a sequence's last page may hold any valid page id
-      cu_q_lens:    int32[max_num_seqs + 1]  sequence i owns q rows cu_q_lens[i]:cu_q_lens[i+1]
-      num_seqs:     int32[1]  sequences past num_seqs[0] are padding and ignored
-      sm_scale:     logit scale (static)
-      sliding_window: keys per query including itself, or None (static)
-      soft_cap:     logits -> soft_cap * tanh(logits / soft_cap) before masking, or None (static)
-      k_scales, v_scales: [total_num_pages, page_size, num_kv_heads] float32 | bfloat16, or None:
-                    a quantized cache, key = codes.astype(float32) * scale (then cast to q's dtype)
+    Knobs:
       block_sizes:  tuning knobs, see BlockSizes (static); None: ``gpu_block_sizes`` for this
                     process's first device (its table entry, else the fallback rule)
       interpret:    run through the Pallas interpreter (CPU tests) instead of compiling (static)
-    Returns:
-      [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
 
     Compiled, it lowers through Triton (``__gpu$xla.gpu.triton``), chosen explicitly with
     ``plgpu.CompilerParams``: JAX's default GPU backend is Mosaic GPU, which would stage every
@@ -497,23 +551,9 @@ def ragged_paged_attention(
     programs of a decode-heavy batch exit at once. Each active program reads only the key blocks
     its rows can see (causal and window bounds), ``block_k`` keys per online-softmax step.
     """
-    dims = validate_inputs(
-        q,
-        k_pages,
-        v_pages,
-        kv_lens,
-        cu_q_lens,
-        num_seqs,
-        page_indices,
-        sm_scale=sm_scale,
-        sliding_window=sliding_window,
-        soft_cap=soft_cap,
-        k_scales=k_scales,
-        v_scales=v_scales,
-    )
-    quantized = k_scales is not None
+    dims, q = call.dims, call.q
     if block_sizes is None:
-        block_sizes = _table_block_sizes(dims, q.dtype, k_pages.dtype)
+        block_sizes = table_block_sizes(dims, q.dtype, call.k_pages.dtype)
     if not interpret:
         _check_triton_tiles(dims, block_sizes)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
@@ -524,24 +564,16 @@ def ragged_paged_attention(
     q_t = jnp.pad(q.reshape(T, KVH, G, D), ((0, 0), (0, 0), (0, group_pad - G), (0, 0))).transpose(1, 2, 0, 3)
     kernel = functools.partial(
         _ragged_paged_attention_kernel,
-        quantized=quantized,
-        sm_scale=float(sm_scale),
-        sliding_window=sliding_window,
-        soft_cap=None if soft_cap is None else float(soft_cap),
+        quantized=call.quantized,
+        sm_scale=float(call.sm_scale),
+        sliding_window=call.sliding_window,
+        soft_cap=None if call.soft_cap is None else float(call.soft_cap),
         block_q=block_q,
         pages_per_block=block_sizes.pages_per_block,
     )
-    inputs = (
-        kv_lens,
-        page_indices,
-        cu_q_lens,
-        num_seqs,
-        q_t,
-        k_pages,
-        v_pages,
-        *((k_scales, v_scales) if quantized else ()),
-        jnp.zeros_like(q_t),
-    )
+    refs = (call.kv_lens, call.page_indices, call.cu_q_lens, call.num_seqs, q_t, call.k_pages, call.v_pages)
+    scales = (call.k_scales, call.v_scales) if call.quantized else ()
+    inputs = (*refs, *scales, jnp.zeros_like(q_t))
     out = pl.pallas_call(
         kernel,
         grid=(dims.max_num_seqs, KVH, pl.cdiv(T, block_q)),
@@ -578,27 +610,13 @@ def _token_coordinates(kv_lens, cu_q_lens, num_seqs, max_num_tokens):
 XLA_KEYS_PER_BLOCK = 32  # keys per loop iteration of the XLA path (measured best on 2 CPU cores)
 
 
-@functools.partial(
-    jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "pages_per_block", "rows_per_block")
-)
-def ragged_paged_attention_xla(
-    q,
-    k_pages,
-    v_pages,
-    kv_lens,
-    page_indices,
-    cu_q_lens,
-    num_seqs,
-    *,
-    sm_scale: float,
-    sliding_window: int | None = None,
-    soft_cap: float | None = None,
-    k_scales: jax.Array | None = None,
-    v_scales: jax.Array | None = None,
-    pages_per_block: int | None = None,
-    rows_per_block: int = 16,
-) -> jax.Array:
+@paged_attention_api
+def ragged_paged_attention_xla(call: PagedCall, *, pages_per_block: int | None = None, rows_per_block: int = 16):
     """Same contract as ``ragged_paged_attention`` (shapes, dtypes, result), with jnp gathers.
+
+    Knobs:
+      pages_per_block: pages per key block (static); None: ``XLA_KEYS_PER_BLOCK`` keys' worth
+      rows_per_block:  query rows per row block (static)
 
     The CPU engine's default. Query rows are cut into blocks of ``rows_per_block`` consecutive rows
     (``lax.map``, one after another); for each row block a ``while_loop`` walks the keys in blocks of
@@ -615,31 +633,19 @@ def ragged_paged_attention_xla(
     elements for each of K and V. A quantized cache is gathered as codes and scales and dequantized
     per key block.
     """
-    dims = validate_inputs(
-        q,
-        k_pages,
-        v_pages,
-        kv_lens,
-        cu_q_lens,
-        num_seqs,
-        page_indices,
-        sm_scale=sm_scale,
-        sliding_window=sliding_window,
-        soft_cap=soft_cap,
-        k_scales=k_scales,
-        v_scales=v_scales,
-    )
+    q, k_pages, v_pages, k_scales, v_scales = call.q, call.k_pages, call.v_pages, call.k_scales, call.v_scales
+    sm_scale, sliding_window, soft_cap, dims = call.sm_scale, call.sliding_window, call.soft_cap, call.dims
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
     page_size, R = dims.page_size, rows_per_block
     # The loop's cost is mostly per iteration, so its key block is ~32 keys whatever the page size.
     ppb = pages_per_block or max(1, XLA_KEYS_PER_BLOCK // page_size)
     block_keys = ppb * page_size
-    seq, pos, valid = _token_coordinates(kv_lens, cu_q_lens, num_seqs, T)
-    kv_len_t = kv_lens[seq]
+    seq, pos, valid = _token_coordinates(call.kv_lens, call.cu_q_lens, call.num_seqs, T)
+    kv_len_t = call.kv_lens[seq]
     # Page table of each token, padded to whole key blocks (pad with page 0: masked anyway).
     n_pages = dims.pages_per_seq
     padded_pages = -(-n_pages // ppb) * ppb
-    tok_pages = jnp.pad(page_indices, ((0, 0), (0, padded_pages - n_pages)))[seq]  # [T, padded_pages]
+    tok_pages = jnp.pad(call.page_indices, ((0, 0), (0, padded_pages - n_pages)))[seq]  # [T, padded_pages]
     tok_pages = jnp.clip(tok_pages, 0, k_pages.shape[0] - 1)
     qg = q.reshape(T, KVH, G, D).astype(jnp.float32)
     # Rows padded to whole row blocks; padding rows are invalid.

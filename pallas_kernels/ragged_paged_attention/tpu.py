@@ -58,7 +58,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
 from pallas_kernels.devices import target_device_kind, tpu_chip, tpu_info
-from pallas_kernels.ragged_paged_attention.kernel import MASK_VALUE, Dims, validate_inputs
+from pallas_kernels.ragged_paged_attention.kernel import MASK_VALUE, Dims, PagedCall, paged_attention_api, scaled_logits
 
 
 @dataclasses.dataclass(frozen=True)
@@ -333,14 +333,7 @@ def _kernel(
             for g in range(group):
                 j = h * group + g
                 q = q_ref[:, j * D : (j + 1) * D]  # (bq, D)
-                s = (
-                    lax.dot_general(
-                        q, k, (((1,), (1,)), ((), ())), precision=precision, preferred_element_type=jnp.float32
-                    )
-                    * sm_scale
-                )  # (bq, bk)
-                if soft_cap is not None:
-                    s = soft_cap * jnp.tanh(s / soft_cap)
+                s = scaled_logits(q, k, sm_scale=sm_scale, soft_cap=soft_cap, precision=precision)  # (bq, bk)
                 s = jnp.where(mask, s, MASK_VALUE)
                 m_prev, l_prev = m_ref[j], l_ref[j]  # (bq, 1)
                 m_next = jnp.maximum(m_prev, s.max(axis=1, keepdims=True))
@@ -428,68 +421,30 @@ def _check_tpu_tiles(dims: Dims, q_dtype, kv_dtype, bs: TpuBlockSizes, device_ki
         )
 
 
-@functools.partial(
-    jax.jit, static_argnames=("sm_scale", "sliding_window", "soft_cap", "block_sizes", "device_kind", "interpret")
-)
+@paged_attention_api
 def ragged_paged_attention_tpu(
-    q,
-    k_pages,
-    v_pages,
-    kv_lens,
-    page_indices,
-    cu_q_lens,
-    num_seqs,
+    call: PagedCall,
     *,
-    sm_scale: float,
-    sliding_window: int | None = None,
-    soft_cap: float | None = None,
-    k_scales: jax.Array | None = None,
-    v_scales: jax.Array | None = None,
     block_sizes: TpuBlockSizes | None = None,
     device_kind: str | None = None,
     interpret: bool = False,
-) -> jax.Array:
+):
     """Causal grouped-query attention over a paged KV cache for a ragged batch (Pallas TPU kernel).
 
-    Args:
-      q:            [max_num_tokens, num_q_heads, head_dim]               float32 | bfloat16
-      k_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  dtype of q, or int8 |
-                    float8_e4m3fn codes (with k_scales); stays in HBM, pages are DMA'd as needed
-      v_pages:      [total_num_pages, page_size, num_kv_heads, head_dim]  as k_pages
-      kv_lens:      int32[max_num_seqs]  context length of each sequence, this step's tokens included
-      page_indices: int32[max_num_seqs, pages_per_seq]  pages of each sequence in order; entries past
-                    a sequence's last page may hold any value (they are never read)
-      cu_q_lens:    int32[max_num_seqs + 1]  sequence i owns q rows cu_q_lens[i]:cu_q_lens[i+1]
-      num_seqs:     int32[1]  sequences past num_seqs[0] are padding and ignored
-      sm_scale:     logit scale (static)
-      sliding_window: keys per query including itself, or None (static)
-      soft_cap:     logits -> soft_cap * tanh(logits / soft_cap) before masking, or None (static)
-      k_scales, v_scales: [total_num_pages, page_size, num_kv_heads] float32 | bfloat16, or None:
-                    a quantized cache, key = codes.astype(float32) * scale (then cast to q's dtype)
+    The arrays are ``ragged_paged_attention``'s (below); k_pages and v_pages (and their scales) stay
+    in HBM and are DMA'd page by page as needed, and page-table entries past a sequence's last page
+    are never read.
+
+    Knobs:
       block_sizes:  TpuBlockSizes, or None for ``tpu_block_sizes(device_kind, ...)`` (static)
       device_kind:  the TPU to pick block sizes for (e.g. "TPU v6 lite"); None: the target TPU (an
                     abstract mesh's when cross-lowering, else this process's), or the fallback rule
                     where there is none (static)
       interpret:    run through the Pallas TPU interpreter (``pltpu.InterpretParams()``: DMAs,
                     semaphores and scalar prefetch simulated on CPU) instead of compiling (static)
-    Returns:
-      [max_num_tokens, num_q_heads, head_dim] in q.dtype; rows >= cu_q_lens[num_seqs] are zero.
     """
-    dims = validate_inputs(
-        q,
-        k_pages,
-        v_pages,
-        kv_lens,
-        cu_q_lens,
-        num_seqs,
-        page_indices,
-        sm_scale=sm_scale,
-        sliding_window=sliding_window,
-        soft_cap=soft_cap,
-        k_scales=k_scales,
-        v_scales=v_scales,
-    )
-    quantized = k_scales is not None
+    q, k_pages, v_pages, page_indices, dims = call.q, call.k_pages, call.v_pages, call.page_indices, call.dims
+    k_scales, v_scales, quantized = call.k_scales, call.v_scales, call.quantized
     scale_dtype = k_scales.dtype if quantized else None
     device_kind = device_kind or target_device_kind("tpu")
     if block_sizes is None:
@@ -510,8 +465,8 @@ def ragged_paged_attention_tpu(
     q2 = q.reshape(T, Hq * D)
     if Tp != T:
         q2 = jnp.pad(q2, ((0, Tp - T), (0, 0)))
-    cu, n, seq_lo, seq_hi = _q_block_seq_ranges(cu_q_lens, num_seqs, block_q, num_q_blocks)
-    scalars = (kv_lens, cu, n, seq_lo, seq_hi)
+    cu, n, seq_lo, seq_hi = _q_block_seq_ranges(call.cu_q_lens, call.num_seqs, block_q, num_q_blocks)
+    scalars = (call.kv_lens, cu, n, seq_lo, seq_hi)
     # Each item reads a window of ppb page ids: pad rows to whole windows (not needed when ppb divides
     # pages_per_seq, as at serving shapes, so no copy then).
     pages_per_seq = pl.cdiv(dims.pages_per_seq, ppb) * ppb
@@ -539,9 +494,9 @@ def ragged_paged_attention_tpu(
         num_kv_heads=KVH,
         head_dim=D,
         pages_per_seq=pages_per_seq,
-        sm_scale=float(sm_scale),
-        sliding_window=sliding_window,
-        soft_cap=None if soft_cap is None else float(soft_cap),
+        sm_scale=float(call.sm_scale),
+        sliding_window=call.sliding_window,
+        soft_cap=None if call.soft_cap is None else float(call.soft_cap),
     )
     out = pl.pallas_call(
         kernel,

@@ -1,19 +1,56 @@
-"""The seams every family's weights pass through: parameter fetch, Linear matmul, embedding lookup, tied head.
+"""What every family shares: the weight seams, the small pure functions, the layers and the model around them.
+
+A family (``llama``, ``gemma3``) is a ``LayerSpec`` (what its decoder layer does differently) plus its
+``build`` and GGUF reading; ``DecoderModel`` is the rest: embedding, the stack of layers, final norm,
+LM head.
 
 A weight here is either a float array or an object with the ``QuantizedMatrix`` methods
-(``matvec``, ``take_rows``; see ``runtime.quant``), put in the parameter tree by a transform. These
-helpers dispatch on the object (duck typing), so the models have no quantization branches and no
-mode flag.
+(``matvec``, ``take_rows``; see ``runtime.quant``), put in the parameter tree by a transform. The
+weight helpers dispatch on the object (duck typing), so the models have no quantization branches and
+no mode flag.
+
+One forward call processes one engine step: every scheduled token on one flattened axis ``T`` (prefill
+chunks and decode tokens mixed), with positions, the paged KV cache (one ``(k_pages, v_pages)`` pair
+per layer) and the step's ``AttentionMetadata``. It returns logits only for ``logits_indices`` (the
+last token of each sequence that samples this step) and the updated cache. How attention is computed
+(XLA gathers or the Pallas kernel) is the per-layer ``attend`` function handed in.
+
+Parameter layout (``[in, out]`` kernels, as ``flax.linen.Dense``):
+    embed [V, D]; final_norm/scale [D]; lm_head/kernel [D, V] only when the embedding is not tied;
+    layers_i/{attn_norm, ffn_norm}/scale [D] (+ {post_attn_norm, post_ffn_norm} with sandwich norms);
+    layers_i/attn/{q [D, H*Dh], k [D, KVH*Dh], v [D, KVH*Dh], o [H*Dh, D]}/kernel;
+    layers_i/attn/{q_norm, k_norm}/scale [Dh] with ``qk_norm``;
+    layers_i/mlp/{gate [D, F], up [D, F], down [F, D]}/kernel.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
+import numpy as np
+
+from runtime.models.config import ModelConfig
+from runtime.models.kv_cache import AttentionMetadata, write_kv
+
+KVCache = Sequence[tuple[jax.Array, jax.Array]]  # per layer: ([P, page, KVH, Dh], [P, page, KVH, Dh])
+
+
+@dataclass(frozen=True)
+class LayerSpec:
+    """What one family's decoder layer does differently; everything else is shared."""
+
+    activation: Callable[[jax.Array], jax.Array]  # of the gated MLP: down(act(gate(x)) * up(x))
+    qk_norm: bool = False  # an RMSNorm over each head's query and key, before RoPE
+    sandwich_norm: bool = False  # an RMSNorm on the attention and MLP outputs too, before each residual add
+    gguf_permuted_qk: bool = False  # llama.cpp stores the Q/K rows permuted (interleaved rotary): undo it
+
+
+# ---------------------------------------------------------------- weight seams
 
 
 def weight(module: nn.Module, name: str, init: Callable, shape: tuple[int, ...]) -> Any:
@@ -47,3 +84,188 @@ def tied_logits(x: jax.Array, table: Any) -> jax.Array:
     if hasattr(table, "matvec"):
         return table.matvec(x)
     return jnp.einsum("sd,vd->sv", x, table.astype(x.dtype))
+
+
+# ---------------------------------------------------------------- small pure functions
+
+
+def rms_norm(x: jax.Array, scale: jax.Array, eps: float) -> jax.Array:
+    x32 = x.astype(jnp.float32)
+    y = x32 * jax.lax.rsqrt(jnp.mean(x32 * x32, axis=-1, keepdims=True) + eps)
+    return (y * scale.astype(jnp.float32)).astype(x.dtype)
+
+
+def rope_cos_sin(positions: jax.Array, head_dim: int, theta: float) -> tuple[jax.Array, jax.Array]:
+    """positions [T] -> cos, sin [T, Dh/2] (float32)."""
+    inv_freq = 1.0 / (theta ** (np.arange(0, head_dim, 2, dtype=np.float32) / head_dim))
+    angles = positions.astype(jnp.float32)[:, None] * jnp.asarray(inv_freq)[None, :]
+    return jnp.cos(angles), jnp.sin(angles)
+
+
+def apply_rope(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
+    """Rotate-half rotary embedding. x [T, heads, Dh]; cos/sin [T, Dh/2]."""
+    half = x.shape[-1] // 2
+    x1, x2 = x[..., :half].astype(jnp.float32), x[..., half:].astype(jnp.float32)
+    c, s = cos[:, None, :], sin[:, None, :]
+    return jnp.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1).astype(x.dtype)
+
+
+def soft_cap(x: jax.Array, cap: float | None) -> jax.Array:
+    return x if cap is None else cap * jnp.tanh(x / cap)
+
+
+# ---------------------------------------------------------------- modules
+
+
+class Linear(nn.Module):
+    features: int
+
+    @nn.compact
+    def __call__(self, x):
+        kernel = weight(self, "kernel", nn.initializers.normal(0.02), (x.shape[-1], self.features))
+        return linear(x, kernel)
+
+
+class RMSNorm(nn.Module):
+    eps: float
+
+    @nn.compact
+    def __call__(self, x):
+        scale = self.param("scale", nn.initializers.ones, (x.shape[-1],), jnp.float32)
+        return rms_norm(x, scale, self.eps)
+
+
+class Attention(nn.Module):
+    """Grouped-query attention over the paged cache: project, (norm q and k), rotate, write the new
+    keys and values into their pages, attend, project back."""
+
+    config: ModelConfig
+    spec: LayerSpec
+    attend: Callable
+
+    @nn.compact
+    def __call__(self, x, cos, sin, kv, md: AttentionMetadata):
+        c = self.config
+        T = x.shape[0]
+        q = Linear(c.num_heads * c.head_dim, name="q")(x).reshape(T, c.num_heads, c.head_dim)  # (T, H, Dh)
+        k = Linear(c.num_kv_heads * c.head_dim, name="k")(x).reshape(T, c.num_kv_heads, c.head_dim)
+        v = Linear(c.num_kv_heads * c.head_dim, name="v")(x).reshape(T, c.num_kv_heads, c.head_dim)
+        if self.spec.qk_norm:
+            q = RMSNorm(c.rms_norm_eps, name="q_norm")(q)  # per head, over Dh
+            k = RMSNorm(c.rms_norm_eps, name="k_norm")(k)
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        k_pages, v_pages = write_kv(kv[0], kv[1], k, v, md.slot_mapping)
+        out = self.attend(q, k_pages, v_pages, md)  # (T, H, Dh)
+        out = Linear(c.hidden_size, name="o")(out.reshape(T, c.num_heads * c.head_dim))
+        return out, (k_pages, v_pages)
+
+
+class GatedMLP(nn.Module):
+    config: ModelConfig
+    activation: Callable[[jax.Array], jax.Array]
+
+    @nn.compact
+    def __call__(self, x):
+        c = self.config
+        gate = Linear(c.intermediate_size, name="gate")(x)
+        up = Linear(c.intermediate_size, name="up")(x)
+        return Linear(c.hidden_size, name="down")(self.activation(gate) * up)
+
+
+class DecoderLayer(nn.Module):
+    """Pre-norm attention and MLP, each added to the residual stream (normed again with sandwich norms)."""
+
+    config: ModelConfig
+    spec: LayerSpec
+    attend: Callable
+
+    @nn.compact
+    def __call__(self, x, cos, sin, kv, md):
+        c, spec, eps = self.config, self.spec, self.config.rms_norm_eps
+        h, kv = Attention(c, spec, self.attend, name="attn")(RMSNorm(eps, name="attn_norm")(x), cos, sin, kv, md)
+        if spec.sandwich_norm:
+            h = RMSNorm(eps, name="post_attn_norm")(h)
+        x = x + h
+        h = GatedMLP(c, spec.activation, name="mlp")(RMSNorm(eps, name="ffn_norm")(x))
+        if spec.sandwich_norm:
+            h = RMSNorm(eps, name="post_ffn_norm")(h)
+        return x + h, kv
+
+
+class DecoderModel(nn.Module):
+    """Embedding -> ``num_layers`` decoder layers -> final RMSNorm -> LM head (the embedding when tied).
+
+    ``attends``: one attention function per layer (a family with sliding-window layers hands in one
+    per kind of layer). Each layer rotates with its RoPE base (``config.layer_rope_thetas``).
+    """
+
+    config: ModelConfig
+    spec: LayerSpec
+    attends: tuple[Callable, ...]  # per layer: (q, k_pages, v_pages, md) -> out
+    dtype: Any = jnp.float32  # activation dtype; weights are cast at each matmul
+
+    @nn.compact
+    def __call__(self, tokens, positions, kv_caches: KVCache, md: AttentionMetadata, logits_indices):
+        """tokens, positions [T] int32; logits_indices [S] int32 -> logits [S, V] float32, new caches."""
+        c = self.config
+        embedding = weight(self, "embed", nn.initializers.normal(0.02), (c.vocab_size, c.hidden_size))
+        x = embed(embedding, tokens, self.dtype)  # (T, D)
+        if c.embedding_multiplier != 1.0:  # Gemma: sqrt(hidden), rounded to the activation dtype, as HF
+            x = x * jnp.asarray(c.embedding_multiplier, self.dtype)
+        rope = {theta: rope_cos_sin(positions, c.head_dim, theta) for theta in set(c.layer_rope_thetas)}
+        new_caches = []
+        for i in range(c.num_layers):
+            cos, sin = rope[c.layer_rope_thetas[i]]
+            x, kv = DecoderLayer(c, self.spec, self.attends[i], name=f"layers_{i}")(x, cos, sin, kv_caches[i], md)
+            new_caches.append(kv)
+        x = RMSNorm(c.rms_norm_eps, name="final_norm")(jnp.take(x, logits_indices, axis=0))  # (S, D)
+        if c.tie_word_embeddings:
+            logits = tied_logits(x, embedding)  # (S, V)
+        else:
+            logits = Linear(c.vocab_size, name="lm_head")(x)
+        return soft_cap(logits.astype(jnp.float32), c.final_logit_softcap), new_caches
+
+
+# ---------------------------------------------------------------- loading
+
+# Parameter name -> llama.cpp's tensor name (``blk.{i}.<name>.weight``), per part of a decoder layer.
+GGUF_NORMS = {"attn_norm": "attn_norm", "ffn_norm": "ffn_norm"}
+GGUF_SANDWICH_NORMS = {"post_attn_norm": "post_attention_norm", "post_ffn_norm": "post_ffw_norm"}
+GGUF_ATTENTION = {"q": "attn_q", "k": "attn_k", "v": "attn_v", "o": "attn_output"}
+GGUF_QK_NORMS = {"q_norm": "attn_q_norm", "k_norm": "attn_k_norm"}
+GGUF_MLP = {"gate": "ffn_gate", "up": "ffn_up", "down": "ffn_down"}
+
+
+def params_from_gguf(
+    config: ModelConfig, get: Callable[[str], np.ndarray], unpermute_qk: Callable, spec: LayerSpec
+) -> dict:
+    """GGUF tensors ([out, in], llama.cpp names) -> ``DecoderModel``'s parameter tree ([in, out])."""
+    c = config
+    params: dict[str, Any] = {"embed": get("token_embd.weight")}
+    if params["embed"].shape != (c.vocab_size, c.hidden_size):
+        raise ValueError(
+            f"token_embd.weight has shape {params['embed'].shape}, expected {(c.vocab_size, c.hidden_size)}"
+        )
+    for i in range(c.num_layers):
+        params[f"layers_{i}"] = _layer_from_gguf(c, spec, get, f"blk.{i}.", unpermute_qk)
+    params["final_norm"] = {"scale": get("output_norm.weight")}
+    if not c.tie_word_embeddings:
+        params["lm_head"] = {"kernel": get("output.weight").T}
+    return jax.tree.map(np.ascontiguousarray, params)
+
+
+def _layer_from_gguf(c: ModelConfig, spec: LayerSpec, get: Callable, prefix: str, unpermute_qk: Callable) -> dict:
+    def tensor(name: str) -> np.ndarray:
+        return get(f"{prefix}{name}.weight")
+
+    norms = {**GGUF_NORMS, **(GGUF_SANDWICH_NORMS if spec.sandwich_norm else {})}
+    layer: dict[str, Any] = {name: {"scale": tensor(gguf)} for name, gguf in norms.items()}
+    permuted = {"q": c.num_heads, "k": c.num_kv_heads} if spec.gguf_permuted_qk else {}
+    attn = layer["attn"] = {}
+    for name, gguf in GGUF_ATTENTION.items():
+        w = tensor(gguf)
+        attn[name] = {"kernel": (unpermute_qk(w, permuted[name]) if name in permuted else w).T}
+    if spec.qk_norm:
+        attn.update({name: {"scale": tensor(gguf)} for name, gguf in GGUF_QK_NORMS.items()})
+    layer["mlp"] = {name: {"kernel": tensor(gguf).T} for name, gguf in GGUF_MLP.items()}
+    return layer

@@ -1,6 +1,7 @@
 """The Gemma 3 family in Flax (text decoder; Gemma 3 270M and friends).
 
-What differs from Llama (``runtime.models.llama``, whose small functions this file reuses):
+What differs from Llama (``runtime.models.llama``; the layers are ``runtime.models.common``'s, with this
+file's ``LAYER`` choices):
 
 * token embeddings are multiplied by ``sqrt(hidden)`` (``config.embedding_multiplier``), in the
   activation dtype, as Hugging Face's ``Gemma3TextScaledWordEmbedding`` does;
@@ -20,7 +21,7 @@ value, like Llama's RMSNorm. Q/K rows are not permuted by the converter for Gemm
 NEOX, i.e. rotate-half, rotary for it), so ``params_from_gguf`` leaves them as stored.
 
 Attention is per layer: ``build`` takes a factory ``make_attend(*, sm_scale, sliding_window, soft_cap)``
-and the model asks it for one function per distinct layer kind (see ``runtime.models.build_model``).
+and asks it for one function per distinct layer kind (see ``runtime.models.build_model``).
 
 Parameter layout (``[in, out]`` kernels):
     embed [V, D]; final_norm/scale [D];
@@ -32,146 +33,37 @@ Parameter layout (``[in, out]`` kernels):
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
 
-import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from runtime.models.common import embed, tied_logits, weight
+from runtime.models import common
+from runtime.models.common import DecoderModel, LayerSpec
 from runtime.models.config import ModelConfig
-from runtime.models.kv_cache import AttentionMetadata, write_kv
-from runtime.models.llama import KVCache, Linear, RMSNorm, apply_rope, rope_cos_sin
 
 # runtime.models.build_model hands this family an attention factory, not a ready function.
 PER_LAYER_ATTENTION = True
 
 AttendFactory = Callable[..., Callable]  # (*, sm_scale, sliding_window, soft_cap) -> attend
 
-
-def soft_cap(x: jax.Array, cap: float | None) -> jax.Array:
-    return x if cap is None else cap * jnp.tanh(x / cap)
-
-
-class Attention(nn.Module):
-    config: ModelConfig
-    attend: Callable
-
-    @nn.compact
-    def __call__(self, x, cos, sin, kv, md: AttentionMetadata):
-        c = self.config
-        T = x.shape[0]
-        q = Linear(c.num_heads * c.head_dim, name="q")(x).reshape(T, c.num_heads, c.head_dim)  # (T, H, Dh)
-        k = Linear(c.num_kv_heads * c.head_dim, name="k")(x).reshape(T, c.num_kv_heads, c.head_dim)
-        v = Linear(c.num_kv_heads * c.head_dim, name="v")(x).reshape(T, c.num_kv_heads, c.head_dim)
-        q = RMSNorm(c.rms_norm_eps, name="q_norm")(q)  # per head, over Dh
-        k = RMSNorm(c.rms_norm_eps, name="k_norm")(k)
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-        k_pages, v_pages = write_kv(kv[0], kv[1], k, v, md.slot_mapping)
-        out = self.attend(q, k_pages, v_pages, md)  # (T, H, Dh)
-        out = Linear(c.hidden_size, name="o")(out.reshape(T, c.num_heads * c.head_dim))
-        return out, (k_pages, v_pages)
-
-
-class MLP(nn.Module):
-    config: ModelConfig
-
-    @nn.compact
-    def __call__(self, x):
-        c = self.config
-        gate = Linear(c.intermediate_size, name="gate")(x)
-        up = Linear(c.intermediate_size, name="up")(x)
-        return Linear(c.hidden_size, name="down")(jax.nn.gelu(gate, approximate=True) * up)
-
-
-class DecoderLayer(nn.Module):
-    config: ModelConfig
-    attend: Callable
-
-    @nn.compact
-    def __call__(self, x, cos, sin, kv, md):
-        c = self.config
-        h, kv = Attention(c, self.attend, name="attn")(RMSNorm(c.rms_norm_eps, name="attn_norm")(x), cos, sin, kv, md)
-        x = x + RMSNorm(c.rms_norm_eps, name="post_attn_norm")(h)
-        h = MLP(c, name="mlp")(RMSNorm(c.rms_norm_eps, name="ffn_norm")(x))
-        x = x + RMSNorm(c.rms_norm_eps, name="post_ffn_norm")(h)
-        return x, kv
-
-
-class Gemma3Model(nn.Module):
-    config: ModelConfig
-    make_attend: AttendFactory
-    dtype: Any = jnp.float32  # activation dtype; weights are cast at each matmul
-
-    @nn.compact
-    def __call__(self, tokens, positions, kv_caches: KVCache, md: AttentionMetadata, logits_indices):
-        """tokens, positions [T] int32; logits_indices [S] int32 -> logits [S, V] float32, new caches."""
-        c = self.config
-        embedding = weight(self, "embed", nn.initializers.normal(0.02), (c.vocab_size, c.hidden_size))
-        x = embed(embedding, tokens, self.dtype)  # (T, D)
-        x = x * jnp.asarray(c.embedding_multiplier, self.dtype)  # rounded to the activation dtype, as HF
-        # One rotary table and one attention function per kind of layer (local / global).
-        rope = {theta: rope_cos_sin(positions, c.head_dim, theta) for theta in set(c.layer_rope_thetas)}
-        attends = {
-            w: self.make_attend(sm_scale=c.attn_scale, sliding_window=w, soft_cap=c.attn_logit_softcap)
-            for w in set(c.layer_sliding_windows)
-        }
-        new_caches = []
-        for i in range(c.num_layers):
-            cos, sin = rope[c.layer_rope_thetas[i]]
-            attend = attends[c.layer_sliding_windows[i]]
-            x, kv = DecoderLayer(c, attend, name=f"layers_{i}")(x, cos, sin, kv_caches[i], md)
-            new_caches.append(kv)
-        x = RMSNorm(c.rms_norm_eps, name="final_norm")(jnp.take(x, logits_indices, axis=0))  # (S, D)
-        logits = tied_logits(x, embedding)  # (S, V) tied head
-        return soft_cap(logits.astype(jnp.float32), c.final_logit_softcap), new_caches
-
-
-# ---------------------------------------------------------------- loading
+LAYER = LayerSpec(activation=functools.partial(jax.nn.gelu, approximate=True), qk_norm=True, sandwich_norm=True)
 
 
 def params_from_gguf(config: ModelConfig, get: Callable[[str], np.ndarray], unpermute_qk) -> dict:
-    """GGUF tensors ([out, in], llama.cpp names) -> this module's parameter tree ([in, out]).
+    """GGUF tensors ([out, in], llama.cpp names) -> this model's parameter tree ([in, out]).
 
     ``unpermute_qk`` is unused: llama.cpp does not permute Gemma's Q/K rows (NEOX rotary).
     """
-    c = config
-    if not c.tie_word_embeddings:
+    if not config.tie_word_embeddings:
         raise ValueError("a Gemma 3 file with a separate output.weight is not supported (Gemma ties its LM head)")
-    params: dict[str, Any] = {"embed": get("token_embd.weight")}
-    if params["embed"].shape != (c.vocab_size, c.hidden_size):
-        raise ValueError(
-            f"token_embd.weight has shape {params['embed'].shape}, expected {(c.vocab_size, c.hidden_size)}"
-        )
-    for i in range(c.num_layers):
-        b = f"blk.{i}."
-        params[f"layers_{i}"] = {
-            "attn_norm": {"scale": get(b + "attn_norm.weight")},
-            "post_attn_norm": {"scale": get(b + "post_attention_norm.weight")},
-            "ffn_norm": {"scale": get(b + "ffn_norm.weight")},
-            "post_ffn_norm": {"scale": get(b + "post_ffw_norm.weight")},
-            "attn": {
-                "q": {"kernel": get(b + "attn_q.weight").T},
-                "k": {"kernel": get(b + "attn_k.weight").T},
-                "v": {"kernel": get(b + "attn_v.weight").T},
-                "o": {"kernel": get(b + "attn_output.weight").T},
-                "q_norm": {"scale": get(b + "attn_q_norm.weight")},
-                "k_norm": {"scale": get(b + "attn_k_norm.weight")},
-            },
-            "mlp": {
-                "gate": {"kernel": get(b + "ffn_gate.weight").T},
-                "up": {"kernel": get(b + "ffn_up.weight").T},
-                "down": {"kernel": get(b + "ffn_down.weight").T},
-            },
-        }
-    params["final_norm"] = {"scale": get("output_norm.weight")}
-    return jax.tree.map(np.ascontiguousarray, params)
+    return common.params_from_gguf(config, get, unpermute_qk, LAYER)
 
 
-def build(config: ModelConfig, make_attend: AttendFactory, dtype=jnp.float32) -> Gemma3Model:
+def build(config: ModelConfig, make_attend: AttendFactory, dtype=jnp.float32) -> DecoderModel:
     """``make_attend(*, sm_scale, sliding_window=None, soft_cap=None)`` -> an attention function."""
     try:
         params = inspect.signature(make_attend).parameters
@@ -183,4 +75,10 @@ def build(config: ModelConfig, make_attend: AttendFactory, dtype=jnp.float32) ->
             "attention function (its local layers attend to a sliding window): build it with "
             "runtime.models.build_model(config, functools.partial(runtime.attention.make_attend_fn, backend), dtype)"
         )
-    return Gemma3Model(config, make_attend, dtype)
+    # One attention function per kind of layer (local / global).
+    c = config
+    attends = {
+        w: make_attend(sm_scale=c.attn_scale, sliding_window=w, soft_cap=c.attn_logit_softcap)
+        for w in set(c.layer_sliding_windows)
+    }
+    return DecoderModel(config, LAYER, tuple(attends[w] for w in c.layer_sliding_windows), dtype)

@@ -347,23 +347,20 @@ ffi::Error Q4Impl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi
   return ffi::Error::Success();
 }
 
+// Both kernels bind (intra-op pool; x f32 [M, K], codes of element type W, scales f32) -> y f32 [M, N].
+template <ffi::DataType W>
+auto BindMatmul() {
+  return ffi::Ffi::Bind()
+      .Ctx<ffi::ThreadPool>()
+      .Arg<ffi::Buffer<ffi::F32>>()
+      .Arg<ffi::Buffer<W>>()
+      .template Arg<ffi::Buffer<ffi::F32>>()  // the type is W's: `template` before its members
+      .template Ret<ffi::Buffer<ffi::F32>>();
+}
+
 }  // namespace
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveQ8Matmul, Q8Impl,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::ThreadPool>()
-                                  .Arg<ffi::Buffer<ffi::F32>>()
-                                  .Arg<ffi::Buffer<ffi::S8>>()
-                                  .Arg<ffi::Buffer<ffi::F32>>()
-                                  .Ret<ffi::Buffer<ffi::F32>>()
-                                  .Attr<int64_t>("threads"));
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveQ8Matmul, Q8Impl, BindMatmul<ffi::S8>().Attr<int64_t>("threads"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveQ4Matmul, Q4Impl,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::ThreadPool>()
-                                  .Arg<ffi::Buffer<ffi::F32>>()
-                                  .Arg<ffi::Buffer<ffi::U8>>()
-                                  .Arg<ffi::Buffer<ffi::F32>>()
-                                  .Ret<ffi::Buffer<ffi::F32>>()
-                                  .Attr<int64_t>("group")
-                                  .Attr<int64_t>("threads"));
+                              BindMatmul<ffi::U8>().Attr<int64_t>("group").Attr<int64_t>("threads"));

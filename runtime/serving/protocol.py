@@ -191,23 +191,18 @@ class ServerState:
         in the engine's command queue, which its ``num_waiting`` cannot see yet: a burst is bounded too."""
         waiting = max(self.pending, self.backend.stats().num_waiting)
         if waiting >= self.max_waiting:
-            raise APIError(
-                503,
-                f"{waiting} {what} are already waiting for model {self.name!r}; retry shortly",
-                type="service_unavailable",
-                code="overloaded",
-                headers={"Retry-After": RETRY_AFTER_S},
-            )
+            raise retry_later("overloaded", f"{waiting} {what} are already waiting for model {self.name!r}")
+
+
+def retry_later(code: str, why: str) -> APIError:
+    """503 with ``Retry-After``: the model cannot take the request now, but will soon."""
+    return APIError(
+        503, f"{why}; retry shortly", type="service_unavailable", code=code, headers={"Retry-After": RETRY_AFTER_S}
+    )
 
 
 def not_ready(name: str) -> APIError:
-    return APIError(
-        503,
-        f"model {name!r} is warming up; retry shortly",
-        type="service_unavailable",
-        code="not_ready",
-        headers={"Retry-After": RETRY_AFTER_S},
-    )
+    return retry_later("not_ready", f"model {name!r} is warming up")
 
 
 async def read_object(request: web.Request) -> dict:

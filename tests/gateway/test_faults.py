@@ -37,7 +37,7 @@ from gateway.cache.store import FileStore
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from runtime.api import EngineConfig
 from runtime.core.request import RequestStatus
-from tests.support.gateway_server import ServerThread, http
+from tests.support.gateway_server import ServerThread, chat_body, http
 from tests.support.processes import ServerProcess
 from tests.support.redis_server import RedisServer
 
@@ -68,13 +68,7 @@ QUESTIONS = [
 
 
 def ask(url, content, *, stop=None, max_tokens=16, stream=False, headers=None, timeout=120):
-    body = {
-        "model": MODEL,
-        "messages": [{"role": "user", "content": content}],
-        "temperature": 0,
-        "max_tokens": max_tokens,
-        "stream": stream,
-    }
+    body = chat_body(MODEL, content, temperature=0, max_tokens=max_tokens, stream=stream)
     if stop:
         body["stop"] = [stop]
     status, h, raw = http(url, body, headers=headers, timeout=timeout)

@@ -9,33 +9,15 @@ import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
 from gateway import keys
-from gateway.app import create_app
-from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from runtime.api import EngineConfig
-from tests.support.gateway_server import ServerThread, http
-from tests.support.tiny_gguf import write_tiny_llama
-
-
-def tiny_engine_config(path: str) -> EngineConfig:
-    return EngineConfig(
-        gguf_path=path,
-        max_num_seqs=4,
-        max_num_batched_tokens=32,
-        max_model_len=256,
-        num_blocks=64,
-        compilation_cache=False,
-    )
+from gateway.config.gateway import Limits
+from tests.support.gateway_server import http
+from tests.support.tiny_gateway import tiny_gateway
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-    config = GatewayConfig(
-        port=0,
-        models=(ModelEntry("tiny", tiny_engine_config(path)),),
-        limits=Limits(max_body_bytes=64 * 1024, max_messages=16, default_max_tokens=16),
-    )
-    srv = ServerThread(create_app(config, cache_enabled=False)).start()
+def server(tiny_path):
+    limits = Limits(max_body_bytes=64 * 1024, max_messages=16, default_max_tokens=16)
+    srv = tiny_gateway(tiny_path, limits=limits, cache_enabled=False)
     yield srv
     srv.stop()
 

@@ -10,26 +10,15 @@ admission is exercised, not just allowed.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.scripts import load_script
 
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("load_test", ROOT / "scripts" / "load_test.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["load_test"] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-load_test = _load_script()
+load_test = load_script("load_test")
 
 # The engine shape of tests/gateway/test_tiers_e2e.py and tests/gateway/test_faults.py: one set of compiled programs.
 ENGINE = {"dtype": "float32", "max_num_seqs": 8, "max_num_batched_tokens": 128, "max_model_len": 512, "kv_cache_mb": 32}
@@ -91,18 +80,10 @@ def test_bounded_arguments():
 
 @pytest.mark.slow
 def test_64_streaming_clients_for_15_seconds(tmp_path):
-    cfg = load_test.LoadConfig(
-        clients=64,
-        duration_s=15,
-        keys=4,
-        seed=1,
-        max_tokens="lognormal:20,0.5,6,40",
-        prompt_len="lognormal:16,0.5,4,64",
-        warmup_burst=4,
-        progress=False,
-        request_timeout_s=120,
-        settle_timeout_s=30,
-    )
+    # shorter prompts and answers than the 60 s run's, from 4 keys
+    workload = dict(keys=4, seed=1, max_tokens="lognormal:20,0.5,6,40", prompt_len="lognormal:16,0.5,4,64")
+    timeouts = dict(request_timeout_s=120, settle_timeout_s=30)
+    cfg = load_test.LoadConfig(clients=64, duration_s=15, warmup_burst=4, progress=False, **workload, **timeouts)
     report = load_test.run(cfg, config=str(gateway_config(tmp_path)), drain_timeout_s=30, ready_timeout_s=600)
     print(json.dumps({k: report[k] for k in ("requests", "latency_ms", "memory", "properties", "shutdown")}, indent=1))
     req = report["requests"]

@@ -19,33 +19,23 @@ import pytest
 from gateway import keys
 from gateway.accounting.usage import Caller, UsageLedger
 from gateway.api.schemas import parse_chat_request
-from gateway.app import create_app
 from gateway.backends import BackendError
-from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
+from gateway.config.gateway import ConfigError, Limits, load_config
 from gateway.config.tiers import KeyPolicy, KeysConfig, parse_tiers
 from gateway.config.typed import hash_secret
 from gateway.pipeline.routing import Router
-from runtime.api import EngineConfig
 from runtime.serving.errors import APIError
 from runtime.serving.local import LocalEngine
 from tests.support.engines import tiny_engine
-from tests.support.gateway_server import ServerThread, http
-from tests.support.tiny_gguf import write_tiny_llama
+from tests.support.fakes import FakeClock
+from tests.support.gateway_server import chat_body, http
+from tests.support.tiers import PRICES, two_tiers
+from tests.support.tiny_gateway import GATEWAY_ENGINE, tiny_gateway
 
-TIERS = {
-    "tiers": [
-        {
-            "name": "big",
-            "model": "tiny",
-            "price": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
-            "fallback": ["lil"],
-            "capacity": 2,
-            "timeout_s": 20,
-        },
-        {"name": "lil", "model": "tiny", "price": {"input_per_mtok": 0.5, "output_per_mtok": 1.5}},
-    ],
-    "router": {"default": "lil", "escalate_to": "big", "long_prompt_chars": 400, "deep_conversation_turns": 4},
-    "keys": {
+TIERS = two_tiers(
+    big={"timeout_s": 20},
+    router={"long_prompt_chars": 400, "deep_conversation_turns": 4},
+    keys={
         "default": {"requests_per_minute": 1000},
         "entries": [
             {"name": "broke", "key_env": "K_BROKE", "budget_usd": 0.0001},
@@ -53,7 +43,7 @@ TIERS = {
             {"name": "cheap", "key_env": "K_CHEAP", "tiers": ["lil"]},
         ],
     },
-}
+)
 ENV = {"K_BROKE": "sk-broke", "K_SLOW": "sk-slow", "K_CHEAP": "sk-cheap"}
 
 
@@ -62,9 +52,7 @@ def spec(data=None, env=ENV):
 
 
 def chat(model="auto", content="hello there", **kw):
-    return parse_chat_request(
-        {"model": model, "messages": [{"role": "user", "content": content}], **kw}, max_messages=64
-    )
+    return parse_chat_request(chat_body(model, content, **kw), max_messages=64)
 
 
 # ---------------------------------------------------------------- config
@@ -189,16 +177,8 @@ def test_router_depth_budget_keys_and_explicit_models():
 # ---------------------------------------------------------------- ledger
 
 
-class Clock:
-    def __init__(self, t=1_000_000.0):
-        self.t = t
-
-    def __call__(self):
-        return self.t
-
-
 def test_rate_limit_is_a_sliding_minute():
-    clock = Clock()
+    clock = FakeClock()
     ledger = UsageLedger(KeysConfig(), clock)
     caller = Caller("key:x", "x", KeyPolicy(name="x", requests_per_minute=3))
     for _ in range(3):
@@ -213,7 +193,7 @@ def test_rate_limit_is_a_sliding_minute():
 
 
 def test_budget_per_period_and_usage():
-    clock = Clock(86400 * 100 + 3600)  # 01:00 UTC
+    clock = FakeClock(86400 * 100 + 3600)  # 01:00 UTC
     ledger = UsageLedger(KeysConfig(), clock)
     caller = Caller("key:y", "y", KeyPolicy(name="y", budget_usd=0.001, period_seconds=86400))
     ledger.check_budget(caller)
@@ -261,39 +241,24 @@ class Faulty:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-    engine = EngineConfig(gguf_path=path)
-    config = GatewayConfig(
-        port=0, models=(ModelEntry("tiny", engine),), tiers=spec(), limits=Limits(default_max_tokens=12)
-    )
-    tiny = dict(max_model_len=256, num_blocks=64)
-    backends = {
-        "big": LocalEngine("big", tiny_engine(path, **tiny)),
-        "lil": LocalEngine("lil", tiny_engine(path, **tiny)),
-    }
-    srv = ServerThread(create_app(config, backends=backends, cache_enabled=False)).start()
+def server(tiny_path):
+    backends = {name: LocalEngine(name, tiny_engine(tiny_path, **GATEWAY_ENGINE)) for name in ("big", "lil")}
+    limits = Limits(default_max_tokens=12)
+    srv = tiny_gateway(tiny_path, backends=backends, cache_enabled=False, tiers=spec(), limits=limits)
     yield srv
     srv.stop()
 
 
-def ask(server, content="hello there", model="auto", key=None, stream=False, **kw):
+def ask(server, content="hello there", model="auto", key=None, stream=False, max_tokens=12, **kw):
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    body = {
-        "model": model,
-        "messages": [{"role": "user", "content": content}],
-        "temperature": 0,
-        "max_tokens": 12,
-        "stream": stream,
-        **kw,
-    }
+    body = chat_body(model, content, temperature=0, max_tokens=max_tokens, stream=stream, **kw)
     status, h, raw = http(server.url, body, headers=headers)
     h = {k.lower(): v for k, v in h.items()}
     return status, h, raw.decode()
 
 
 def price(tier, usage):
-    p = {"big": (3.0, 15.0), "lil": (0.5, 1.5)}[tier]
+    p = PRICES[tier]
     return (usage["prompt_tokens"] * p[0] + usage["completion_tokens"] * p[1]) / 1e6
 
 

@@ -18,7 +18,7 @@ from gateway.app import create_app
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from gateway.config.tiers import parse_tiers
 from runtime.api import EngineConfig
-from tests.support.gateway_server import ServerThread, http
+from tests.support.gateway_server import ServerThread, chat_body, http
 from tests.support.processes import ServerProcess
 
 ENGINE_FLAGS = [
@@ -72,13 +72,7 @@ def tiers():
 
 
 def ask(url, content, model="auto", stream=False, key="e2e", max_tokens=8):
-    body = {
-        "model": model,
-        "messages": [{"role": "user", "content": content}],
-        "temperature": 0,
-        "max_tokens": max_tokens,
-        "stream": stream,
-    }
+    body = chat_body(model, content, temperature=0, max_tokens=max_tokens, stream=stream)
     status, headers, raw = http(url, body, headers={"Authorization": f"Bearer {key}"}, timeout=120)
     return status, {k.lower(): v for k, v in headers.items()}, raw.decode()
 

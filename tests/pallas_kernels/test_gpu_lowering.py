@@ -134,34 +134,27 @@ def test_shapes_triton_cannot_tile_fail_with_value_error(head_dim, page_size, me
 # ---- the tile table and its rule -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "kind,family",
-    [
-        ("NVIDIA H100 80GB HBM3", "hopper"),
-        ("NVIDIA H200", "hopper"),
-        ("NVIDIA H100 PCIe", "hopper"),
-        ("NVIDIA A100-SXM4-80GB", "ampere"),
-        ("NVIDIA A100-PCIE-40GB", "ampere"),
-        ("NVIDIA L4", "ada"),
-        ("NVIDIA L40S", "ada"),
-        ("Tesla T4", "fallback"),
-        ("", "fallback"),
-    ],
-)
+KINDS_OF_FAMILY = {
+    "hopper": ("NVIDIA H100 80GB HBM3", "NVIDIA H200", "NVIDIA H100 PCIe"),
+    "ampere": ("NVIDIA A100-SXM4-80GB", "NVIDIA A100-PCIE-40GB"),
+    "ada": ("NVIDIA L4", "NVIDIA L40S"),
+    "fallback": ("Tesla T4", ""),
+}
+
+
+@pytest.mark.parametrize("kind,family", [(k, f) for f, kinds in KINDS_OF_FAMILY.items() for k in kinds])
 def test_device_kind_families(kind, family):
     assert gpu_family(kind) == family
 
 
+def table_shape(head_dim, group, page_size):
+    """What the tile table is asked about: ``group`` q heads sharing one kv head."""
+    return dict(head_dim=head_dim, num_q_heads=group, num_kv_heads=1, page_size=page_size)
+
+
 def triton_dims(head_dim, group, page_size):
-    return Dims(
-        max_num_tokens=TOKENS,
-        num_q_heads=group,
-        head_dim=head_dim,
-        num_kv_heads=1,
-        max_num_seqs=SEQS,
-        page_size=page_size,
-        pages_per_seq=PAGES_PER_SEQ,
-    )
+    shape = table_shape(head_dim, group, page_size)
+    return Dims(max_num_tokens=TOKENS, max_num_seqs=SEQS, pages_per_seq=PAGES_PER_SEQ, **shape)
 
 
 def test_rule_always_meets_the_triton_tile_constraints():
@@ -172,15 +165,7 @@ def test_rule_always_meets_the_triton_tile_constraints():
             for group in (1, 2, 3, 4, 5, 8, 16, 32):
                 for page_size in (1, 2, 4, 8, 16, 32, 64, 128, 256):
                     for dtype, kv in ((BF16, None), (F32, None), (BF16, jnp.int8), (BF16, jnp.float8_e4m3fn)):
-                        bs = gpu_block_sizes(
-                            kind,
-                            head_dim=head_dim,
-                            num_q_heads=group,
-                            num_kv_heads=1,
-                            page_size=page_size,
-                            dtype=dtype,
-                            kv_dtype=kv,
-                        )
+                        bs = gpu_block_sizes(kind, dtype=dtype, kv_dtype=kv, **table_shape(head_dim, group, page_size))
                         _check_triton_tiles(triton_dims(head_dim, group, page_size), bs)
                         checked += 1
     assert checked == 4 * 5 * 8 * 9 * 4

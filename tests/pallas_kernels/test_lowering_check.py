@@ -139,20 +139,26 @@ def _raises(shape, target):
     raise RuntimeError("this kernel does not build\nsecond line of the message")
 
 
-def _bad_tpu_blocks(shape, target):
-    """A Pallas TPU kernel whose block (3, 5) breaks Mosaic's (8, 128) tiling rule: lowering fails."""
-    import jax
-    import jax.numpy as jnp
-    from jax.experimental import pallas as pl
+def _tpu_doubler(block: tuple[int, int], rows: int):
+    """A kernel builder: a Pallas TPU kernel doubling a float32 [rows, block[1]] array, ``block`` a program."""
 
-    def body(x_ref, o_ref):
-        o_ref[...] = x_ref[...] * 2
+    def build(shape, target):
+        import jax
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
 
-    spec = pl.BlockSpec((3, 5), lambda i: (i, 0))
-    fn = pl.pallas_call(
-        body, grid=(8,), in_specs=[spec], out_specs=spec, out_shape=jax.ShapeDtypeStruct((24, 5), jnp.float32)
-    )
-    return fn, (jax.ShapeDtypeStruct((24, 5), jnp.float32),)
+        def body(x_ref, o_ref):
+            o_ref[...] = x_ref[...] * 2
+
+        spec = pl.BlockSpec(block, lambda i: (i, 0))
+        x = jax.ShapeDtypeStruct((rows, block[1]), jnp.float32)
+        return pl.pallas_call(body, grid=(rows // block[0],), in_specs=[spec], out_specs=spec, out_shape=x), (x,)
+
+    return build
+
+
+_bad_tpu_blocks = _tpu_doubler((3, 5), rows=24)  # breaks Mosaic's (8, 128) tiling rule: lowering fails
+_good_tpu_blocks = _tpu_doubler((8, 128), rows=32)
 
 
 def _plain_xla(shape, target):
@@ -161,21 +167,6 @@ def _plain_xla(shape, target):
     import jax.numpy as jnp
 
     return (lambda x: x * 2), (jax.ShapeDtypeStruct((8, 128), jnp.float32),)
-
-
-def _good_tpu_blocks(shape, target):
-    import jax
-    import jax.numpy as jnp
-    from jax.experimental import pallas as pl
-
-    def body(x_ref, o_ref):
-        o_ref[...] = x_ref[...] * 2
-
-    spec = pl.BlockSpec((8, 128), lambda i: (i, 0))
-    fn = pl.pallas_call(
-        body, grid=(4,), in_specs=[spec], out_specs=spec, out_shape=jax.ShapeDtypeStruct((32, 128), jnp.float32)
-    )
-    return fn, (jax.ShapeDtypeStruct((32, 128), jnp.float32),)
 
 
 INJECTED = {

@@ -16,10 +16,12 @@ from tests.support.attention_cases import (
     CASES,
     F32,
     assert_close,
+    bad_args,
     batch_for,
     case_id,
+    decode_and_prefill_batches,
     i32,
-    make_batch,
+    padded_batches,
     run_kernel,
     run_reference,
     run_xla,
@@ -128,32 +130,7 @@ def test_kernel_block_sizes_do_not_change_the_result(block_sizes):
 
 
 def test_all_decode_and_single_prefill_batches():
-    rng = np.random.default_rng(3)
-    decode = make_batch(
-        rng,
-        q_lens=[1] * 6,
-        kv_lens=[1, 5, 8, 9, 16, 17],
-        num_q_heads=4,
-        num_kv_heads=2,
-        head_dim=32,
-        page_size=8,
-        dtype=F32,
-        pad_tokens=0,
-        pad_seqs=0,
-    )
-    prefill = make_batch(
-        rng,
-        q_lens=[20],
-        kv_lens=[20],
-        num_q_heads=4,
-        num_kv_heads=2,
-        head_dim=32,
-        page_size=8,
-        dtype=F32,
-        pad_tokens=0,
-        pad_seqs=0,
-    )
-    for b in (decode, prefill):
+    for b in decode_and_prefill_batches():
         kw = dict(sm_scale=0.2)
         expected = run_reference(b, **kw)
         assert_close(run_kernel(b, block_sizes=BlockSizes(block_q=8), **kw), expected)
@@ -161,28 +138,14 @@ def test_all_decode_and_single_prefill_batches():
 
 
 def test_padding_sequences_may_hold_garbage_and_zero_sequences_give_zeros():
-    rng = np.random.default_rng(4)
-    b = make_batch(
-        rng,
-        q_lens=[2, 1],
-        kv_lens=[6, 9],
-        num_q_heads=2,
-        num_kv_heads=1,
-        head_dim=32,
-        page_size=4,
-        dtype=F32,
-        pad_tokens=4,
-        pad_seqs=3,
-    )
+    b, garbage, none = padded_batches()
     kw = dict(sm_scale=0.2)
     expected = run_reference(b, **kw)
     # Entries past num_seqs are ignored: unsorted cu_q_lens and nonsense lengths change nothing.
-    garbage = dict(b, cu_q_lens=i32([0, 2, 3, 1, 0, 7]), kv_lens=i32([6, 9, 50, 3, 1]))
     assert_close(run_kernel(garbage, **kw), expected)
     assert_close(run_xla(garbage, **kw), expected)
     assert not np.asarray(expected)[3:].any()
 
-    none = dict(b, num_seqs=i32([0]))
     zeros = np.zeros(b["q"].shape, np.float32)
     assert_close(run_kernel(none, **kw), zeros)
     assert_close(run_xla(none, **kw), zeros)
@@ -195,10 +158,7 @@ def test_padding_sequences_may_hold_garbage_and_zero_sequences_give_zeros():
 @pytest.mark.parametrize("index,replacement,message", BAD_INPUTS, ids=[m for _, _, m in BAD_INPUTS])
 @pytest.mark.parametrize("impl", ["kernel", "xla"])
 def test_bad_inputs_raise_value_error(impl, index, replacement, message):
-    _, args = small_inputs()
-    args[index] = replacement
-    if index == 1:  # keep k and v consistent so the dtype check is the one that fires
-        args[2] = replacement
+    args = bad_args(index, replacement)
     with pytest.raises(ValueError, match=message):
         if impl == "kernel":
             ragged_paged_attention(*args, sm_scale=1.0, interpret=True)

@@ -25,20 +25,8 @@ from pallas_kernels.ragged_paged_attention.tpu import (
     vmem_bytes,
     vmem_capacity,
 )
-from tests.support.attention_cases import (
-    BAD_INPUTS,
-    BF16,
-    CASES,
-    F32,
-    QUANT_CASES,
-    assert_close,
-    batch_for,
-    case_id,
-    i32,
-    make_batch,
-    run_reference,
-    small_inputs,
-)
+from tests.support import attention_cases as cases
+from tests.support.attention_cases import BF16, F32, i32
 
 
 def tpu_sizes(bs) -> TpuBlockSizes:
@@ -47,32 +35,22 @@ def tpu_sizes(bs) -> TpuBlockSizes:
 
 
 def run_tpu(b, **kw):
-    scales = dict(k_scales=b["k_scale_pages"], v_scales=b["v_scale_pages"]) if "k_scale_pages" in b else {}
-    return ragged_paged_attention_tpu(
-        b["q"],
-        b["k_pages"],
-        b["v_pages"],
-        b["kv_lens"],
-        b["page_indices"],
-        b["cu_q_lens"],
-        b["num_seqs"],
-        interpret=True,
-        **scales,
-        **kw,
-    )
+    return cases.run_paged(ragged_paged_attention_tpu, b, interpret=True, **kw)
 
 
-@pytest.mark.parametrize("case", CASES, ids=case_id)
+@pytest.mark.parametrize("case", cases.CASES, ids=cases.case_id)
 def test_tpu_kernel_matches_reference(case):
-    b, kw = batch_for(case, seed=CASES.index(case))
-    assert_close(run_tpu(b, block_sizes=tpu_sizes(case[-1]), **kw), run_reference(b, **kw))
+    b, kw = cases.batch_for(case, seed=cases.CASES.index(case))
+    cases.assert_close(run_tpu(b, block_sizes=tpu_sizes(case[-1]), **kw), cases.run_reference(b, **kw))
 
 
-@pytest.mark.parametrize("case,kv_dtype", QUANT_CASES, ids=[f"{k}-{case_id(c)}" for c, k in QUANT_CASES])
+@pytest.mark.parametrize(
+    "case,kv_dtype", cases.QUANT_CASES, ids=[f"{k}-{cases.case_id(c)}" for c, k in cases.QUANT_CASES]
+)
 def test_tpu_kernel_matches_reference_on_quantized_cache(case, kv_dtype):
     # Unused slots hold random codes and NaN scales: reading one would show.
-    b, kw = batch_for(case, seed=200 + QUANT_CASES.index((case, kv_dtype)), kv_dtype=kv_dtype)
-    assert_close(run_tpu(b, block_sizes=tpu_sizes(case[-1]), **kw), run_reference(b, quantized=True, **kw))
+    b, kw = cases.batch_for(case, seed=200 + cases.QUANT_CASES.index((case, kv_dtype)), kv_dtype=kv_dtype)
+    cases.assert_close(run_tpu(b, block_sizes=tpu_sizes(case[-1]), **kw), cases.run_reference(b, quantized=True, **kw))
 
 
 @pytest.mark.parametrize(
@@ -86,64 +64,25 @@ def test_tpu_kernel_matches_reference_on_quantized_cache(case, kv_dtype):
 )
 def test_tpu_block_sizes_do_not_change_the_result(block_sizes):
     # One-row blocks (one sequence each), blocks spanning every sequence, key blocks past the page table.
-    b, kw = batch_for((4, 6, 2, 32, F32, 5, None, None), seed=7)
-    assert_close(run_tpu(b, block_sizes=block_sizes, **kw), run_reference(b, **kw))
+    b, kw = cases.batch_for((4, 6, 2, 32, F32, 5, None, None), seed=7)
+    cases.assert_close(run_tpu(b, block_sizes=block_sizes, **kw), cases.run_reference(b, **kw))
 
 
 def test_tpu_all_decode_and_single_prefill_batches():
-    rng = np.random.default_rng(3)
-    decode = make_batch(
-        rng,
-        q_lens=[1] * 6,
-        kv_lens=[1, 5, 8, 9, 16, 17],
-        num_q_heads=4,
-        num_kv_heads=2,
-        head_dim=32,
-        page_size=8,
-        dtype=F32,
-        pad_tokens=0,
-        pad_seqs=0,
-    )
-    prefill = make_batch(
-        rng,
-        q_lens=[20],
-        kv_lens=[20],
-        num_q_heads=4,
-        num_kv_heads=2,
-        head_dim=32,
-        page_size=8,
-        dtype=F32,
-        pad_tokens=0,
-        pad_seqs=0,
-    )
-    for b in (decode, prefill):
+    for b in cases.decode_and_prefill_batches():
         # block_q 8 does not divide 6 or 20 rows: the last q block is padded inside the wrapper.
-        assert_close(
+        cases.assert_close(
             run_tpu(b, sm_scale=0.2, block_sizes=TpuBlockSizes(block_q=8, pages_per_block=2)),
-            run_reference(b, sm_scale=0.2),
+            cases.run_reference(b, sm_scale=0.2),
         )
 
 
 def test_tpu_padding_sequences_may_hold_garbage_and_zero_sequences_give_zeros():
-    rng = np.random.default_rng(4)
-    b = make_batch(
-        rng,
-        q_lens=[2, 1],
-        kv_lens=[6, 9],
-        num_q_heads=2,
-        num_kv_heads=1,
-        head_dim=32,
-        page_size=4,
-        dtype=F32,
-        pad_tokens=4,
-        pad_seqs=3,
-    )
+    b, garbage, none = cases.padded_batches()
     bs = TpuBlockSizes(block_q=2, pages_per_block=2)
-    expected = run_reference(b, sm_scale=0.2)
-    garbage = dict(b, cu_q_lens=i32([0, 2, 3, 1, 0, 7]), kv_lens=i32([6, 9, 50, 3, 1]))
-    assert_close(run_tpu(garbage, sm_scale=0.2, block_sizes=bs), expected)
-    none = dict(b, num_seqs=i32([0]))
-    assert_close(run_tpu(none, sm_scale=0.2, block_sizes=bs), np.zeros(b["q"].shape, np.float32))
+    expected = cases.run_reference(b, sm_scale=0.2)
+    cases.assert_close(run_tpu(garbage, sm_scale=0.2, block_sizes=bs), expected)
+    cases.assert_close(run_tpu(none, sm_scale=0.2, block_sizes=bs), np.zeros(b["q"].shape, np.float32))
 
 
 def test_q_block_sequence_ranges_by_hand():
@@ -160,18 +99,14 @@ def test_q_block_sequence_ranges_by_hand():
     assert int(lo[3]) == int(hi[3])
 
 
-@pytest.mark.parametrize("index,replacement,message", BAD_INPUTS, ids=[m for _, _, m in BAD_INPUTS])
+@pytest.mark.parametrize("index,replacement,message", cases.BAD_INPUTS, ids=[m for _, _, m in cases.BAD_INPUTS])
 def test_tpu_bad_inputs_raise_the_shared_value_error(index, replacement, message):
-    _, args = small_inputs()
-    args[index] = replacement
-    if index == 1:
-        args[2] = replacement
     with pytest.raises(ValueError, match=message):
-        ragged_paged_attention_tpu(*args, sm_scale=1.0, interpret=True)
+        ragged_paged_attention_tpu(*cases.bad_args(index, replacement), sm_scale=1.0, interpret=True)
 
 
 def test_compiled_tile_constraints_are_checked_before_lowering():
-    _, args = small_inputs()  # float32, page_size 4
+    _, args = cases.small_inputs()  # float32, page_size 4
     with pytest.raises(ValueError, match="multiple of 8 for float32 q"):
         ragged_paged_attention_tpu(*args, sm_scale=1.0, block_sizes=TpuBlockSizes(block_q=12))
     with pytest.raises(ValueError, match="page_size to be a multiple of 8"):
@@ -213,11 +148,11 @@ def test_block_size_table_then_fallback_then_vmem_rule():
 
 def test_sm_scale_is_applied_like_the_reference():
     # Same batch, two scales: both match the reference (catches a scale applied twice or never).
-    b, _ = batch_for((8, 2, 2, 32, F32, None, None, None), seed=11)
+    b, _ = cases.batch_for((8, 2, 2, 32, F32, None, None, None), seed=11)
     for scale in (1.0, 1.0 / math.sqrt(32)):
-        assert_close(
+        cases.assert_close(
             run_tpu(b, sm_scale=scale, block_sizes=TpuBlockSizes(block_q=8, pages_per_block=2)),
-            run_reference(b, sm_scale=scale),
+            cases.run_reference(b, sm_scale=scale),
         )
 
 

@@ -5,7 +5,6 @@ host CPU and its --smoke mode."""
 from __future__ import annotations
 
 import glob
-import importlib.util
 import json
 import math
 import os
@@ -17,24 +16,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.app import create_app
-from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from runtime.api import EngineConfig
-from tests.support.gateway_server import ServerThread
+from gateway.config.gateway import Limits
+from tests.support.scripts import load_script
+from tests.support.tiny_gateway import tiny_gateway
 from tests.support.tiny_gguf import write_tiny_llama
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_serving = _load("bench_serving")
+bench_serving = load_script("bench_serving")
 
 
 # ---- the workload ------------------------------------------------------------------------------
@@ -121,19 +111,10 @@ def test_summary_arithmetic():
 
 
 @pytest.fixture(scope="module")
-def gateway(tmp_path_factory):
-    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
+def gateway(tiny_path):
     # 16 tokens per step: three step programs to compile (sequences 1, 2, 4) instead of six
-    engine = EngineConfig(
-        gguf_path=path,
-        max_num_seqs=4,
-        max_num_batched_tokens=16,
-        max_model_len=256,
-        num_blocks=64,
-        compilation_cache=False,
-    )
-    config = GatewayConfig(port=0, models=(ModelEntry("tiny", engine),), limits=Limits(default_max_tokens=16))
-    srv = ServerThread(create_app(config, cache_enabled=False)).start()
+    limits = Limits(default_max_tokens=16)
+    srv = tiny_gateway(tiny_path, {"max_num_batched_tokens": 16}, limits=limits, cache_enabled=False)
     yield srv
     srv.stop()
 
@@ -184,7 +165,7 @@ def test_bench_serving_end_to_end(gateway, tmp_path, capsys):
 
 # ---- the accelerator run (scripts/bench_accelerator.sh, bench_accelerator.py, bench_kernel.py) -----
 
-bench_kernel = _load("bench_kernel")
+bench_kernel = load_script("bench_kernel")
 
 
 def test_device_spec_table():

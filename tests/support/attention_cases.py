@@ -112,54 +112,31 @@ def make_batch(
     return batch
 
 
+# A batch's arrays in the order of the paged signature (the kernels, the XLA path), and of the reference's.
+PAGED_ARGS = ("q", "k_pages", "v_pages", "kv_lens", "page_indices", "cu_q_lens", "num_seqs")
+REFERENCE_ARGS = ("q", "k", "v", "kv_lens", "cu_q_lens", "num_seqs")
+
+
 def run_reference(b, quantized=False, **kw):
     """The reference on the float K/V, or (``quantized``) on the batch's codes and scales."""
     if quantized:
-        return ragged_paged_attention_reference(
-            b["q"],
-            b["kq"],
-            b["vq"],
-            b["kv_lens"],
-            b["cu_q_lens"],
-            b["num_seqs"],
-            k_scales=b["k_scales"],
-            v_scales=b["v_scales"],
-            **kw,
-        )
-    return ragged_paged_attention_reference(b["q"], b["k"], b["v"], b["kv_lens"], b["cu_q_lens"], b["num_seqs"], **kw)
+        b = dict(b, k=b["kq"], v=b["vq"])
+        kw = dict(k_scales=b["k_scales"], v_scales=b["v_scales"], **kw)
+    return ragged_paged_attention_reference(*(b[n] for n in REFERENCE_ARGS), **kw)
 
 
-def _scales(b):
-    return dict(k_scales=b["k_scale_pages"], v_scales=b["v_scale_pages"]) if "k_scale_pages" in b else {}
+def run_paged(fn, b, **kw):
+    """A paged path (the GPU or TPU kernel, the XLA path) on batch ``b``, with its scale pages if it has them."""
+    scales = dict(k_scales=b["k_scale_pages"], v_scales=b["v_scale_pages"]) if "k_scale_pages" in b else {}
+    return fn(*(b[n] for n in PAGED_ARGS), **scales, **kw)
 
 
 def run_kernel(b, **kw):
-    return ragged_paged_attention(
-        b["q"],
-        b["k_pages"],
-        b["v_pages"],
-        b["kv_lens"],
-        b["page_indices"],
-        b["cu_q_lens"],
-        b["num_seqs"],
-        interpret=True,
-        **_scales(b),
-        **kw,
-    )
+    return run_paged(ragged_paged_attention, b, interpret=True, **kw)
 
 
 def run_xla(b, **kw):
-    return ragged_paged_attention_xla(
-        b["q"],
-        b["k_pages"],
-        b["v_pages"],
-        b["kv_lens"],
-        b["page_indices"],
-        b["cu_q_lens"],
-        b["num_seqs"],
-        **_scales(b),
-        **kw,
-    )
+    return run_paged(ragged_paged_attention_xla, b, **kw)
 
 
 def edge_batch(page_size, max_kv_len):
@@ -220,20 +197,39 @@ def batch_for(case, seed, kv_dtype=None):
 
 
 def small_inputs():
-    b = make_batch(
-        np.random.default_rng(5),
-        q_lens=[2],
-        kv_lens=[3],
-        num_q_heads=4,
-        num_kv_heads=2,
-        head_dim=16,
-        page_size=4,
-        dtype=F32,
-        pad_tokens=0,
-        pad_seqs=0,
-    )
-    paged = [b[n] for n in ("q", "k_pages", "v_pages", "kv_lens", "page_indices", "cu_q_lens", "num_seqs")]
-    return b, paged
+    """One sequence (2 new tokens of 3), 4 q heads on 2 kv heads, no padding: (batch, its paged arguments)."""
+    shape = dict(num_q_heads=4, num_kv_heads=2, head_dim=16, page_size=4, dtype=F32, pad_tokens=0, pad_seqs=0)
+    b = make_batch(np.random.default_rng(5), q_lens=[2], kv_lens=[3], **shape)
+    return b, [b[n] for n in PAGED_ARGS]
+
+
+def decode_and_prefill_batches():
+    """Two unmixed steps on 4 q heads, 2 kv heads, page 8, no padding: six decode rows at kv lengths
+    around the page edges (1, 5, 8, 9, 16, 17), then one 20-token prompt."""
+    rng = np.random.default_rng(3)
+    shape = dict(num_q_heads=4, num_kv_heads=2, head_dim=32, page_size=8, dtype=F32, pad_tokens=0, pad_seqs=0)
+    decode = make_batch(rng, q_lens=[1] * 6, kv_lens=[1, 5, 8, 9, 16, 17], **shape)
+    return decode, make_batch(rng, q_lens=[20], kv_lens=[20], **shape)
+
+
+def padded_batches():
+    """(b, garbage, none): two sequences, then three padding sequences and four padding rows; the same
+    batch with garbage past num_seqs (unsorted cu_q_lens, nonsense lengths: both must be ignored); and
+    with num_seqs 0 (all rows must come out zero)."""
+    shape = dict(num_q_heads=2, num_kv_heads=1, head_dim=32, page_size=4, dtype=F32, pad_tokens=4, pad_seqs=3)
+    b = make_batch(np.random.default_rng(4), q_lens=[2, 1], kv_lens=[6, 9], **shape)
+    garbage = dict(b, cu_q_lens=i32([0, 2, 3, 1, 0, 7]), kv_lens=i32([6, 9, 50, 3, 1]))
+    return b, garbage, dict(b, num_seqs=i32([0]))
+
+
+def bad_args(index, replacement):
+    """``small_inputs``' paged arguments with one replaced (k and v together, so that for a bad k dtype
+    the dtype check is the one that fires)."""
+    _, args = small_inputs()
+    args[index] = replacement
+    if index == 1:
+        args[2] = replacement
+    return args
 
 
 BAD_INPUTS = [

@@ -8,27 +8,18 @@ import urllib.request
 
 import pytest
 
-from gateway.app import create_app
-from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from runtime.api import EngineConfig
+from gateway.config.gateway import Limits
 from tests.support.gateway_server import ServerThread
-from tests.support.tiny_gguf import write_tiny_llama
+from tests.support.tiny_gateway import tiny_gateway
 
 
-def start(tmp_path_factory, cache: dict, warmup: bool = True) -> ServerThread:
-    path = str(write_tiny_llama(tmp_path_factory.mktemp("tiny")).path)
-    engine = EngineConfig(
-        gguf_path=path,
-        max_num_seqs=4,
-        max_num_batched_tokens=32,
-        max_model_len=256,
-        num_blocks=64,
-        compilation_cache=False,
-    )
-    config = GatewayConfig(
-        port=0, models=(ModelEntry("tiny", engine),), cache=cache, limits=Limits(default_max_tokens=16), warmup=warmup
-    )
-    return ServerThread(create_app(config)).start()
+def start(tiny_path: str, cache: dict, warmup: bool = True) -> ServerThread:
+    return tiny_gateway(tiny_path, cache=cache, limits=Limits(default_max_tokens=16), warmup=warmup)
+
+
+def file_cache(tmp_path_factory) -> dict:
+    """A file store in a fresh folder; sampled answers are cached when seeded."""
+    return {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"), "cache_sampled": "seeded"}
 
 
 def chat(server, messages, *, key="k1", headers=None, stream=False, **params):

@@ -72,6 +72,11 @@ class ServerThread:
         self._thread.join(30)
 
 
+def chat_body(model: str, content: str, **params) -> dict:
+    """A /v1/chat/completions request body with one user message and ``params`` (temperature, max_tokens, ...)."""
+    return {"model": model, "messages": [{"role": "user", "content": content}], **params}
+
+
 def http(
     server_url: str,
     body=None,

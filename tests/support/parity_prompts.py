@@ -1,4 +1,5 @@
-"""Prompts both model parity tests use: varied scripts, code, whitespace runs, and two chats."""
+"""What both model parity tests (tests/runtime/models/test_parity_*.py) use: varied prompts (scripts, code,
+whitespace runs), two chats, and Hugging Face transformers loading the same GGUF file as the reference."""
 
 PROMPTS = [
     "The capital of France is",
@@ -11,3 +12,38 @@ CHAT = [
     [{"role": "user", "content": "What is 2 + 2?"}],
     [{"role": "system", "content": "You answer in one word."}, {"role": "user", "content": "Name a fruit."}],
 ]
+GREEDY_CASES = range(3 + len(CHAT))  # the first three prompts, then each chat with a generation prompt
+
+
+def hf_reference(preset: str):
+    """(tokenizer, model): transformers on the preset's GGUF file, dequantized to float32, in eval mode."""
+    import torch  # a dev dependency: missing, fail rather than skip
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from runtime.loading.presets import resolve_gguf
+
+    path = resolve_gguf(preset)
+    tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+    model.eval()
+    return tok, model
+
+
+def hf_greedy(model, ids: list[int], n: int) -> list[int]:
+    """HF's greedy continuation of ``ids``: ``n`` new tokens at most, an end token kept."""
+    import torch
+
+    x = torch.tensor([ids])
+    with torch.no_grad():
+        out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n, do_sample=False, pad_token_id=0)
+    return out[0, len(ids) :].tolist()
+
+
+def greedy_against_hf(ours, model, case: int, n: int = 32):
+    """(HF's greedy tokens, our generation stats) for GREEDY_CASES[case], ``n`` tokens: ``ours`` is a Generator."""
+    from runtime.api import SamplingParams
+
+    tok = ours.tokenizer
+    ids = tok.encode(PROMPTS[case]) if case < 3 else tok.apply_chat_template(CHAT[case - 3], add_generation_prompt=True)
+    _, stats = ours.generate(ids, SamplingParams(max_tokens=n))
+    return hf_greedy(model, ids, n), stats

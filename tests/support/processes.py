@@ -9,6 +9,9 @@ whose tail is shown if it dies or never gets ready) and always stopped on exit.
 
 from __future__ import annotations
 
+import ast
+import concurrent.futures
+import json
 import os
 import signal
 import subprocess
@@ -21,6 +24,12 @@ from pathlib import Path
 from tests.support.gateway_server import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def engine_flags(**limits) -> list[str]:
+    """``runtime.server`` flags from EngineConfig-style names: ``engine_flags(max_num_seqs=8)`` is
+    ``["--max-num-seqs", "8"]``."""
+    return [arg for name, value in limits.items() for arg in (f"--{name.replace('_', '-')}", str(value))]
 
 
 class ServerProcess:
@@ -93,3 +102,50 @@ class ServerProcess:
     def __exit__(self, *exc) -> None:
         self.stop()
         self.log_path.unlink(missing_ok=True)
+
+
+# SmolLM2 as the runtime server of the replica tests and scripts/bench_replicas.py.
+REPLICA_ENGINE_FLAGS = engine_flags(max_num_seqs=8, max_num_batched_tokens=64, max_model_len=512, kv_cache_mb=32)
+
+
+def replica_model(name: str) -> ServerProcess:
+    """A SmolLM2 runtime server with REPLICA_ENGINE_FLAGS (not started)."""
+    args = ["-m", "runtime.server", "--model", "smollm2-135m", *REPLICA_ENGINE_FLAGS]
+    return ServerProcess(args, name=name, wait_ready=False)
+
+
+def replica_gateways(folder: Path, model_url: str, cache: dict, names: list[str]) -> list[ServerProcess]:
+    """``python -m gateway`` processes (not started), one per name, with no model of their own: their one tier,
+    "small", is the SmolLM2 runtime server at ``model_url``; ``cache``: the cache section all of them share."""
+    config = Path(folder) / "gateway.yaml"
+    tier = {"name": "small", "model": "smollm2-135m", "url": model_url, "timeout_s": 120}
+    data = {
+        "host": "127.0.0.1",
+        "models": [],
+        "tiers": {"tiers": [tier], "router": {"default": "small"}},
+        "cache": cache,
+    }
+    config.write_text(json.dumps(data))  # JSON is YAML
+    return [ServerProcess(["-m", "gateway", "--config", str(config)], name=name, wait_ready=False) for name in names]
+
+
+def start_all(procs: list[ServerProcess], timeout: float | None = None) -> None:
+    """Start every process, then wait for each to be ready: they load side by side."""
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.wait(timeout)
+
+
+def stop_all(procs: list[ServerProcess]) -> None:
+    """SIGTERM all, and wait for all at once."""
+    with concurrent.futures.ThreadPoolExecutor(len(procs)) as ex:
+        list(ex.map(lambda proc: proc.stop(), procs))
+
+
+def modules_loaded_by(imports: str, watched: tuple[str, ...]) -> list[str]:
+    """Which of ``watched`` a fresh interpreter has in sys.modules after ``import {imports}``."""
+    code = f"import sys, {imports}; print(sorted(m for m in {watched!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return ast.literal_eval(out.stdout.strip())

@@ -15,8 +15,6 @@ import signal
 import subprocess
 import time
 
-import pytest
-
 from tests.support.gateway_server import free_port
 
 
@@ -30,6 +28,8 @@ class RedisServer:
     def running(cls):
         """A started server, stopped afterwards; the test is skipped where redis-server is not installed
         (`make test` installs it)."""
+        import pytest  # here: scripts/bench_replicas.py starts a server without pytest
+
         if not shutil.which("redis-server") or not shutil.which("redis-cli"):
             pytest.skip("redis-server is not installed (make test installs it)")
         server = cls().start()

@@ -107,6 +107,21 @@ def round_trip(w: np.ndarray, qtype) -> tuple[np.ndarray, np.ndarray]:
     return stored, gguf.quants.dequantize(stored, qtype).astype(np.float32)
 
 
+def new_writer(
+    path: Path, arch: str, name: str, context: int, hidden: int, layers: int, ffn: int, heads: int, kv_heads: int
+) -> gguf.GGUFWriter:
+    """A GGUFWriter for ``path`` with the name and the dimensions every tiny model file states."""
+    w = gguf.GGUFWriter(str(path), arch)
+    w.add_name(name)
+    w.add_context_length(context)
+    w.add_embedding_length(hidden)
+    w.add_block_count(layers)
+    w.add_feed_forward_length(ffn)
+    w.add_head_count(heads)
+    w.add_head_count_kv(kv_heads)
+    return w
+
+
 @dataclass(frozen=True)
 class TinyGGUF:
     path: Path
@@ -150,14 +165,7 @@ def write_tiny_llama(
     tokens, types = vocabulary()
     V = len(tokens)
     path = Path(directory) / name
-    w = gguf.GGUFWriter(str(path), arch)
-    w.add_name("tiny-llama")
-    w.add_context_length(CONTEXT)
-    w.add_embedding_length(HIDDEN)
-    w.add_block_count(LAYERS)
-    w.add_feed_forward_length(FFN)
-    w.add_head_count(HEADS)
-    w.add_head_count_kv(KV_HEADS)
+    w = new_writer(path, arch, "tiny-llama", CONTEXT, HIDDEN, LAYERS, FFN, HEADS, KV_HEADS)
     w.add_rope_dimension_count(HEAD_DIM)
     w.add_rope_freq_base(ROPE_THETA)
     w.add_layer_norm_rms_eps(RMS_EPS)

@@ -12,7 +12,6 @@ get 429 with Retry-After on either replica.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import re
 import subprocess
@@ -25,8 +24,9 @@ from gateway.accounting.usage import Caller, UsageLedger
 from gateway.config.gateway import ConfigError
 from gateway.config.tiers import KeyPolicy, KeysConfig, SharedLedgerConfig, hash_secret, parse_tiers
 from runtime.serving.errors import APIError
+from tests.support.fakes import FakeClock
 from tests.support.gateway_server import http
-from tests.support.processes import ServerProcess
+from tests.support.processes import ServerProcess, start_all, stop_all
 from tests.support.redis_server import RedisServer
 
 KEY = "sk-shared-ledger-test"
@@ -42,25 +42,25 @@ def redis():
         yield r
 
 
-class Clock:
-    def __init__(self, t: float = T0 + 20):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-def replicas(redis, policy: KeyPolicy, clock: Clock, prefix: str):
-    """Two ledgers (replicas A and B) sharing ``redis``, one caller with ``policy``."""
+def two_replicas(redis, prefix: str, scenario, **policy) -> Caller:
+    """Runs ``await scenario(clock, a, b, syncs, caller)``: two ledgers (replicas A and B) on a fake clock at
+    T0 + 20, each with its LedgerSync on ``redis`` under ``prefix``, and one caller whose key has
+    ``KeyPolicy(**policy)``. The syncs' connections are closed afterwards; returns the caller."""
+    policy = KeyPolicy(key_sha256=DIGEST, **policy)
     keys = KeysConfig(entries=(policy,), shared=SharedLedgerConfig(redis.url, prefix=prefix, timeout_s=0.5))
-    ledgers = [UsageLedger(keys, clock) for _ in range(2)]
-    syncs = [LedgerSync(ledger, keys.shared) for ledger in ledgers]
+    clock = FakeClock(T0 + 20)
+    a, b = UsageLedger(keys, clock), UsageLedger(keys, clock)
+    syncs = [LedgerSync(ledger, keys.shared) for ledger in (a, b)]
     caller = Caller("key:" + DIGEST[:32], policy.name, policy)
-    return ledgers, syncs, caller
 
+    async def run():
+        try:
+            await scenario(clock, a, b, syncs, caller)
+        finally:
+            await close_all(syncs)
 
-def run(coro):
-    return asyncio.run(coro)
+    asyncio.run(run())
+    return caller
 
 
 async def sync_all(syncs) -> list[bool]:
@@ -112,11 +112,7 @@ def test_config_default_is_not_shared():
 
 
 def test_spend_through_one_replica_is_seen_by_the_other(redis):
-    clock = Clock()
-    policy = KeyPolicy("team", key_sha256=DIGEST, budget_usd=1.0, period_seconds=60)
-    (a, b), syncs, caller = replicas(redis, policy, clock, "t1:")
-
-    async def scenario():
+    async def scenario(clock, a, b, syncs, caller):
         a.charge(caller, "small", 100, 10, 0.7)
         a.count_request(caller)
         b.record_hit(caller, 0.05)
@@ -138,9 +134,8 @@ def test_spend_through_one_replica_is_seen_by_the_other(redis):
                 ledger.check_budget(caller)
             assert exc.value.status == 429 and exc.value.headers["Retry-After"] == "40"  # the window ends at T0+60
             assert ledger.usage(caller)["cost_usd"] == pytest.approx(1.1)
-        await close_all(syncs)
 
-    run(scenario())
+    caller = two_replicas(redis, "t1:", scenario, name="team", budget_usd=1.0, period_seconds=60)
     stored = redis.keys()
     assert stored and all(k.startswith("t1:") for k in stored)
     assert any(tenant_id(caller.tenant) in k for k in stored)
@@ -148,11 +143,7 @@ def test_spend_through_one_replica_is_seen_by_the_other(redis):
 
 
 def test_rate_limit_holds_for_both_replicas_together(redis):
-    clock = Clock()
-    policy = KeyPolicy("slow", key_sha256=DIGEST, requests_per_minute=4)
-    (a, b), syncs, caller = replicas(redis, policy, clock, "t2:")
-
-    async def scenario():
+    async def scenario(clock, a, b, syncs, caller):
         for i in range(4):  # alternately through A and B, each replica syncing after its request
             ledger, sync = (a, syncs[0]) if i % 2 == 0 else (b, syncs[1])
             await sync.sync()  # the other replica's latest request arrives
@@ -174,17 +165,12 @@ def test_rate_limit_holds_for_both_replicas_together(redis):
         await sync_all(syncs)
         for ledger in (a, b):
             ledger.check_rate(caller)
-        await close_all(syncs)
 
-    run(scenario())
+    two_replicas(redis, "t2:", scenario, name="slow", requests_per_minute=4)
 
 
 def test_budget_windows_reset(redis):
-    clock = Clock()
-    policy = KeyPolicy("team", key_sha256=DIGEST, budget_usd=0.5, period_seconds=60)
-    (a, b), syncs, caller = replicas(redis, policy, clock, "t3:")
-
-    async def scenario():
+    async def scenario(clock, a, b, syncs, caller):
         a.charge(caller, "small", 1, 1, 0.6)
         await sync_all(syncs)
         with pytest.raises(APIError):
@@ -194,9 +180,8 @@ def test_budget_windows_reset(redis):
         for ledger in (a, b):
             ledger.check_budget(caller)
             assert ledger.usage(caller)["cost_usd"] == 0 and ledger.usage(caller)["period"]["start"] == T0 + 60
-        await close_all(syncs)
 
-    run(scenario())
+    two_replicas(redis, "t3:", scenario, name="team", budget_usd=0.5, period_seconds=60)
     ttls = [
         int(subprocess.run(["redis-cli", "-p", str(redis.port), "ttl", k], capture_output=True, text=True).stdout)
         for k in redis.keys()
@@ -206,11 +191,7 @@ def test_budget_windows_reset(redis):
 
 
 def test_redis_down_both_serve_locally_then_converge(redis):
-    clock = Clock()
-    policy = KeyPolicy("team", key_sha256=DIGEST, budget_usd=10.0, period_seconds=3600, requests_per_minute=10)
-    (a, b), syncs, caller = replicas(redis, policy, clock, "t4:")
-
-    async def scenario():
+    async def scenario(clock, a, b, syncs, caller):
         a.check_rate(caller)
         a.charge(caller, "small", 10, 10, 1.0)
         b.check_rate(caller)
@@ -243,9 +224,8 @@ def test_redis_down_both_serve_locally_then_converge(redis):
             with pytest.raises(APIError):
                 ledger.check_rate(caller)
         assert not any(s.down for s in syncs)
-        await close_all(syncs)
 
-    run(scenario())
+    two_replicas(redis, "t4:", scenario, name="team", budget_usd=10.0, period_seconds=3600, requests_per_minute=10)
 
 
 # ---------------------------------------------------------------- end to end: two gateway processes
@@ -300,14 +280,10 @@ def gateways(redis, tmp_path_factory):
         for n in "ab"
     ]
     try:
-        for p in procs:
-            p.start()
-        for p in procs:
-            p.wait(timeout=300)
+        start_all(procs, timeout=300)
         yield procs
     finally:
-        with concurrent.futures.ThreadPoolExecutor(len(procs)) as ex:
-            list(ex.map(lambda p: p.stop(), procs))
+        stop_all(procs)
 
 
 def test_two_gateways_enforce_one_rate_limit(gateways):

@@ -23,6 +23,7 @@ from gateway.backends.replicas import ReplicaSet, choose
 from gateway.config.tiers import parse_tiers
 from gateway.config.typed import ConfigError
 from runtime.api import EngineStats, RequestOutput, SamplingParams
+from tests.support.gateway_server import chat_body
 
 
 def stats(running=0, waiting=0) -> EngineStats:
@@ -230,36 +231,17 @@ def test_urls_config_errors(small, message):
 
 # ---------------------------------------------------------------- two real runtime servers
 
-ENGINE_FLAGS = [
-    "--max-num-seqs",
-    "8",
-    "--max-num-batched-tokens",
-    "64",
-    "--max-model-len",
-    "512",
-    "--kv-cache-mb",
-    "32",
-]
-
 
 @pytest.fixture(scope="module")
 def pool():
     from gateway.app import create_app
     from gateway.config.gateway import GatewayConfig, Limits
     from tests.support.gateway_server import ServerThread
-    from tests.support.processes import ServerProcess
+    from tests.support.processes import replica_model, start_all, stop_all
 
-    servers = [
-        ServerProcess(
-            ["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name=f"replica{i}", wait_ready=False
-        )
-        for i in range(2)
-    ]
+    servers = [replica_model(f"replica{i}") for i in range(2)]
     try:
-        for s in servers:
-            s.start()
-        for s in servers:
-            s.wait()
+        start_all(servers)
         spec = parse_tiers(
             {
                 "tiers": [
@@ -276,8 +258,7 @@ def pool():
         finally:
             gateway.stop()
     finally:
-        with concurrent.futures.ThreadPoolExecutor(len(servers)) as ex:
-            list(ex.map(lambda s: s.stop(), servers))
+        stop_all(servers)
 
 
 def label(server) -> str:
@@ -289,13 +270,7 @@ def ask(url: str, content: str, *, stream=False, max_tokens=16, on_first_chunk=N
     import urllib.error
     import urllib.request
 
-    body = {
-        "model": "small",
-        "messages": [{"role": "user", "content": content}],
-        "temperature": 0,
-        "max_tokens": max_tokens,
-        "stream": stream,
-    }
+    body = chat_body("small", content, temperature=0, max_tokens=max_tokens, stream=stream)
     req = urllib.request.Request(
         url + "/v1/chat/completions",
         data=json.dumps(body).encode(),

@@ -17,7 +17,6 @@ directions. The official ``openai`` client makes the cross-replica requests.
 
 from __future__ import annotations
 
-import concurrent.futures
 import json
 import re
 import time
@@ -26,20 +25,10 @@ import urllib.request
 import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
-from tests.support.gateway_server import http
-from tests.support.processes import ServerProcess
+from tests.support.gateway_server import chat_body, http
+from tests.support.processes import replica_gateways, replica_model, start_all, stop_all
 from tests.support.redis_server import RedisServer
 
-ENGINE_FLAGS = [
-    "--max-num-seqs",
-    "8",
-    "--max-num-batched-tokens",
-    "64",
-    "--max-model-len",
-    "512",
-    "--kv-cache-mb",
-    "32",
-]
 KEY = "sk-replicas-test"  # the same caller (tenant) through both gateways
 PARAMS = {"temperature": 0, "max_tokens": 48, "stop": ["."]}  # answers end at the first sentence: "stop"
 
@@ -54,44 +43,23 @@ def redis_url():
 
 @pytest.fixture(scope="module")
 def cluster(redis_url, tmp_path_factory):
-    """(runtime server, gateway A, gateway B, config path); every process stopped at the end."""
-    model = ServerProcess(
-        ["-m", "runtime.server", "--model", "smollm2-135m", *ENGINE_FLAGS], name="rs-model", wait_ready=False
-    )
-    config = tmp_path_factory.mktemp("replicas") / "gateway.yaml"
-    config.write_text(
-        json.dumps(
-            {  # JSON is YAML
-                "host": "127.0.0.1",
-                "models": [],  # no model in the gateways: the tier is the runtime server
-                "tiers": {
-                    "tiers": [{"name": "small", "model": "smollm2-135m", "url": model.url, "timeout_s": 120}],
-                    "router": {"default": "small"},
-                },
-                "cache": {
-                    "store": "redis",
-                    "redis_url": redis_url,
-                    "redis_prefix": f"replicas-{time.time_ns()}:",
-                    "threshold": 0.8,
-                    "cache_sampled": "always",
-                    "redis_retry_s": 0.2,
-                },
-            }
-        )
-    )
-    gateways = [
-        ServerProcess(["-m", "gateway", "--config", str(config)], name=f"gateway-{n}", wait_ready=False) for n in "ab"
-    ]
+    """(runtime server, gateway A, gateway B); every process stopped at the end."""
+    model = replica_model("rs-model")
+    cache = {
+        "store": "redis",
+        "redis_url": redis_url,
+        "redis_prefix": f"replicas-{time.time_ns()}:",
+        "threshold": 0.8,
+        "cache_sampled": "always",
+        "redis_retry_s": 0.2,
+    }
+    gateways = replica_gateways(tmp_path_factory.mktemp("replicas"), model.url, cache, ["gateway-a", "gateway-b"])
     procs = [model, *gateways]
     try:
-        for p in procs:
-            p.start()
-        for p in procs:
-            p.wait()
+        start_all(procs)
         yield model, gateways[0], gateways[1]
     finally:
-        with concurrent.futures.ThreadPoolExecutor(len(procs)) as ex:  # SIGTERM all, wait for all at once
-            list(ex.map(lambda p: p.stop(), procs))
+        stop_all(procs)
 
 
 def metric(url: str, name: str) -> float:
@@ -107,7 +75,7 @@ def index_counters(url: str) -> dict:
 
 def ask_http(gateway, question: str):
     """(headers, answer, finish_reason) through plain HTTP."""
-    body = {"model": "small", "messages": [{"role": "user", "content": question}], **PARAMS}
+    body = chat_body("small", question, **PARAMS)
     status, headers, raw = http(gateway.url, body, headers={"Authorization": f"Bearer {KEY}"}, timeout=180)
     assert status == 200, raw
     d = json.loads(raw)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import socket
 import subprocess
 import time
@@ -26,6 +25,7 @@ from gateway.cache.index import VectorIndex
 from gateway.cache.normalize import normalize_question
 from gateway.cache.store import FileStore
 from tests.support.fakes import FakeClock
+from tests.support.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[3]
 REDIS_URL = "redis://127.0.0.1:6379/0"
@@ -559,44 +559,10 @@ def test_redis_unreachable_never_raises(embedder):
     asyncio.run(body())
 
 
-@pytest.mark.skipif(
-    shutil.which("redis-server") is None or shutil.which("redis-cli") is None, reason="needs redis-server and redis-cli"
-)
 @pytest.mark.redis
 def test_redis_recovers_after_restart(embedder):
-    port = 6391
-    if _port_open(port):
-        pytest.skip(f"port {port} is in use")
-    start = [
-        "redis-server",
-        "--port",
-        str(port),
-        "--bind",
-        "127.0.0.1",
-        "--save",
-        "",
-        "--appendonly",
-        "no",
-        "--daemonize",
-        "yes",
-        "--dir",
-        "/tmp",
-        "--logfile",
-        f"/tmp/redis-test-{port}.log",
-    ]
-    stop = ["redis-cli", "-p", str(port), "shutdown", "nosave"]
-
-    def wait_port(up: bool):
-        for _ in range(100):
-            if _port_open(port) == up:
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"redis on {port} did not {'start' if up else 'stop'}")
-
-    url = f"redis://127.0.0.1:{port}/0"
-    subprocess.run(start, check=True, capture_output=True)
-    wait_port(True)
-    try:
+    with RedisServer.running() as server:
+        url = server.url
 
         async def body():
             a = redis_cache(embedder, "jaxserve:test:restart:", url=url)
@@ -607,15 +573,13 @@ def test_redis_recovers_after_restart(embedder):
             assert await a.store(scope, q, ":q!", "stop", USAGE, "m")
             assert (await a.lookup(scope, q)).kind == "exact"
 
-            subprocess.run(stop, capture_output=True)
-            wait_port(False)
+            server.shutdown()
             down = await a.lookup(scope, q)
             assert down.kind == "error"
             assert not await a.store(scope, "How do I quit emacs?", "C-x C-c", "stop", USAGE, "m")
             assert a.stats()["errors"] >= 2
 
-            subprocess.run(start, check=True, capture_output=True)  # back, empty (no persistence)
-            wait_port(True)
+            server.start()  # back, empty (no persistence)
 
             async def stored_again():
                 return await a.store(scope, "How do I quit emacs?", "C-x C-c", "stop", USAGE, "m")
@@ -631,5 +595,3 @@ def test_redis_recovers_after_restart(embedder):
             await b.close()
 
         asyncio.run(body())
-    finally:
-        subprocess.run(stop, capture_output=True)

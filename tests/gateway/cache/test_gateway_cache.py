@@ -14,16 +14,13 @@ import urllib.request
 import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
-from tests.support.cached_gateway import chat, start, stop_for
+from tests.support.cached_gateway import chat, file_cache, start, stop_for
 from tests.support.redis_server import RedisServer
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    srv = start(
-        tmp_path_factory,
-        {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"), "cache_sampled": "seeded"},
-    )
+def server(tiny_path, tmp_path_factory):
+    srv = start(tiny_path, file_cache(tmp_path_factory))
     yield srv
     srv.stop()
 
@@ -117,9 +114,9 @@ def redis():
 
 
 @pytest.mark.redis
-def test_redis_outage_degrades_then_recovers(tmp_path_factory, redis):
+def test_redis_outage_degrades_then_recovers(tiny_path, redis):
     srv = start(
-        tmp_path_factory,
+        tiny_path,
         {"store": "redis", "redis_url": redis.url, "redis_retry_s": 0.2, "redis_prefix": f"t{time.time_ns()}:"},
     )
     try:

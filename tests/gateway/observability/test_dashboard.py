@@ -27,7 +27,7 @@ from gateway.observability.dashboard import (
     read_registry,
     window_start,
 )
-from tests.support.cached_gateway import chat, start, stop_for
+from tests.support.cached_gateway import chat, file_cache, start, stop_for
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -133,13 +133,9 @@ def test_page_names_no_outside_resource():
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tiny_path, tmp_path_factory):
     # no warm-up: the few step programs this traffic needs compile on first use (about half the time)
-    srv = start(
-        tmp_path_factory,
-        {"store": "file", "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"), "cache_sampled": "seeded"},
-        warmup=False,
-    )
+    srv = start(tiny_path, file_cache(tmp_path_factory), warmup=False)
     yield srv
     srv.stop()
 

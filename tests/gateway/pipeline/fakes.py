@@ -15,21 +15,10 @@ from gateway.backends import BackendError
 from gateway.config.tiers import parse_tiers
 from gateway.observability.metrics import GatewayMetrics
 from runtime.api import RequestOutput
+from tests.support.gateway_server import chat_body
+from tests.support.tiers import two_tiers
 
-TIERS = {
-    "tiers": [
-        {
-            "name": "big",
-            "model": "tiny",
-            "price": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
-            "fallback": ["lil"],
-            "capacity": 2,
-            "timeout_s": 5,
-        },
-        {"name": "lil", "model": "tiny", "price": {"input_per_mtok": 0.5, "output_per_mtok": 1.5}, "timeout_s": 5},
-    ],
-    "router": {"default": "lil", "escalate_to": "big"},
-}
+TIERS = two_tiers(big={"timeout_s": 5}, lil={"timeout_s": 5})
 
 
 def spec(**big):
@@ -39,9 +28,7 @@ def spec(**big):
 
 
 def chat(content="hello there", model="big", **kw):
-    return parse_chat_request(
-        {"model": model, "messages": [{"role": "user", "content": content}], **kw}, max_messages=16
-    )
+    return parse_chat_request(chat_body(model, content, **kw), max_messages=16)
 
 
 def metrics() -> GatewayMetrics:

@@ -611,18 +611,10 @@ def _runtime_imports(tree: ast.AST):
 
 
 def test_importing_the_core_and_the_contract_loads_neither_jax_nor_numpy():
-    import subprocess
+    from tests.support.processes import modules_loaded_by
 
-    code = (
-        "import sys, runtime.api, runtime.core.block_pool, runtime.core.kv_cache_manager, runtime.core.kv_sizing, "
-        "runtime.core.request, runtime.core.scheduler, runtime.core.stopping; "
-        "print(sorted(m for m in ('jax', 'numpy') if m in sys.modules))"
+    core = (
+        "runtime.api, runtime.core.block_pool, runtime.core.kv_cache_manager, runtime.core.kv_sizing, "
+        "runtime.core.request, runtime.core.scheduler, runtime.core.stopping"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).resolve().parents[3],
-    )
-    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    assert modules_loaded_by(core, ("jax", "numpy")) == []

@@ -23,9 +23,9 @@ from jax.sharding import PartitionSpec as P
 
 from runtime.api import EngineConfig
 from runtime.distributed.sharding import LAYER_RULES, VOCAB_RULES, TensorParallel, spec_for, valid_degrees
-from runtime.engine.llm_engine import LLMEngine
 from runtime.models.config import ModelConfig
 from runtime.quant.weights import quantize_params
+from tests.support.engines import tiny_engine
 from tests.support.tiny_gguf import write_tiny_llama
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -175,19 +175,10 @@ def test_smollm2_tp3_equals_single_device():
 
 
 def model_config(**kw) -> ModelConfig:
-    base = dict(
-        architecture="llama",
-        vocab_size=49152,
-        hidden_size=576,
-        intermediate_size=1536,
-        num_layers=30,
-        num_heads=9,
-        num_kv_heads=3,
-        head_dim=64,
-        max_position_embeddings=2048,
-        name="smollm2-like",
-    )
-    return ModelConfig(**{**base, **kw})
+    """SmolLM2's dimensions, ``kw`` overriding them."""
+    sizes = dict(vocab_size=49152, hidden_size=576, intermediate_size=1536, num_layers=30, max_position_embeddings=2048)
+    heads = dict(num_heads=9, num_kv_heads=3, head_dim=64)
+    return ModelConfig(**{"architecture": "llama", "name": "smollm2-like", **sizes, **heads, **kw})
 
 
 def test_partition_rules_by_path():
@@ -274,13 +265,9 @@ def test_engine_config_errors(tiny_llama):
         EngineConfig(tensor_parallel=0)
     # This pytest process has one CPU device: the message says how to emulate more.
     with pytest.raises(ValueError, match="tensor_parallel=2 needs 2 devices.*XLA_FLAGS"):
-        LLMEngine(
-            EngineConfig(gguf_path=str(tiny_llama.path), tensor_parallel=2, num_blocks=8, compilation_cache=False)
-        )
+        tiny_engine(tiny_llama.path, tensor_parallel=2, num_blocks=8)
     with pytest.raises(ValueError, match=r"tensor_parallel=3 .*4 attention heads \(num_heads\); valid values: 1, 2, 4"):
-        LLMEngine(
-            EngineConfig(gguf_path=str(tiny_llama.path), tensor_parallel=3, num_blocks=8, compilation_cache=False)
-        )
+        tiny_engine(tiny_llama.path, tensor_parallel=3, num_blocks=8)
 
 
 def test_server_flag():

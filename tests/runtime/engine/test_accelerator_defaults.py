@@ -26,6 +26,7 @@ from runtime.kv_calc import weight_bytes
 from runtime.loading.gguf import load_gguf
 from runtime.platform import platform_family, resolve_dtype
 from runtime.worker.model_runner import params_to_device
+from tests.support.engines import tiny_config
 from tests.support.tiny_gguf import write_tiny_llama
 
 GiB, MiB = 2**30, 2**20
@@ -38,6 +39,13 @@ def fake_stats(limit: int, in_use: int):
 
 def no_stats():
     raise AssertionError("memory stats must not be read here")
+
+
+def smollm2_plan(platform: str, memory_stats, kv_dtype: str = "bfloat16", *, num_devices: int = 1, **config):
+    """plan_kv_cache for SmolLM2's KV shape and ``EngineConfig(**config)`` on ``platform``."""
+    return plan_kv_cache(
+        EngineConfig(**config), SMOLLM2, kv_dtype, platform=platform, memory_stats=memory_stats, num_devices=num_devices
+    )
 
 
 # ---- dtype
@@ -88,13 +96,7 @@ def test_engine_config_defaults_and_validation():
 def test_budget_from_device_memory():
     # 0.5 x 16 GiB = 8 GiB the engine may use; 2 GiB in use after the weights -> 6 GiB for the KV cache
     assert kv_budget_from_memory(16 * GiB, 2 * GiB, 0.5) == 6 * GiB
-    plan = plan_kv_cache(
-        EngineConfig(kv_cache_memory_fraction=0.5),
-        SMOLLM2,
-        "bfloat16",
-        platform="tpu",
-        memory_stats=fake_stats(16 * GiB, 2 * GiB),
-    )
+    plan = smollm2_plan("tpu", fake_stats(16 * GiB, 2 * GiB), kv_cache_memory_fraction=0.5)
     # SmolLM2 bfloat16: 2 x 30 x 3 x 64 x 2 B = 23,040 B per token, x 16 = 368,640 B per block;
     # 6 GiB = 6,442,450,944 B / 368,640 = 17,476.3 -> 17,476 blocks (the null block included)
     assert plan.budget_bytes == 6 * GiB
@@ -103,14 +105,7 @@ def test_budget_from_device_memory():
 
 
 def test_budget_with_tensor_parallel_is_per_device():
-    plan = plan_kv_cache(
-        EngineConfig(kv_cache_memory_fraction=0.5),
-        SMOLLM2,
-        "bfloat16",
-        platform="gpu",
-        memory_stats=fake_stats(16 * GiB, 2 * GiB),
-        num_devices=4,
-    )
+    plan = smollm2_plan("gpu", fake_stats(16 * GiB, 2 * GiB), num_devices=4, kv_cache_memory_fraction=0.5)
     assert plan.budget_bytes == 4 * 6 * GiB
 
 
@@ -122,37 +117,23 @@ def test_no_room_left_by_the_weights():
     ):
         kv_budget_from_memory(16 * GiB, 15 * GiB, 0.9)
     with pytest.raises(ValueError, match="no room for the KV cache"):
-        plan_kv_cache(EngineConfig(), SMOLLM2, "bfloat16", platform="cuda", memory_stats=fake_stats(GiB, GiB))
+        smollm2_plan("cuda", fake_stats(GiB, GiB))
     with pytest.raises(ValueError, match="holds 1 blocks"):  # room, but for less than 2 blocks
-        plan_kv_cache(
-            EngineConfig(kv_cache_memory_fraction=1.0),
-            SMOLLM2,
-            "bfloat16",
-            platform="tpu",
-            memory_stats=fake_stats(GiB, GiB - 400_000),
-        )
+        smollm2_plan("tpu", fake_stats(GiB, GiB - 400_000), kv_cache_memory_fraction=1.0)
 
 
 def test_what_decides_the_budget():
     # CPU: the fixed default, the device is not asked
-    plan = plan_kv_cache(EngineConfig(), SMOLLM2, "float32", platform="cpu", memory_stats=no_stats)
+    plan = smollm2_plan("cpu", no_stats, "float32")
     assert plan.budget_bytes == DEFAULT_KV_CACHE_BYTES == 256 * MiB
     assert plan.num_blocks == blocks_for_budget(SMOLLM2, "float32", 16, 256 * MiB)
     # explicit kv_cache_bytes or num_blocks win over the fraction on an accelerator
-    plan = plan_kv_cache(
-        EngineConfig(kv_cache_bytes=64 * MiB), SMOLLM2, "bfloat16", platform="tpu", memory_stats=no_stats
-    )
+    plan = smollm2_plan("tpu", no_stats, kv_cache_bytes=64 * MiB)
     assert (plan.budget_bytes, plan.source) == (64 * MiB, "kv_cache_bytes")
-    plan = plan_kv_cache(
-        EngineConfig(num_blocks=100, kv_cache_bytes=64 * MiB),
-        SMOLLM2,
-        "bfloat16",
-        platform="gpu",
-        memory_stats=no_stats,
-    )
+    plan = smollm2_plan("gpu", no_stats, num_blocks=100, kv_cache_bytes=64 * MiB)
     assert (plan.num_blocks, plan.budget_bytes) == (100, None)
     # an accelerator that reports no memory: the fixed default
-    plan = plan_kv_cache(EngineConfig(), SMOLLM2, "bfloat16", platform="gpu", memory_stats=lambda: None)
+    plan = smollm2_plan("gpu", lambda: None)
     assert plan.budget_bytes == DEFAULT_KV_CACHE_BYTES
 
 
@@ -164,17 +145,9 @@ def tiny(tmp_path_factory):
     return write_tiny_llama(tmp_path_factory.mktemp("tiny"))
 
 
-def tiny_config(tiny, **kw) -> EngineConfig:
-    cfg = dict(
-        gguf_path=str(tiny.path),
-        max_num_seqs=4,
-        max_num_batched_tokens=32,
-        max_model_len=128,
-        compilation_cache=False,
-        attention_backend="xla",
-    )
-    cfg.update(kw)
-    return EngineConfig(**cfg)
+def accelerator_config(tiny, **kw) -> EngineConfig:
+    """The tiny engine with its KV cache sized from the (faked) device, not a block count."""
+    return tiny_config(tiny.path, **{"num_blocks": None, "attention_backend": "xla", **kw})
 
 
 def test_engine_on_a_faked_accelerator(tiny, caplog):
@@ -185,7 +158,7 @@ def test_engine_on_a_faked_accelerator(tiny, caplog):
         read.append(True)
         return {"bytes_limit": 8 * MiB, "bytes_in_use": 2 * MiB}
 
-    eng = LLMEngine(tiny_config(tiny, kv_cache_memory_fraction=0.5), platform="gpu", memory_stats=stats)
+    eng = LLMEngine(accelerator_config(tiny, kv_cache_memory_fraction=0.5), platform="gpu", memory_stats=stats)
     shape = KVShape.of(eng.model_config)
     # 0.5 x 8 MiB - 2 MiB = 2 MiB; tiny bfloat16: 2 x 2 layers x 2 kv heads x 16 x 2 B x 16 tokens = 4 KiB a block
     assert read == [True] and eng.kv_cache_plan.budget_bytes == 2 * MiB
@@ -198,7 +171,7 @@ def test_engine_on_a_faked_accelerator(tiny, caplog):
 
 
 def test_engine_on_cpu_keeps_float32(tiny):
-    eng = LLMEngine(tiny_config(tiny, num_blocks=8), memory_stats=no_stats)
+    eng = LLMEngine(accelerator_config(tiny, num_blocks=8), memory_stats=no_stats)
     assert eng.platform == "cpu" and eng.dtype == eng.kv_dtype == "float32"
     assert eng.runner.kv_caches[0][0].dtype == jnp.float32
     # the KV fingerprint (prefix-cache salt, KV transfer check) names the resolved dtype, as before
@@ -208,7 +181,9 @@ def test_engine_on_cpu_keeps_float32(tiny):
 def test_engine_without_room_names_the_option(tiny):
     with pytest.raises(ValueError, match="kv_cache_memory_fraction 0.5 allows 4.0 MiB"):
         LLMEngine(
-            tiny_config(tiny, kv_cache_memory_fraction=0.5), platform="tpu", memory_stats=fake_stats(8 * MiB, 7 * MiB)
+            accelerator_config(tiny, kv_cache_memory_fraction=0.5),
+            platform="tpu",
+            memory_stats=fake_stats(8 * MiB, 7 * MiB),
         )
 
 

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from runtime.api import SamplingParams
-from runtime.loading.gguf import load_gguf
+from tests.support.tiny_gguf import new_writer, round_trip
+from tests.support.tiny_models import model_fixtures, tiny_generator
 
 # One tolerance table per dtype: (rtol, atol) for logits (magnitudes up to ~10 here).
 TOLERANCES = {"float32": (1e-4, 1e-4)}
@@ -52,28 +53,12 @@ class TinyGemma:
     weights: dict  # HF layout [out, in] float64 after the storage round trip; norms are the raw w
 
 
-def _round_trip(w: np.ndarray, qtype) -> tuple[np.ndarray, np.ndarray]:
-    if qtype == Q.F32:
-        return w.astype(np.float32), w.astype(np.float32)
-    if qtype == Q.F16:
-        return w.astype(np.float16), w.astype(np.float16).astype(np.float32)
-    stored = gguf.quants.quantize(w.astype(np.float32), qtype)
-    return stored, gguf.quants.dequantize(stored, qtype).astype(np.float32)
-
-
 def write_tiny_gemma3(directory: Path, seed: int = 0) -> TinyGemma:
     rng = np.random.default_rng(seed)
     tokens, types = vocabulary()
     V = len(tokens)
     path = Path(directory) / "tiny-gemma3.gguf"
-    w = gguf.GGUFWriter(str(path), "gemma3")
-    w.add_name("tiny-gemma3")
-    w.add_context_length(CONTEXT)
-    w.add_embedding_length(HIDDEN)
-    w.add_block_count(LAYERS)
-    w.add_feed_forward_length(FFN)
-    w.add_head_count(HEADS)
-    w.add_head_count_kv(KV_HEADS)
+    w = new_writer(path, "gemma3", "tiny-gemma3", CONTEXT, HIDDEN, LAYERS, FFN, HEADS, KV_HEADS)
     w.add_key_length(HEAD_DIM)
     w.add_value_length(HEAD_DIM)
     w.add_rope_freq_base(ROPE_THETA)
@@ -94,7 +79,7 @@ def write_tiny_gemma3(directory: Path, seed: int = 0) -> TinyGemma:
 
     def put(name, value, qtype, *, norm=False):
         stored = value + 1.0 if norm else value  # llama.cpp stores Gemma's norm weights as 1 + w
-        data, back = _round_trip(stored.astype(np.float32), qtype)
+        data, back = round_trip(stored.astype(np.float32), qtype)
         w.add_tensor(name, data, raw_dtype=None if qtype in (Q.F32, Q.F16) else qtype)
         return back.astype(np.float64) - (1.0 if norm else 0.0)
 
@@ -197,26 +182,7 @@ def reference_greedy(tiny, ids, steps):
 # ---------------------------------------------------------------- helpers
 
 
-def gemma3_generator(*args, **kwargs):
-    """``runtime.engine.offline.Generator`` (kept as a name: the parity tests import it)."""
-    from runtime.engine.offline import Generator
-
-    return Generator(*args, **kwargs)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return write_tiny_gemma3(tmp_path_factory.mktemp("tiny_gemma3"))
-
-
-@pytest.fixture(scope="module")
-def loaded(tiny):
-    return load_gguf(tiny.path)
-
-
-@pytest.fixture(scope="module")
-def gen(tiny):
-    return gemma3_generator(gguf_path=str(tiny.path), dtype="float32", attention_backend="xla", page_size=PAGE_SIZE)
+tiny, loaded, gen = model_fixtures(write_tiny_gemma3, PAGE_SIZE)
 
 
 def prompt(tiny, length: int, seed: int = 1) -> list[int]:
@@ -381,33 +347,22 @@ def test_engine_continuous_batching_matches_reference(tiny, backend):
     tokens from the XLA path and from the TPU kernel run in the TPU interpreter (scalar prefetch,
     DMAs, semaphores simulated): the kernel's mixed prefill/decode rows, window and soft cap in the
     real step loop."""
-    from runtime.api import EngineConfig
-    from runtime.engine.llm_engine import LLMEngine
+    from tests.support.engines import tiny_engine
 
     prompts = [prompt(tiny, n, seed=1) for n in (6, 11, 3, 9)]
     steps = [8, 5, 7, 6]
     expected = [reference_greedy(tiny, p, n) for p, n in zip(prompts, steps)]
     assert min(gap for _, gap in expected) > 1e-3, "near-tie: a greedy comparison would be fragile"
-    config = EngineConfig(
-        gguf_path=str(tiny.path),
-        attention_backend=backend,
-        block_size=PAGE_SIZE,
-        num_blocks=40,
-        max_num_seqs=4,
-        max_num_batched_tokens=8,
-        max_model_len=64,
-        compilation_cache=False,
+    engine = tiny_engine(
+        tiny.path, attention_backend=backend, block_size=PAGE_SIZE, max_num_batched_tokens=8, max_model_len=64
     )
-    engine = LLMEngine(config)
     outs = engine.generate(prompts, [SamplingParams(max_tokens=n, ignore_eos=True) for n in steps])
     assert [o.token_ids for o in outs] == [e for e, _ in expected]
 
 
 def test_pallas_interpret_matches_xla(tiny, greedy_reference):
     """The Pallas kernel (interpreted), sliding window included, in the whole model."""
-    pallas = gemma3_generator(
-        gguf_path=str(tiny.path), dtype="float32", attention_backend="pallas_interpret", page_size=PAGE_SIZE
-    )
+    pallas = tiny_generator(tiny, PAGE_SIZE, "pallas_interpret")
     ids, expected = greedy_reference
     _, stats = pallas.generate(ids, SamplingParams(temperature=0.0, max_tokens=5, ignore_eos=True))
     assert stats.token_ids == expected[:5]

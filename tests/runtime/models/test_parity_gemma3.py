@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.parity_prompts import CHAT, PROMPTS
+from tests.support.parity_prompts import CHAT, GREEDY_CASES, PROMPTS, greedy_against_hf, hf_reference
 
 pytestmark = pytest.mark.slow
 
@@ -55,16 +55,7 @@ def gemma3():
 
 @pytest.fixture(scope="module")
 def hf():
-    import torch  # a dev dependency: missing, fail rather than skip
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from runtime.loading.presets import resolve_gguf
-
-    path = resolve_gguf("gemma3-270m")
-    tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
-    model.eval()
-    return tok, model
+    return hf_reference("gemma3-270m")
 
 
 def test_config_matches_hf(gemma3, hf):
@@ -131,26 +122,9 @@ def test_long_prompt_exercises_the_sliding_window(gemma3):
     assert len(gemma3.tokenizer.encode(long_prompt())) > gemma3.config.sliding_window + 32
 
 
-def _hf_greedy(model, ids, n):
-    import torch
-
-    x = torch.tensor([ids])
-    with torch.no_grad():
-        out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n, do_sample=False, pad_token_id=0)
-    return out[0, len(ids) :].tolist()
-
-
-@pytest.mark.parametrize("case", range(3 + len(CHAT)))
+@pytest.mark.parametrize("case", GREEDY_CASES)
 def test_greedy_32_token_continuation_matches_hf(gemma3, hf, case):
-    from runtime.api import SamplingParams
-
-    _, model = hf
-    if case < 3:
-        ids = gemma3.tokenizer.encode(PROMPTS[case])
-    else:
-        ids = gemma3.tokenizer.apply_chat_template(CHAT[case - 3], add_generation_prompt=True)
-    ref = _hf_greedy(model, ids, 32)
-    _, stats = gemma3.generate(ids, SamplingParams(max_tokens=32))
+    ref, stats = greedy_against_hf(gemma3, hf[1], case)
     stops = [i for i, t in enumerate(ref) if t in gemma3.tokenizer.stop_token_ids]
     if stops:  # HF stops at <eos> only (and keeps it); we also stop at <end_of_turn> and drop it
         ref = ref[: stops[0]]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.parity_prompts import CHAT, PROMPTS
+from tests.support.parity_prompts import GREEDY_CASES, PROMPTS, greedy_against_hf, hf_reference
 
 pytestmark = pytest.mark.slow
 
@@ -19,16 +19,7 @@ TOLERANCES = {"float32": (1e-4, 5e-4)}
 
 @pytest.fixture(scope="module")
 def hf():
-    import torch  # a dev dependency: missing, fail rather than skip
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from runtime.loading.presets import resolve_gguf
-
-    path = resolve_gguf("smollm2-135m")
-    tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
-    model.eval()
-    return tok, model
+    return hf_reference("smollm2-135m")
 
 
 @pytest.mark.parametrize("prompt", PROMPTS, ids=range(len(PROMPTS)))
@@ -46,26 +37,9 @@ def test_last_position_logits_match_hf(smollm2, hf, prompt):
     assert int(ours.argmax()) == int(ref.argmax())
 
 
-def _hf_greedy(model, ids, n):
-    import torch
-
-    x = torch.tensor([ids])
-    with torch.no_grad():
-        out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=n, do_sample=False, pad_token_id=0)
-    return out[0, len(ids) :].tolist()
-
-
-@pytest.mark.parametrize("case", range(len(PROMPTS[:3]) + len(CHAT)))
+@pytest.mark.parametrize("case", GREEDY_CASES)
 def test_greedy_32_token_continuation_matches_hf(smollm2, hf, case):
-    from runtime.api import SamplingParams
-
-    tok, model = hf
-    if case < 3:
-        ids = smollm2.tokenizer.encode(PROMPTS[case])
-    else:
-        ids = smollm2.tokenizer.apply_chat_template(CHAT[case - 3], add_generation_prompt=True)
-    ref = _hf_greedy(model, ids, 32)
-    _, stats = smollm2.generate(ids, SamplingParams(max_tokens=32))
+    ref, stats = greedy_against_hf(smollm2, hf[1], case)
     stop_ids = set(smollm2.tokenizer.stop_token_ids)
     if ref and ref[-1] in stop_ids:  # HF keeps the end token; we report it as finish_reason="stop"
         ref = ref[:-1]

@@ -18,30 +18,16 @@ import pytest
 
 from runtime.api import SamplingParams
 from runtime.core.stopping import StopStringMatcher
-from runtime.loading.gguf import load_gguf
 from runtime.worker.sampling import SamplingArrays, sample
 from tests.support.tiny_gguf import causal_attention, reference_greedy, reference_logits, rope, write_tiny_llama
+from tests.support.tiny_models import model_fixtures, tiny_generator
 
 # One tolerance table per dtype: (rtol, atol) for logits (magnitudes up to ~10 here).
 TOLERANCES = {"float32": (1e-4, 1e-4)}
 PAGE_SIZE = 16
 
 
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return write_tiny_llama(tmp_path_factory.mktemp("tiny"))
-
-
-@pytest.fixture(scope="module")
-def loaded(tiny):
-    return load_gguf(tiny.path)
-
-
-@pytest.fixture(scope="module")
-def gen(tiny):
-    from runtime.engine.offline import Generator
-
-    return Generator(gguf_path=str(tiny.path), dtype="float32", attention_backend="xla", page_size=PAGE_SIZE)
+tiny, loaded, gen = model_fixtures(write_tiny_llama, PAGE_SIZE)
 
 
 def prompt(tiny, length: int, seed: int = 1) -> list[int]:
@@ -359,9 +345,7 @@ def test_pallas_interpret_matches_xla(tiny, greedy_reference, backend):
     """The GPU and the TPU Pallas kernels (interpreted) in the whole model: same greedy tokens as the
     XLA path and the reference (test_greedy_decode_... checks XLA against the same list). Six tokens: the last decode
     step writes position 16, the first slot of the second page. Interpreting is slow: keep it short."""
-    from runtime.engine.offline import Generator
-
-    pallas = Generator(gguf_path=str(tiny.path), dtype="float32", attention_backend=backend, page_size=PAGE_SIZE)
+    pallas = tiny_generator(tiny, PAGE_SIZE, backend)
     ids, expected = greedy_reference
     _, stats = pallas.generate(ids, SamplingParams(temperature=0.0, max_tokens=6, ignore_eos=True))
     assert stats.token_ids == expected[:6]

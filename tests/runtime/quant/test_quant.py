@@ -52,8 +52,14 @@ def random_case(mode, group, M, K, N, seed=0, dtype=jnp.float32):
     return x, qm
 
 
+def apply(matmul, x, qm, **kw):
+    """``matmul`` (a kernel or the reference) of ``x`` by the matrix's codes and scales, with its bits, group and
+    width unless ``kw`` overrides them."""
+    return matmul(x, qm.q, qm.scale, **{"bits": qm.bits, "group": qm.group, "in_features": qm.in_features, **kw})
+
+
 def reference(x, qm):
-    return quant_matmul_reference(x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=qm.in_features)
+    return apply(quant_matmul_reference, x, qm)
 
 
 # ---------------------------------------------------------------- quantize / dequantize / reference
@@ -121,9 +127,7 @@ def cpu_kernel():
 
 
 def cpu_matmul(x, qm):
-    return jax.jit(quant_cpu.matmul, static_argnames=("bits", "group", "in_features"))(
-        x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=qm.in_features
-    )
+    return apply(jax.jit(quant_cpu.matmul, static_argnames=("bits", "group", "in_features")), x, qm)
 
 
 @pytest.mark.parametrize("mode,group", MODES)
@@ -155,8 +159,8 @@ def test_build_fallback_without_compiler(monkeypatch, tmp_path, caplog):
     monkeypatch.setitem(quant_cpu._STATE, "available", None)
     x, qm = random_case("int8", 64, 1, 77, 45)
     with caplog.at_level(logging.WARNING, logger="runtime.quant"):
-        y = quant_cpu.matmul(x, qm.q, qm.scale, bits=8, group=64, in_features=77)
-        quant_cpu.matmul(x, qm.q, qm.scale, bits=8, group=64, in_features=77)
+        y = apply(quant_cpu.matmul, x, qm)
+        apply(quant_cpu.matmul, x, qm)
     assert quant_cpu._STATE["available"] is False
     assert len([r for r in caplog.records if "cannot build" in r.getMessage()]) == 1
     assert_close(y, reference(x, qm))
@@ -169,33 +173,24 @@ def test_build_fallback_without_compiler(monkeypatch, tmp_path, caplog):
 @pytest.mark.parametrize("M,K,N", [(1, 77, 45), (5, 200, 130), (20, 64, 16)])
 def test_pallas_kernel_matches_reference(mode, group, M, K, N):
     x, qm = random_case(mode, group, M, K, N, seed=N)
-    y = quant_matmul(
-        x,
-        qm.q,
-        qm.scale,
-        bits=qm.bits,
-        group=qm.group,
-        in_features=K,
-        block_sizes=BlockSizes(block_m=16, block_n=32, block_k=64),
-        interpret=True,
-    )
+    y = apply(quant_matmul, x, qm, block_sizes=BlockSizes(block_m=16, block_n=32, block_k=64), interpret=True)
     assert_close(y, reference(x, qm))
 
 
 def test_pallas_kernel_bfloat16():
     x, qm = random_case("int4", 32, 3, 96, 40, dtype=jnp.bfloat16)
-    y = quant_matmul(x, qm.q, qm.scale, bits=4, group=32, in_features=96, interpret=True)
+    y = apply(quant_matmul, x, qm, interpret=True)
     assert_close(y, reference(x, qm))
 
 
 def test_validation_names_the_bad_input():
     x, qm = random_case("int4", 32, 1, 40, 8)
     with pytest.raises(ValueError, match="x must be"):
-        quant_matmul(x[:, :39], qm.q, qm.scale, bits=4, group=32, in_features=40, interpret=True)
+        apply(quant_matmul, x[:, :39], qm, interpret=True)
     with pytest.raises(ValueError, match="power of two"):
-        quant_matmul_reference(x, qm.q, qm.scale, bits=4, group=48, in_features=40)
+        apply(quant_matmul_reference, x, qm, group=48)
     with pytest.raises(ValueError, match="compiled kernel needs block_m"):
-        quant_matmul(x, qm.q, qm.scale, bits=4, group=32, in_features=40, block_sizes=BlockSizes(block_m=8))
+        apply(quant_matmul, x, qm, block_sizes=BlockSizes(block_m=8))
     with pytest.raises(ValueError, match="int8 q must be int8"):
         quant_matmul_reference(x, qm.q, qm.scale[:, 0], bits=8, group=0, in_features=40)
 
@@ -218,27 +213,23 @@ TPU_SMALL = TpuBlockSizes(block_m=16, block_n=128, block_k=256)  # several block
 )
 def test_tpu_kernel_matches_reference(mode, group, M, K, N, block_sizes):
     x, qm = random_case(mode, group, M, K, N, seed=M + K)
-    y = quant_matmul_tpu(
-        x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=K, block_sizes=block_sizes, interpret=True
-    )
+    y = apply(quant_matmul_tpu, x, qm, block_sizes=block_sizes, interpret=True)
     assert_close(y, reference(x, qm))
 
 
 @pytest.mark.parametrize("mode,group", [("int8", 64), ("int4", 64)])
 def test_tpu_kernel_bfloat16(mode, group):
     x, qm = random_case(mode, group, 19, 300, 136, dtype=jnp.bfloat16)
-    y = quant_matmul_tpu(
-        x, qm.q, qm.scale, bits=qm.bits, group=qm.group, in_features=300, block_sizes=TPU_SMALL, interpret=True
-    )
+    y = apply(quant_matmul_tpu, x, qm, block_sizes=TPU_SMALL, interpret=True)
     assert_close(y, reference(x, qm))
 
 
 def test_tpu_kernel_validates_like_the_reference():
     x, qm = random_case("int4", 32, 1, 40, 8)
     with pytest.raises(ValueError, match="x must be"):
-        quant_matmul_tpu(x[:, :39], qm.q, qm.scale, bits=4, group=32, in_features=40, interpret=True)
+        apply(quant_matmul_tpu, x[:, :39], qm, interpret=True)
     with pytest.raises(ValueError, match="power of two"):
-        quant_matmul_tpu(x, qm.q, qm.scale, bits=4, group=48, in_features=40, interpret=True)
+        apply(quant_matmul_tpu, x, qm, group=48, interpret=True)
     with pytest.raises(ValueError, match="block_n must be an int >= 1"):
         TpuBlockSizes(block_n=0)
 
@@ -363,22 +354,12 @@ def test_tiny_model_int8_logits_close_and_greedy_tokens_mostly_equal(forced):
 
 def test_tiny_engine_int8(tiny_path, forced):
     """The engine (16-token buckets: the kernel's dequantized-tile path) with int8 weights."""
-    from runtime.api import EngineConfig, SamplingParams
-    from runtime.engine.llm_engine import LLMEngine
+    from runtime.api import SamplingParams
+    from tests.support.engines import tiny_engine
 
     prompt, tokens, logits = forced
-    eng = LLMEngine(
-        EngineConfig(
-            gguf_path=tiny_path,
-            max_num_seqs=1,
-            max_num_batched_tokens=16,
-            max_model_len=64,
-            num_blocks=8,
-            compilation_cache=False,
-            attention_backend="xla",
-            weight_quant="int8",
-        )
-    )
+    limits = dict(max_num_seqs=1, max_num_batched_tokens=16, max_model_len=64, num_blocks=8)
+    eng = tiny_engine(tiny_path, **limits, attention_backend="xla", weight_quant="int8")
     assert isinstance(eng.runner.params["embed"], QuantizedMatrix)
     out = eng.generate([prompt], SamplingParams(max_tokens=6, ignore_eos=True))[0].token_ids
     assert out[0] == logits["int8"][0].argmax()

@@ -22,7 +22,7 @@ import pytest
 from runtime.api import EngineConfig, RequestError, SamplingParams
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV, decode_prefilled, encode_prefilled
 from runtime.engine.llm_engine import LLMEngine
-from tests.support.engines import tiny_engine
+from tests.support.engines import tiny_config, tiny_engine
 
 TINY_PROMPTS = [
     "hello there",
@@ -385,14 +385,7 @@ def test_a_decode_server_without_its_prefill_server_answers_503(tiny_path):
     from tests.support.gateway_server import ServerThread, free_port
 
     app = create_app(
-        EngineConfig(
-            model="tiny",
-            gguf_path=tiny_path,
-            max_model_len=128,
-            num_blocks=16,
-            max_num_seqs=2,
-            max_num_batched_tokens=16,
-        ),
+        tiny_config(tiny_path, model="tiny", num_blocks=16, max_num_seqs=2, max_num_batched_tokens=16),
         warmup=False,
         role="decode",
         prefill_url=f"http://127.0.0.1:{free_port()}",
@@ -421,16 +414,9 @@ def test_a_decode_server_without_its_prefill_server_answers_503(tiny_path):
 
 def test_bench_disagg_report_arithmetic():
     """The benchmark's percentiles, ratios and table from hand-made request timings."""
-    import importlib.util
-    from pathlib import Path
+    from tests.support.scripts import load_script
 
-    path = Path(__file__).resolve().parents[3] / "scripts" / "bench_disagg.py"
-    spec = importlib.util.spec_from_file_location("bench_disagg", path)
-    bench = importlib.util.module_from_spec(spec)
-    import sys
-
-    sys.modules["bench_disagg"] = bench  # dataclasses look their module up by name
-    spec.loader.exec_module(bench)
+    bench = load_script("bench_disagg")
     R = bench.Result
 
     def run(scale):

@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from runtime.api import RequestOutput, SamplingParams
 from runtime.serving import protocol
 from runtime.serving.errors import APIError
+from tests.support.processes import modules_loaded_by
 
 PARAMS = SamplingParams(
     temperature=0.7,
@@ -113,15 +111,5 @@ def test_error_bodies():
 
 def test_the_protocol_loads_no_jax():
     """The gateway speaks it without loading the engine."""
-    code = (
-        "import sys, runtime.serving.protocol, gateway.backends.remote, gateway.backends.replicas; "
-        "print('jax' in sys.modules)"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=Path(__file__).resolve().parents[3],
-    )
-    assert out.stdout.strip() == "False", out.stderr
+    client = "runtime.serving.protocol, gateway.backends.remote, gateway.backends.replicas"
+    assert modules_loaded_by(client, ("jax",)) == []

@@ -21,6 +21,7 @@ from runtime.models.kv_cache import AttentionMetadata
 from runtime.quant.kv import QuantizedPages
 from runtime.worker.attention import BACKENDS, make_attend_fn, resolve_backend
 from runtime.worker.model_runner import DTYPES, KV_DTYPES, abstract_params, abstract_step, params_to_device
+from tests.support.engines import tiny_config, tiny_engine
 from tests.support.tiny_gguf import write_tiny_llama
 
 PLATFORMS = ("cpu", "gpu", "cuda", "rocm", "tpu")
@@ -92,13 +93,13 @@ def tiny(tmp_path_factory):
     ],
 )
 def test_engine_start_fails_on_a_backend_the_platform_cannot_run(tiny, backend, platform):
-    cfg = EngineConfig(gguf_path=str(tiny.path), attention_backend=backend, num_blocks=8, compilation_cache=False)
+    cfg = tiny_config(tiny.path, attention_backend=backend, num_blocks=8)
     with pytest.raises(ValueError, match=f"attention_backend '{backend}'.*cannot run|attention_backend 'pallas'"):
         LLMEngine(cfg, platform=platform)
 
 
 def test_engine_resolves_auto(tiny):
-    eng = LLMEngine(EngineConfig(gguf_path=str(tiny.path), num_blocks=8, compilation_cache=False))
+    eng = tiny_engine(tiny.path, num_blocks=8)
     assert eng.attention_backend == "xla" and eng.platform == "cpu"
 
 
@@ -176,17 +177,9 @@ def test_abstract_params_match_the_served_params(tiny):
 def test_abstract_step_lowers_for_cpu(tiny, dtype, kv_dtype):
     config = load_gguf(tiny.path).config
     T, S, P, page, width = 64, 8, 4096, 16, 32  # 4,096 pages: shapes only, nothing is allocated
+    shapes = dict(num_tokens=T, num_seqs=S, num_pages=P, page_size=page, pages_per_seq=width)
     step, (params, kv, inputs) = abstract_step(
-        config,
-        attention_backend="auto",
-        platform="cpu",
-        dtype=dtype,
-        kv_dtype=kv_dtype,
-        num_tokens=T,
-        num_seqs=S,
-        num_pages=P,
-        page_size=page,
-        pages_per_seq=width,
+        config, attention_backend="auto", platform="cpu", dtype=dtype, kv_dtype=kv_dtype, **shapes
     )
     assert all(isinstance(x, jax.ShapeDtypeStruct) for x in jax.tree.leaves((params, kv, inputs)))
     want_kv = KV_DTYPES[kv_dtype or dtype]
@@ -207,17 +200,8 @@ def test_abstract_step_of_gemma3_lowers_for_cpu(tmp_path):
     from tests.runtime.models.test_gemma3_tiny import write_tiny_gemma3
 
     config = load_gguf(write_tiny_gemma3(tmp_path).path).config
-    step, args = abstract_step(
-        config,
-        attention_backend="xla",
-        dtype="bfloat16",
-        kv_dtype="int8",
-        num_tokens=32,
-        num_seqs=4,
-        num_pages=256,
-        page_size=16,
-        pages_per_seq=8,
-    )
+    shapes = dict(num_tokens=32, num_seqs=4, num_pages=256, page_size=16, pages_per_seq=8)
+    step, args = abstract_step(config, attention_backend="xla", dtype="bfloat16", kv_dtype="int8", **shapes)
     step.trace(*args).lower(lowering_platforms=("cpu",))
 
 
