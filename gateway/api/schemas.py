@@ -152,6 +152,14 @@ class ChatCompletionRequest(_Request):
             raise PydanticCustomError("last_not_user", "the last message must have role 'user'")
         return value
 
+    @field_validator("n", "presence_penalty", "frequency_penalty", mode="before")
+    @classmethod
+    def _not_a_bool(cls, value: Any) -> Any:
+        """``True == 1`` in Python, so ``Literal[1]`` alone would take ``n: true``; JSON's true is not a number."""
+        if isinstance(value, bool):
+            raise PydanticCustomError("not_a_number", "must be a number, got {value}", {"value": str(value).lower()})
+        return value
+
     @field_validator(*UNSUPPORTED)
     @classmethod
     def _not_asked(cls, value: Any, info: ValidationInfo) -> Any:

@@ -98,6 +98,8 @@ def test_bounds_in_the_schema_are_the_runtimes():
         (body(stop=""), "stop", "stop: must be a non-empty string"),
         (body(n=2), "n", "n: must be 1"),
         (body(presence_penalty=0.5), "presence_penalty", "presence_penalty: must be 0"),
+        (body(n=True), "n", "n: must be a number, got true"),  # True == 1 in Python, not in JSON
+        (body(frequency_penalty=False), "frequency_penalty", "frequency_penalty: must be a number, got false"),
         (body(tools=[{"type": "function"}]), "tools", "tools: not supported by this server"),
         (body(response_format={"type": "json_object"}), "response_format", "response_format: not supported"),
         (body(stream="yes"), "stream", "stream: must be true or false"),
