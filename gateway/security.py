@@ -25,7 +25,8 @@ from typing import Any
 from aiohttp import web
 
 from gateway.api.openapi import openapi_json
-from gateway.config.admin import AdminConfig, hash_secret
+from gateway.config.admin import AdminConfig
+from gateway.config.typed import hash_secret
 from runtime.serving.errors import APIError
 
 log = logging.getLogger("gateway.content")

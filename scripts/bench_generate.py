@@ -146,7 +146,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-hf", action="store_true", help="skip the Hugging Face transformers baseline")
     args = p.parse_args(argv)
     modes = [m.strip() for m in args.weight_quant.split(",") if m.strip()]
-    from runtime.quant.weights import WEIGHT_QUANT_MODES
+    from runtime.api import WEIGHT_QUANT_MODES
 
     bad = [m for m in modes if m not in WEIGHT_QUANT_MODES]
     if not modes or bad:

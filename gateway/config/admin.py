@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from pydantic import ValidationInfo, model_validator
 from pydantic.dataclasses import dataclass
 
-from gateway.config.typed import STRICT, Sha256Hex, hash_key_env, hash_secret, validate  # noqa: F401 (hash_secret: re-exported)
+from gateway.config.typed import STRICT, Sha256Hex, hash_key_env, validate
 
 
 @dataclass(frozen=True, config=STRICT)

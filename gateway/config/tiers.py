@@ -34,17 +34,7 @@ from urllib.parse import urlparse
 from pydantic import ValidationInfo, model_validator
 from pydantic.dataclasses import dataclass
 
-from gateway.config.typed import (
-    LIST_OK,
-    STRICT,
-    NonEmptyStr,
-    Sha256Hex,
-    StrTuple,
-    hash_key_env,
-    hash_secret,  # noqa: F401 (re-exported)
-    key_error,
-    validate,
-)
+from gateway.config.typed import LIST_OK, STRICT, NonEmptyStr, Sha256Hex, StrTuple, hash_key_env, key_error, validate
 
 
 @dataclass(frozen=True, config=STRICT)

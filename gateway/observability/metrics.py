@@ -6,6 +6,7 @@ so they are never stale; rates are left to PromQL over the counters.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Callable, Iterator, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -57,7 +58,7 @@ class _ReplicaCollector:
         yield from (up, load, inflight, sent, moved, resumed)
 
 
-class _SourceCollector:
+class _SourceCollector(abc.ABC):
     """Families read at scrape time from what ``source()`` returns; none while it returns None."""
 
     def __init__(self, source: Callable[[], object]):
@@ -68,8 +69,9 @@ class _SourceCollector:
         if obj is not None:
             yield from self.families(obj)
 
+    @abc.abstractmethod
     def families(self, obj) -> Iterator:
-        raise NotImplementedError
+        """The metric families of ``obj``, the source's current value."""
 
 
 class _CacheCollector(_SourceCollector):

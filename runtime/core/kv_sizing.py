@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from runtime.api import DEFAULT_MEMORY_FRACTION, check_memory_fraction  # noqa: F401 (EngineConfig's own rule)
+from runtime.api import check_memory_fraction
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1, "fp8": 1}
 SCALE_BYTES = {"int8": 2, "fp8": 2}  # per token and kv head (a bfloat16 scale); float caches have none

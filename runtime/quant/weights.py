@@ -50,7 +50,7 @@ from pallas_kernels.quant_matmul import (
     quant_matmul_reference,
     quant_matmul_tpu,
 )
-from runtime.api import INT4_GROUPS, WEIGHT_QUANT_MODES, validate_weight_quant  # noqa: F401 (re-exported)
+from runtime.api import validate_weight_quant
 from runtime.platform import platform_family
 
 BITS = {"int8": 8, "int4": 4}
@@ -173,16 +173,13 @@ def _matmul(x, q, scale, *, bits, group, in_features):
     return matmul_for_platform(target_platform())(x, q, scale, bits=bits, group=group, in_features=in_features)
 
 
-validate_mode = validate_weight_quant  # the check lives with the names (runtime/api.py)
-
-
 def quantize_params(params: Mapping[str, Any], mode: str, group: int = 64) -> dict[str, Any]:
     """Replace every Linear ``kernel`` [in, out] and the ``embed`` table [V, D] by a QuantizedMatrix.
 
     Kernels are stored transposed ([out, in]: a row per output feature). Everything else (norm
     scales, anything not 2-D) is returned as it was. ``mode="none"`` returns the tree unchanged.
     """
-    validate_mode(mode, group)
+    validate_weight_quant(mode, group)
     if mode == "none":
         return dict(params)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-log = logging.getLogger("gateway")
+log = logging.getLogger("runtime.serving")
 
 
 class APIError(Exception):

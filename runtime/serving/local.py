@@ -14,7 +14,7 @@ from runtime.api import EngineConfig, RequestError, RequestOutput, SamplingParam
 from runtime.engine.async_engine import AsyncLLMEngine
 from runtime.engine.llm_engine import LLMEngine
 
-log = logging.getLogger("gateway.backends")
+log = logging.getLogger("runtime.serving")
 
 
 class LocalEngine:

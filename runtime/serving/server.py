@@ -48,8 +48,7 @@ from aiohttp import web
 
 # Importing JAX (through the engine) initializes nothing; ``main`` calls ``configure_xla()`` before
 # the engine's first computation, which is when XLA reads its flags.
-from runtime.api import EngineConfig, RequestError, RequestOutput
-from runtime.core.kv_sizing import DEFAULT_MEMORY_FRACTION
+from runtime.api import DEFAULT_MEMORY_FRACTION, EngineConfig, RequestError, RequestOutput
 from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.presets import resolve_gguf
 from runtime.platform import configure_xla

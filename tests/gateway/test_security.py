@@ -24,9 +24,10 @@ import pytest
 
 from gateway import keys
 from gateway.app import create_app
-from gateway.config.admin import AdminConfig, hash_secret, parse_admin
+from gateway.config.admin import AdminConfig, parse_admin
 from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
 from gateway.config.tiers import parse_tiers
+from gateway.config.typed import hash_secret
 from runtime.api import EngineConfig
 from tests.support.gateway_server import ServerThread, chat_body
 from tests.support.gateway_server import http as call

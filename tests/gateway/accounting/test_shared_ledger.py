@@ -22,7 +22,8 @@ import pytest
 from gateway.accounting.sync import LedgerSync, tenant_id
 from gateway.accounting.usage import Caller, UsageLedger
 from gateway.config.gateway import ConfigError
-from gateway.config.tiers import KeyPolicy, KeysConfig, SharedLedgerConfig, hash_secret, parse_tiers
+from gateway.config.tiers import KeyPolicy, KeysConfig, SharedLedgerConfig, parse_tiers
+from gateway.config.typed import hash_secret
 from runtime.serving.errors import APIError
 from tests.support.fakes import FakeClock
 from tests.support.gateway_server import http

@@ -13,10 +13,10 @@ import sys
 
 import pytest
 
-from gateway.config.admin import AdminConfig, hash_secret, parse_admin
+from gateway.config.admin import AdminConfig, parse_admin
 from gateway.config.gateway import ConfigError, GatewayConfig, Limits, ModelEntry, load_config
 from gateway.config.tiers import KeyPolicy, KeysConfig, Price, TierConfig, TiersSpec, parse_tiers
-from gateway.config.typed import validate
+from gateway.config.typed import hash_secret, validate
 from runtime.api import EngineConfig
 
 ONE_TIER = {"tiers": [{"name": "t", "model": "m"}]}

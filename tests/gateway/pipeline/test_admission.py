@@ -8,7 +8,8 @@ import json
 import pytest
 
 from gateway.accounting.usage import UsageLedger
-from gateway.config.tiers import KeyPolicy, KeysConfig, hash_secret
+from gateway.config.tiers import KeyPolicy, KeysConfig
+from gateway.config.typed import hash_secret
 from gateway.pipeline.admission import Admission
 from gateway.pipeline.routing import Decision
 from runtime.serving.errors import APIError
