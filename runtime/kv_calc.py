@@ -13,9 +13,9 @@ import argparse
 import json
 import sys
 
+from runtime.api import DEFAULT_MEMORY_FRACTION
 from runtime.core.kv_sizing import (
     DEFAULT_KV_CACHE_BYTES,
-    DEFAULT_MEMORY_FRACTION,
     DTYPE_BYTES,
     SCALE_BYTES,
     KVShape,
