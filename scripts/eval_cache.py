@@ -1,6 +1,6 @@
 """Measure the semantic cache's precision and recall on a set of question pairs.
 
-    python scripts/eval_cache.py --pairs tests/data/cache_pairs.jsonl [--threshold T] [--store file|redis]
+    python scripts/eval_cache.py --pairs tests/data/cache/dev.jsonl [--threshold T] [--store file|redis]
 
 Each line of the pairs file: ``{"a": ..., "b": ..., "same_answer": bool, "category": str?}`` where
 ``a``/``b`` is a question string or an OpenAI ``messages`` list ending with a user message. For every

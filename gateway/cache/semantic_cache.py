@@ -52,7 +52,7 @@ class CacheConfig:
 
     enabled: bool = True
     # Cosine similarity a candidate needs before the guard looks at it. 0.80 measured on
-    # tests/data/cache_pairs.jsonl with the guard on: 0 false hits, recall 0.65 (scripts/eval_cache.py).
+    # tests/data/cache/dev.jsonl with the guard on: 0 false hits, recall 0.65 (scripts/eval_cache.py).
     threshold: float = 0.80
     guard: bool = True
     hnsw_threshold: int = 2048  # a scope's index switches from exact (flat) search to HNSW past this size

@@ -1,0 +1,68 @@
+"""Assign cache evaluation pairs to the dev or the test split, once, by a hash of the pair's text.
+
+    python scripts/split_cache_pairs.py SOURCE.jsonl [SOURCE.jsonl ...]
+
+Each pair goes to ``tests/data/cache/dev.jsonl`` or ``tests/data/cache/test.jsonl`` by the first byte of
+sha256 over its canonical JSON (``a``, ``b``): the assignment of a pair never depends on which other
+pairs exist or on their order, so adding pairs later leaves every earlier assignment where it was.
+A pair already present in either split is skipped (running the script twice changes nothing).
+
+The test split is frozen: nothing (threshold, checker, training data, rules) may be tuned while looking
+at it; ``scripts/eval_cache.py`` picks its thresholds on dev and only reports test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[1] / "tests" / "data" / "cache"
+
+
+def pair_key(row: dict) -> str:
+    return json.dumps([row["a"], row["b"]], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def split_of(row: dict) -> str:
+    return "test" if hashlib.sha256(pair_key(row).encode()).digest()[0] < 128 else "dev"
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    OUT.mkdir(parents=True, exist_ok=True)
+    seen: set[str] = set()
+    for name in ("dev", "test"):
+        path = OUT / f"{name}.jsonl"
+        if path.exists():
+            seen.update(pair_key(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    added = {"dev": 0, "test": 0}
+    outs = {name: (OUT / f"{name}.jsonl").open("a", encoding="utf-8") for name in ("dev", "test")}
+    try:
+        for src in argv:
+            for n, line in enumerate(Path(src).read_text(encoding="utf-8").splitlines(), 1):
+                if not line.strip() or line.lstrip().startswith("#"):
+                    continue
+                row = json.loads(line)
+                for key in ("a", "b", "same_answer"):
+                    if key not in row:
+                        raise SystemExit(f"{src}:{n}: missing {key!r}")
+                key = pair_key(row)
+                if key in seen:
+                    continue
+                seen.add(key)
+                name = split_of(row)
+                outs[name].write(json.dumps(row, ensure_ascii=False) + "\n")
+                added[name] += 1
+    finally:
+        for f in outs.values():
+            f.close()
+    print(json.dumps({"added": added, "out": str(OUT)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
