@@ -79,11 +79,13 @@ class ChatHandler:
             config.log_content,
         )
         billing = Billing(state.ledger, state.router.spec, metrics)
-        cached = await CacheStep(state.cache, metrics).lookup(request.headers, caller.tenant, chat, decision.tier)
+        step = CacheStep(state.cache, metrics, default_max_tokens=config.limits.default_max_tokens)
+        cached = await step.lookup(request.headers, caller.tenant, chat, decision.tier)
         reply.headers.update(cached.headers)
         if cached.entry is not None:
-            reply.headers.update(billing.credit_hit(caller, decision.tier, cached.entry.usage))
-            return await reply.hit(cached.entry, lambda: outcome.observe_hit(decision.tier))
+            p, c = int(cached.entry.usage.get("prompt_tokens", 0)), cached.served.completion_tokens
+            reply.headers.update(billing.credit_hit(caller, decision.tier, {"prompt_tokens": p, "completion_tokens": c}))
+            return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier))
 
         answer = Answer()
         chain = FallbackChain(

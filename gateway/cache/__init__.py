@@ -14,6 +14,6 @@ Heavy imports (torch, sentence-transformers, faiss, redis) happen when the cache
 
 from gateway.cache.scope import CacheScope
 from gateway.cache.semantic_cache import LOOKUP_KINDS, CacheConfig, CacheLookup, SemanticCache
-from gateway.cache.store import CacheEntry
+from gateway.cache.store import CacheEntry, Served
 
-__all__ = ["CacheConfig", "CacheEntry", "CacheLookup", "CacheScope", "LOOKUP_KINDS", "SemanticCache"]
+__all__ = ["CacheConfig", "CacheEntry", "CacheLookup", "CacheScope", "LOOKUP_KINDS", "SemanticCache", "Served"]

@@ -9,7 +9,9 @@ Data flow of ``lookup(scope, question)`` (event loop; the embedding runs on the 
     guard    the first candidate whose question passes ``guard.check`` is the hit
     fetch    the entry from the store (Redis: one HMGET), then ``touch`` for LRU
 
-``store(...)`` keeps only complete answers (finish_reason "stop"), writes the entry, and indexes it
+``store(...)`` keeps complete answers (finish_reason "stop"), and for greedy requests also answers that
+reached max_tokens, with the character offset of each token so that shorter requests get a cut
+(``CacheEntry.serve``); it writes the entry, and indexes it
 here; with Redis the other gateway processes index it from the pub/sub event. Nothing the store does
 wrong reaches the caller: failures count in ``errors`` and turn into misses / dropped stores, and the
 cache resumes by itself (the Redis listener resubscribes and rebuilds the index).
@@ -37,7 +39,7 @@ from gateway.cache.embedder import Embedder
 from gateway.cache.index import VectorIndex
 from gateway.cache.normalize import normalize_question
 from gateway.cache.scope import CacheScope
-from gateway.cache.store import CacheEntry, CacheStore, FileStore, RedisStore, StoreUnavailable
+from gateway.cache.store import CacheEntry, CacheStore, FileStore, RedisStore, Served, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -136,6 +138,7 @@ class CacheLookup:
     entry: CacheEntry | None = None  # set for "exact" and "semantic"
     similarity: float | None = None  # best cosine seen (1.0 for exact hits; None when not searched)
     reason: str = ""  # why it bypassed / missed / was rejected (for logs and headers)
+    served: Served | None = None  # set with entry: the answer as this request gets it (maybe cut)
 
     @property
     def hit(self) -> bool:
@@ -148,6 +151,8 @@ class _Meta:
     normalized: str
     question: str
     created: float
+    finish_reason: str = "stop"
+    completion_tokens: int = 0
 
 
 class _LocalState:
@@ -172,7 +177,14 @@ class _LocalState:
         if old is not None:
             self.forget(old)
         self.exact[key] = entry.id
-        self.meta[entry.id] = _Meta(entry.scope_key, entry.normalized, entry.question, entry.created)
+        self.meta[entry.id] = _Meta(
+            entry.scope_key,
+            entry.normalized,
+            entry.question,
+            entry.created,
+            entry.finish_reason,
+            entry.completion_tokens,
+        )
         if entry.embedding is not None:
             self.index.add(entry.scope_key, entry.id, entry.embedding)
         return old
@@ -303,12 +315,16 @@ class SemanticCache:
 
     # -- lookup ----------------------------------------------------------------------------------
 
-    async def lookup(self, scope: CacheScope, question: str, *, no_cache: bool = False) -> CacheLookup:
-        result = await self._lookup(scope, question, no_cache)
+    async def lookup(
+        self, scope: CacheScope, question: str, *, no_cache: bool = False, max_tokens: int | None = None
+    ) -> CacheLookup:
+        """``max_tokens``: a greedy request's limit (its scope leaves max_tokens out, so stored answers of
+        any length are candidates and ``CacheEntry.serve`` decides); None: serve entries whole."""
+        result = await self._lookup(scope, question, no_cache, max_tokens)
         self.counters[f"lookup_{result.kind}"] += 1
         return result
 
-    async def _lookup(self, scope: CacheScope, question: str, no_cache: bool) -> CacheLookup:
+    async def _lookup(self, scope: CacheScope, question: str, no_cache: bool, max_tokens: int | None) -> CacheLookup:
         if not self.config.enabled:
             return CacheLookup("bypass", reason="cache disabled")
         if no_cache:
@@ -319,7 +335,7 @@ class SemanticCache:
             self.counters["errors"] += 1
             return CacheLookup("error", reason="store unavailable")
         try:
-            return await self._search(scope, question)
+            return await self._search(scope, question, max_tokens)
         except StoreUnavailable as exc:
             self._count_error("lookup", exc)
             return CacheLookup("error", reason=f"store unavailable: {exc}")
@@ -328,14 +344,16 @@ class SemanticCache:
             self._count_error("lookup", exc)
             return CacheLookup("error", reason=f"{type(exc).__name__}: {exc}")
 
-    async def _search(self, scope: CacheScope, question: str) -> CacheLookup:
+    async def _search(self, scope: CacheScope, question: str, max_tokens: int | None) -> CacheLookup:
         scope_key = scope.key()
         normalized = normalize_question(question)
         entry_id = self._local.exact.get((scope_key, normalized))
         if entry_id is not None:
-            entry = await self._fetch(entry_id)
-            if entry is not None:
-                return CacheLookup("exact", entry, 1.0, "same normalized question")
+            entry = await self._fetch(entry_id, max_tokens)
+            if isinstance(entry, CacheEntry):
+                return CacheLookup("exact", entry, 1.0, "same normalized question", entry.serve(max_tokens))
+            if entry == "short":
+                return CacheLookup("miss", None, 1.0, "the stored answer is shorter than max_tokens")
         if len(question) > self.config.semantic_max_chars or self._local.index.scope(scope_key) is None:
             return CacheLookup(
                 "miss",
@@ -358,19 +376,24 @@ class SemanticCache:
                 if not ok:
                     rejected = rejected or (sim, why)
                     continue
-            entry = await self._fetch(cand_id)
-            if entry is not None:
-                return CacheLookup("semantic", entry, sim, f"cosine {sim:.3f} >= {self.config.threshold}")
+            entry = await self._fetch(cand_id, max_tokens)
+            if isinstance(entry, CacheEntry):
+                return CacheLookup(
+                    "semantic", entry, sim, f"cosine {sim:.3f} >= {self.config.threshold}", entry.serve(max_tokens)
+                )
         if rejected is not None:
             return CacheLookup("guard_rejected", None, rejected[0], rejected[1])
         return CacheLookup("miss", None, best, "below threshold" if best is not None else "no candidates")
 
-    async def _fetch(self, entry_id: str) -> CacheEntry | None:
-        """The stored entry, or None (expired or evicted elsewhere: forget it here too)."""
+    async def _fetch(self, entry_id: str, max_tokens: int | None = None) -> CacheEntry | str | None:
+        """The stored entry; None when it expired or was evicted elsewhere (forget it here too); "short"
+        when it cannot answer ``max_tokens`` (``CacheEntry.serve``)."""
         entry = await self._store.get(entry_id)
         if entry is None:
             self._forget(entry_id)
             return None
+        if entry.serve(max_tokens) is None:
+            return "short"
         try:
             await self._store.touch(entry_id)
         except StoreUnavailable as exc:  # the answer is already in hand; LRU order is best effort
@@ -400,17 +423,31 @@ class SemanticCache:
         model: str,
         *,
         no_store: bool = False,
+        cuts: tuple[int, ...] | None = None,
     ) -> bool:
-        """Cache a finished answer. Returns True when stored; False when skipped by policy
-        (disabled, no_store, not finish_reason "stop", empty, sampled) or dropped on a store error."""
+        """Cache a finished answer. Returns True when stored; False when skipped by policy (disabled,
+        no_store, empty, sampled, not "stop" unless ``cuts`` is given) or dropped on a store error.
+
+        ``cuts`` (greedy requests, whose scope leaves max_tokens out): the character offset of the answer
+        after each token (-1: unknown); with it an answer that reached its length limit is kept too, and
+        shorter requests are served from it. An answer never replaces a stored one that covers more (one
+        that stopped by itself, or a longer one)."""
         if not self.config.enabled or no_store:
             self.counters["store_skipped"] += 1
             return False
-        if finish_reason != "stop" or not answer.strip() or not self._scope_accepts(scope):
+        if (
+            finish_reason not in (("stop", "length") if cuts is not None else ("stop",))
+            or not answer.strip()
+            or not self._scope_accepts(scope)
+        ):
+            self.counters["store_skipped"] += 1
+            return False
+        tokens = int((usage or {}).get("completion_tokens", 0))
+        if finish_reason == "length" and self._covered(scope.key(), normalize_question(question), tokens):
             self.counters["store_skipped"] += 1
             return False
         try:
-            await self._store_entry(scope, question, answer, finish_reason, usage or {}, model)
+            await self._store_entry(scope, question, answer, finish_reason, usage or {}, model, tuple(cuts or ()))
         except StoreUnavailable as exc:
             self._count_error("store", exc)
             return False
@@ -421,8 +458,21 @@ class SemanticCache:
         self.counters["stores"] += 1
         return True
 
+    def _covered(self, scope_key: str, normalized: str, tokens: int) -> bool:
+        """Whether the entry held for this question answers at least what a ``tokens``-long cut one would."""
+        old = self._local.exact.get((scope_key, normalized))
+        meta = self._local.meta.get(old) if old is not None else None
+        return meta is not None and (meta.finish_reason == "stop" or meta.completion_tokens >= tokens)
+
     async def _store_entry(
-        self, scope: CacheScope, question: str, answer: str, finish_reason: str, usage: Mapping[str, int], model: str
+        self,
+        scope: CacheScope,
+        question: str,
+        answer: str,
+        finish_reason: str,
+        usage: Mapping[str, int],
+        model: str,
+        cuts: tuple[int, ...],
     ) -> None:
         scope_key = scope.key()
         normalized = normalize_question(question)
@@ -443,6 +493,7 @@ class SemanticCache:
             model=model,
             created=now,
             last_hit=now,
+            cuts=cuts,
         )
         evicted = await self._store.put(entry)
         replaced = self._add_local(entry)

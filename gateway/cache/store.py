@@ -45,6 +45,15 @@ class StoreUnavailable(RuntimeError):
     """The backing store cannot be reached right now (the cache bypasses itself and retries later)."""
 
 
+@dataclass(frozen=True)
+class Served:
+    """What a hit replays: the text, why it ended, and its completion tokens."""
+
+    answer: str
+    finish_reason: str
+    completion_tokens: int
+
+
 @dataclass
 class CacheEntry:
     id: str
@@ -59,11 +68,38 @@ class CacheEntry:
     created: float
     last_hit: float
     hits: int = 0
+    # Greedy answers: characters of ``answer`` after t tokens at index t-1 (-1 where the stream did not
+    # show that boundary). Empty: the answer is served whole only (see ``serve``).
+    cuts: tuple[int, ...] = ()
     _embedding_b64: str | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
     def new_id() -> str:
         return uuid.uuid4().hex
+
+    @property
+    def completion_tokens(self) -> int:
+        return int(self.usage.get("completion_tokens", 0))
+
+    def serve(self, max_tokens: int | None) -> Served | None:
+        """This answer as a greedy request with ``max_tokens`` would get it, or None when it cannot be
+        known from what is stored. ``max_tokens=None``: the entry's own scope fixed the length (sampled
+        requests keep max_tokens in their scope), so the answer is served as stored.
+
+        The engine checks the end token before the length limit, so a stored answer of n tokens that
+        stopped by itself is: whole with "stop" for max_tokens > n, whole with "length" for n, cut for
+        fewer. One that reached its limit (N tokens, "length") serves max_tokens <= N, cut; more is a
+        miss (the continuation is unknown). A cut needs the stored character offset of that token."""
+        n = self.completion_tokens
+        if max_tokens is None:
+            return Served(self.answer, self.finish_reason, n)
+        if self.finish_reason == "stop" and max_tokens > n:
+            return Served(self.answer, "stop", n)
+        if max_tokens == n:
+            return Served(self.answer, "length", n)
+        if max_tokens > n or max_tokens < 1 or len(self.cuts) < max_tokens or self.cuts[max_tokens - 1] < 0:
+            return None
+        return Served(self.answer[: self.cuts[max_tokens - 1]], "length", max_tokens)
 
     def embedding_b64(self) -> str:
         if self.embedding is None:
@@ -86,6 +122,7 @@ class CacheEntry:
             "created": self.created,
             "last_hit": self.last_hit,
             "hits": self.hits,
+            "cuts": list(self.cuts),
         }
 
     @classmethod
@@ -94,6 +131,7 @@ class CacheEntry:
         usage = d.get("usage") or {}
         if isinstance(usage, str):
             usage = json.loads(usage)
+        cuts = d.get("cuts") or ()
         return cls(
             id=str(d["id"]),
             scope_key=str(d["scope_key"]),
@@ -107,6 +145,7 @@ class CacheEntry:
             created=float(d["created"]),
             last_hit=float(d.get("last_hit", d["created"])),
             hits=int(d.get("hits", 0)),
+            cuts=tuple(int(c) for c in (json.loads(cuts) if isinstance(cuts, str) else cuts)),
             _embedding_b64=emb or None,
         )
 
@@ -378,6 +417,7 @@ _HIT_FIELDS = (
     "created",
     "last_hit",
     "hits",
+    "cuts",
 )
 
 
@@ -472,6 +512,7 @@ class RedisStore(CacheStore):
     def _hash(self, entry: CacheEntry) -> dict[str, str]:
         d = entry.to_dict()
         d["usage"] = json.dumps(d["usage"])
+        d["cuts"] = json.dumps(d["cuts"])
         return {k: str(v) for k, v in d.items()}
 
     async def put(self, entry: CacheEntry) -> list[str]:

@@ -12,7 +12,13 @@ similarities go to the metrics. Runs on the event loop; the cache embeds on its 
 
 The scope names the routed tier, not what the client typed: ``auto`` and an explicit tier share entries
 when they land on the same tier, and one tier never answers for another. Only the routed tier's own
-finished answers (``finish_reason`` "stop", no fallback) are stored, so that stays true.
+answers (no fallback) are stored, so that stays true.
+
+Greedy requests (temperature 0) leave ``max_tokens`` out of the scope: the model's greedy answer to a
+question is one token sequence, and a request for M tokens gets its first M. So an answer that reached
+its limit is stored too, with the character offset of each token, and a hit is replayed cut to the
+request's ``max_tokens`` with the ``finish_reason`` the model would have given (``CacheEntry.serve``).
+Sampled requests keep ``max_tokens`` in the scope and store finished answers only.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from gateway.observability.metrics import GatewayMetrics
 from gateway.pipeline.fallback import Answer
 
 if TYPE_CHECKING:  # the cache package loads numpy and the index: only a gateway with a cache imports it
-    from gateway.cache import CacheEntry, CacheScope, SemanticCache
+    from gateway.cache import CacheEntry, CacheScope, SemanticCache, Served
 
 Store = Callable[[str, Answer], Awaitable[None]]
 
@@ -34,7 +40,8 @@ Store = Callable[[str, Answer], Awaitable[None]]
 @dataclass
 class Cached:
     headers: dict[str, str]
-    entry: CacheEntry | None = None  # a hit: the stored answer to replay
+    entry: CacheEntry | None = None  # a hit: the stored entry
+    served: Served | None = None  # a hit: the answer to replay (the entry's, maybe cut to max_tokens)
     store: Store | None = None  # a miss: store(text, answer) once the answer is complete
 
 
@@ -44,19 +51,27 @@ def cache_control(headers: Mapping[str, str]) -> tuple[bool, bool]:
     return "no-cache" in directives, "no-store" in directives
 
 
+def greedy(chat: ChatRequest) -> bool:
+    return chat.temperature == 0
+
+
 def cache_scope(tenant: str, chat: ChatRequest, tier: str) -> tuple[CacheScope | None, str | None]:
     """(scope, question), or (None, None) when the request cannot be cached (the cache is bypassed)."""
     from gateway.cache import CacheScope
 
+    params = chat.answer_params()
+    if greedy(chat):
+        params.pop("max_tokens", None)
     try:
-        return CacheScope.from_request(tenant, tier, list(chat.messages), chat.answer_params())
+        return CacheScope.from_request(tenant, tier, list(chat.messages), params)
     except ValueError:
         return None, None
 
 
 class CacheStep:
-    def __init__(self, cache: SemanticCache | None, metrics: GatewayMetrics):
+    def __init__(self, cache: SemanticCache | None, metrics: GatewayMetrics, *, default_max_tokens: int = 256):
         self.cache, self.metrics = cache, metrics
+        self.default_max_tokens = default_max_tokens  # a request without max_tokens gets this many at most
 
     async def lookup(self, headers: Mapping[str, str], tenant: str, chat: ChatRequest, tier: str) -> Cached:
         no_cache, no_store = cache_control(headers)
@@ -67,22 +82,25 @@ class CacheStep:
             if self.cache is not None:  # a gateway without a cache counts no lookups at all
                 self.metrics.cache_lookups.labels("bypass", tier).inc()
             return Cached({"x-cache": "miss", "x-cache-lookup": "bypass"})
-        lookup = await self.cache.lookup(scope, question, no_cache=no_cache)
+        limit = (chat.max_tokens or self.default_max_tokens) if greedy(chat) else None
+        lookup = await self.cache.lookup(scope, question, no_cache=no_cache, max_tokens=limit)
         self.metrics.cache_lookups.labels(lookup.kind, tier).inc()
         out = {"x-cache": "miss", "x-cache-lookup": lookup.kind}
         if lookup.similarity is not None:
             self.metrics.cache_similarity.observe(lookup.similarity)
             out["x-cache-similarity"] = f"{lookup.similarity:.4f}"
         if lookup.kind in ("exact", "semantic"):
-            return Cached({**out, "x-cache": "hit", "x-served-by": tier}, entry=lookup.entry)
-        return Cached(out, store=None if no_store else self._store_for(scope, question, tier))
+            return Cached({**out, "x-cache": "hit", "x-served-by": tier}, entry=lookup.entry, served=lookup.served)
+        return Cached(out, store=None if no_store else self._store_for(scope, question, tier, greedy(chat)))
 
-    def _store_for(self, scope: CacheScope, question: str, tier: str) -> Store:
+    def _store_for(self, scope: CacheScope, question: str, tier: str, greedy: bool) -> Store:
         cache = self.cache
 
         async def store(text: str, answer: Answer) -> None:
-            if answer.finish_reason == "stop" and not answer.fallbacks:  # only the routed tier's own answers
-                usage = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens}
-                await cache.store(scope, question, text, answer.finish_reason, usage, tier)
+            if answer.fallbacks or answer.served_by != tier:  # only the routed tier's own answers
+                return
+            usage = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens}
+            cuts = answer.cuts if greedy and len(answer.cuts) == answer.completion_tokens else None
+            await cache.store(scope, question, text, answer.finish_reason, usage, tier, cuts=cuts)
 
         return store

@@ -52,6 +52,9 @@ class Answer:
     finish_reason: str | None = None
     ttft: float | None = None
     fallbacks: list = field(default_factory=list)  # (from, to, cause)
+    # The serving tier's text length after each of its tokens (-1 where an output carried several tokens
+    # or held text back): how the cache cuts a stored greedy answer to a shorter max_tokens.
+    cuts: tuple[int, ...] = ()
     charges: list = field(default_factory=list)  # (tier, prompt_tokens, completion_tokens)
 
     def finished(self, tier: str, prompt_tokens: int, completion_tokens: int, finish_reason: str | None) -> None:
@@ -220,16 +223,23 @@ class FallbackChain:
             gen = backend.generate(prompt_ids, params, attempt.request_id)
             async with contextlib.aclosing(gen):  # leaving early (fallback, hang-up) aborts the generation
                 last = None  # when the previous tokens arrived
+                cuts, chars = [], 0
                 while True:
                     out = await _next(gen, tier)
                     if out.token_ids:
                         last = self._tokens_arrived(name, len(out.token_ids), last, answer, t0)
                     attempt.tokens += len(out.token_ids)
                     answer.replica = out.metrics.get("replica", answer.replica)
+                    chars += len(out.text)
+                    # A boundary is known when one token arrived with text: the detokenizer then held
+                    # nothing back (a stop string may: those requests get no cuts).
+                    known = len(out.token_ids) == 1 and bool(out.text) and not chat.stop
+                    cuts.extend([-1] * (len(out.token_ids) - 1) + [chars if known else -1] if out.token_ids else [])
                     if out.text:
                         attempt.texts.append(out.text)
                         yield out.text
                     if out.finished:
+                        answer.cuts = tuple(cuts[: out.completion_tokens])
                         if out.metrics.get("queue_s") is not None:
                             self.metrics.queue.labels(name).observe(out.metrics["queue_s"])
                         answer.finished(name, attempt.prompt_len, out.completion_tokens, out.finish_reason)

@@ -32,7 +32,7 @@ from gateway.pipeline.sse import EventStream, split_for_stream
 from gateway.security import log_content
 
 if TYPE_CHECKING:
-    from gateway.cache import CacheEntry
+    from gateway.cache import Served
 
 
 @dataclass
@@ -53,20 +53,20 @@ class Reply:
     headers: dict[str, str]
     log_content: bool = False  # log the answer (the operator opted in)
 
-    async def hit(self, entry: CacheEntry, observe: Callable[[], None]) -> web.StreamResponse:
+    async def hit(self, served: Served, prompt_tokens: int, observe: Callable[[], None]) -> web.StreamResponse:
         """Replay a stored answer; ``observe`` runs once the client has all of it (its latency)."""
-        p, c = int(entry.usage.get("prompt_tokens", 0)), int(entry.usage.get("completion_tokens", 0))
-        log_content(self.log_content, "answer (cache hit)", self.completion.id, entry.answer)
+        p, c = prompt_tokens, served.completion_tokens
+        log_content(self.log_content, "answer (cache hit)", self.completion.id, served.answer)
         if not self.chat.stream:
             observe()
             return web.json_response(
-                self.completion.response(entry.answer, entry.finish_reason, p, c), headers=self.headers
+                self.completion.response(served.answer, served.finish_reason, p, c), headers=self.headers
             )
         events = EventStream(self.request, self.completion)
         await events.open(self.headers)
-        for piece in split_for_stream(entry.answer):
+        for piece in split_for_stream(served.answer):
             await events.text(piece)
-        await events.finish(entry.finish_reason, (p, c) if self.chat.include_usage else None)
+        await events.finish(served.finish_reason, (p, c) if self.chat.include_usage else None)
         observe()  # before [DONE]: the client may close (cancelling this handler) once it has it
         await events.done()
         return events.response

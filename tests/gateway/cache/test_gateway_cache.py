@@ -66,7 +66,7 @@ def test_semantic_hit_and_scopes(server):
     assert chat(server, q, key="k2", stop=[stop])[0]["x-cache"] == "miss"
     sys_q = [{"role": "system", "content": "Answer in French."}] + q
     assert chat(server, sys_q, stop=[stop])[0]["x-cache"] == "miss"
-    assert chat(server, q, stop=[stop], max_tokens=15)[0]["x-cache"] == "miss"
+    assert chat(server, q, stop=[stop], temperature=0.5, seed=3)[0]["x-cache"] == "miss"
     hist = [{"role": "user", "content": "I have a duck."}, {"role": "assistant", "content": "Nice."}] + q
     assert chat(server, hist, stop=[stop])[0]["x-cache"] == "miss"
     # a negated look-alike is rejected by the guard
@@ -76,8 +76,6 @@ def test_semantic_hit_and_scopes(server):
 
 def test_bypass_headers_and_truncated_answers(server):
     q = [{"role": "user", "content": "tell me about rivers"}]
-    h, _ = chat(server, q)  # finish_reason "length": never stored
-    assert chat(server, q)[0]["x-cache"] == "miss"
     stop = stop_for(server, q[0]["content"])
     chat(server, q, stop=[stop], headers={"Cache-Control": "no-store"})
     assert chat(server, q, stop=[stop], headers={"Cache-Control": "no-store"})[0]["x-cache"] == "miss"
@@ -87,6 +85,37 @@ def test_bypass_headers_and_truncated_answers(server):
     assert chat(server, q, stop=[stop])[0]["x-cache"] == "hit"
     # sampled requests without a seed are not cached under the "seeded" policy
     assert chat(server, q, stop=[stop], temperature=0.7)[0]["x-cache-lookup"] == "bypass"
+    # a seeded sampled answer that reached max_tokens is not stored (its length is part of its scope)
+    for _ in range(2):
+        h, _ = chat(server, q, temperature=0.7, seed=5, max_tokens=4)
+    assert h["x-cache"] == "miss"
+
+
+def test_greedy_answers_are_served_cut_to_max_tokens(server):
+    """A greedy answer is one token sequence: a stored one serves any shorter max_tokens, cut, with the
+    finish_reason the model gives; the same request twice is a hit even when it hit its limit."""
+    q = [{"role": "user", "content": "the history of bridges"}]
+    ref = {}
+    for n in (3, 6, 12):  # the model's own answers, cache bypassed
+        h, body = chat(server, q, max_tokens=n, headers={"Cache-Control": "no-cache, no-store"})
+        ref[n] = json.loads(body)
+    for d in ref.values():
+        d.pop("id"), d.pop("created")
+    assert all(ref[n]["choices"][0]["finish_reason"] == "length" for n in ref)
+    h, _ = chat(server, q, max_tokens=6)
+    assert h["x-cache"] == "miss"
+    h, body = chat(server, q, max_tokens=6)  # the same request again: served whole
+    assert h["x-cache"] == "hit"
+    h, body = chat(server, q, max_tokens=3)  # fewer: the first 3 tokens, "length"
+    d = json.loads(body)
+    d.pop("id"), d.pop("created")
+    assert h["x-cache"] == "hit" and d == ref[3]
+    h, _ = chat(server, q, max_tokens=12)  # more than it holds: a miss, and the longer answer replaces it
+    assert h["x-cache"] == "miss"
+    h, body = chat(server, q, max_tokens=6)
+    d = json.loads(body)
+    d.pop("id"), d.pop("created")
+    assert h["x-cache"] == "hit" and d == ref[6]
 
 
 def test_openai_client_streaming_hit(server):

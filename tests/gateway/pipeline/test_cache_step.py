@@ -15,18 +15,19 @@ from tests.gateway.pipeline.fakes import chat, metrics, sample
 
 class FakeCache:
     def __init__(self, kind="miss", similarity=None, entry=None, accepts=True):
-        self.result = SimpleNamespace(kind=kind, similarity=similarity, entry=entry)
+        self.result = SimpleNamespace(kind=kind, similarity=similarity, entry=entry, served=None)
         self._accepts, self.lookups, self.stored = accepts, [], []
 
     def accepts(self, *, temperature=None, seed=None):
         return self._accepts
 
-    async def lookup(self, scope, question, *, no_cache=False):
+    async def lookup(self, scope, question, *, no_cache=False, max_tokens=None):
         self.lookups.append((scope, question, no_cache))
+        self.max_tokens = max_tokens
         return self.result
 
-    async def store(self, scope, question, answer, finish_reason, usage, model):
-        self.stored.append((scope, question, answer, finish_reason, usage, model))
+    async def store(self, scope, question, answer, finish_reason, usage, model, *, cuts=None):
+        self.stored.append((scope, question, answer, finish_reason, usage, model, cuts))
 
 
 def lookup(cache, request=None, headers=None, tier="big"):
@@ -67,15 +68,37 @@ def test_a_miss_stores_only_the_routed_tiers_own_finished_answer():
     assert sample(step.metrics, "gateway_cache_similarity_count") == 1
     scope, question, no_cache = cache.lookups[0]
     assert question == "What do bees make?" and scope.model == "big" and scope.tenant == "key:t" and not no_cache
-    for answer in (Answer(finish_reason="length"), Answer(finish_reason="stop", fallbacks=[("big", "lil", "failed")])):
+    for answer in (
+        Answer(served_by="big", finish_reason="stop", fallbacks=[("big", "lil", "failed")]),
+        Answer(served_by="lil", finish_reason="stop"),
+    ):
         asyncio.run(cached.store("Honey.", answer))
-    assert cache.stored == []  # cut short, or another tier's answer: not this scope's to keep
-    asyncio.run(cached.store("Honey.", Answer(finish_reason="stop", prompt_tokens=9, completion_tokens=3)))
-    assert cache.stored == [(scope, question, "Honey.", "stop", {"prompt_tokens": 9, "completion_tokens": 3}, "big")]
+    assert cache.stored == []  # another tier's answer: not this scope's to keep
+    asyncio.run(
+        cached.store("Honey.", Answer(served_by="big", finish_reason="stop", prompt_tokens=9, completion_tokens=3))
+    )
+    usage = {"prompt_tokens": 9, "completion_tokens": 3}
+    assert cache.stored == [(scope, question, "Honey.", "stop", usage, "big", None)]  # sampled: no cuts
+
+
+def test_greedy_requests_leave_max_tokens_out_of_the_scope_and_store_cuts():
+    cache = FakeCache("miss")
+    greedy = dataclasses.replace(chat("What do bees make?"), temperature=0.0, max_tokens=2)
+    _, cached = lookup(cache, greedy)
+    assert cache.max_tokens == 2 and cache.lookups[0][0].param("max_tokens") is None
+    answer = Answer(served_by="big", finish_reason="length", completion_tokens=2, cuts=(5, 6))
+    asyncio.run(cached.store("Honey.", answer))
+    assert cache.stored[-1][3] == "length" and cache.stored[-1][-1] == (5, 6)
+    # a request without max_tokens is looked up with the gateway's default limit
+    _, cached = lookup(cache, dataclasses.replace(greedy, max_tokens=None))
+    assert cache.max_tokens == 256
+    sampled = dataclasses.replace(chat("What do bees make?"), temperature=0.5, seed=1, max_tokens=2)
+    _, cached = lookup(cache, sampled)
+    assert cache.max_tokens is None and cache.lookups[-1][0].param("max_tokens") == 2
 
 
 def test_a_hit_names_the_routed_tier():
-    entry = SimpleNamespace(answer="Honey.")
+    entry = SimpleNamespace(answer="Honey.", served=None)
     step, cached = lookup(FakeCache("semantic", similarity=0.95, entry=entry))
     assert cached.entry is entry and cached.store is None
     assert cached.headers == {

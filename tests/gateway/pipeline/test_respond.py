@@ -9,11 +9,10 @@ from gateway import keys
 from gateway.api.schemas import Completion
 from gateway.pipeline.fallback import Answer, ChainFailed
 from gateway.pipeline.respond import Miss, Reply
+from gateway.cache.store import Served
 from tests.gateway.pipeline.fakes import call, chat, events
 
-ENTRY = SimpleNamespace(
-    answer="Bees make honey from nectar.", finish_reason="stop", usage={"prompt_tokens": 9, "completion_tokens": 6}
-)
+ENTRY = Served("Bees make honey from nectar.", "stop", 6)
 
 
 async def chain(answer, items, *, fail=False):
@@ -64,7 +63,7 @@ def test_a_hit_as_json():
     spy = Spy()
 
     async def handler(request):
-        return await reply(request).hit(ENTRY, spy.observe)
+        return await reply(request).hit(ENTRY, 9, spy.observe)
 
     status, headers, body = call(handler)
     out = json.loads(body)
@@ -76,7 +75,7 @@ def test_a_hit_as_events_like_a_live_answer():
     spy = Spy()
 
     async def handler(request):
-        return await reply(request, stream=True, include_usage=True).hit(ENTRY, spy.observe)
+        return await reply(request, stream=True, include_usage=True).hit(ENTRY, 9, spy.observe)
 
     status, headers, body = call(handler)
     ev = events(body)
