@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 from gateway import keys
 from gateway.api.schemas import Completion
+from gateway.cache.store import Served
 from gateway.pipeline.fallback import Answer, ChainFailed
 from gateway.pipeline.respond import Miss, Reply
-from gateway.cache.store import Served
 from tests.gateway.pipeline.fakes import call, chat, events
 
 ENTRY = Served("Bees make honey from nectar.", "stop", 6)
