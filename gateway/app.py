@@ -84,7 +84,9 @@ class ChatHandler:
         reply.headers.update(cached.headers)
         if cached.entry is not None:
             p, c = int(cached.entry.usage.get("prompt_tokens", 0)), cached.served.completion_tokens
-            reply.headers.update(billing.credit_hit(caller, decision.tier, {"prompt_tokens": p, "completion_tokens": c}))
+            reply.headers.update(
+                billing.credit_hit(caller, decision.tier, {"prompt_tokens": p, "completion_tokens": c})
+            )
             return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier))
 
         answer = Answer()

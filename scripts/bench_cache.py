@@ -7,9 +7,11 @@ then:
    latency measured one request at a time (p50, p99), and the ratio miss / hit;
 3. throughput: 64 concurrent clients asking cached questions for a fixed time: hits per second and
    the latency percentiles under that load.
-Prints one JSON line per measurement.
+With ``--before``, steps 1-2 run again in the same run on a second gateway whose cache embeds with the
+previous default (sentence-transformers MiniLM in float32 on torch) and runs no precision checker: the
+before/after of the semantic hit path. Prints one JSON line per measurement, each with its ``cache``.
 
-    python scripts/bench_cache.py [--misses 16] [--repeats 20] [--clients 64] [--seconds 10]
+    python scripts/bench_cache.py [--misses 16] [--repeats 20] [--clients 64] [--seconds 10] [--before]
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ async def ask(session, url, question, max_tokens):
         return time.perf_counter() - t, r.headers.get("x-cache"), r.status
 
 
-async def run(args, base: str) -> None:
+async def run(args, base: str, label: str, load: bool = True) -> None:
     import aiohttp
 
     url = base + "/v1/chat/completions"
@@ -105,7 +107,9 @@ async def run(args, base: str) -> None:
             # only answers that finished on their own are cached: check with a second ask
             if (await ask(s, url, pair[0], args.max_tokens))[1] == "hit":
                 stored.append(pair)
-        print(json.dumps(summary("miss", misses, max_tokens=args.max_tokens, cached=len(stored))), flush=True)
+        print(
+            json.dumps(summary("miss", misses, cache=label, max_tokens=args.max_tokens, cached=len(stored))), flush=True
+        )
         if not stored:
             raise SystemExit("no answer finished within max_tokens: nothing was cached")
         qs = stored
@@ -123,6 +127,7 @@ async def run(args, base: str) -> None:
                     summary(
                         kind,
                         lat,
+                        cache=label,
                         hit_rate=round(len(lat) / n, 3),
                         miss_over_hit_p50=round(statistics.median(misses) / statistics.median(lat), 1),
                         targets={"p99_ms_at_most": 25, "ratio_at_least": 50},
@@ -131,6 +136,8 @@ async def run(args, base: str) -> None:
                 flush=True,
             )
 
+    if not load:
+        return
     # Load: N concurrent clients, each with its own connection, asking cached questions.
     deadline = time.perf_counter() + args.seconds
     lat: list[float] = []
@@ -155,6 +162,7 @@ async def run(args, base: str) -> None:
             summary(
                 "hits_under_load",
                 lat,
+                cache=label,
                 clients=args.clients,
                 seconds=round(elapsed, 1),
                 requests_per_s=round(len(lat) / elapsed, 1),
@@ -172,6 +180,7 @@ def main(argv=None) -> int:
     p.add_argument("--clients", type=int, default=64)
     p.add_argument("--seconds", type=float, default=10)
     p.add_argument("--max-tokens", type=int, default=96)
+    p.add_argument("--before", action="store_true", help="also measure the previous cache path (torch, no checker)")
     args = p.parse_args(argv)
 
     from runtime.platform import configure_xla
@@ -188,15 +197,19 @@ def main(argv=None) -> int:
     )
     # The cache exactly as configs/gateway.yaml ships it, with a fresh file.
     shipped = load_config(Path(__file__).resolve().parent.parent / "configs" / "gateway.yaml").cache
-    cache = {**shipped, "store": "file", "path": f"{tmp}/cache.jsonl"}
-    print(f"cache config: {cache}", file=sys.stderr)
-    config = GatewayConfig(port=0, models=(ModelEntry("smollm2-135m", engine),), cache=cache)
-    print("starting the gateway (model load + warm-up) ...", file=sys.stderr)
-    srv = ServerThread(create_app(config)).start()
-    try:
-        asyncio.run(run(args, srv.url))
-    finally:
-        srv.stop()
+    runs = [("shipped", {**shipped, "store": "file", "path": f"{tmp}/cache.jsonl"}, True)]
+    if args.before:
+        before = {"embed_backend": "torch", "embed_quantize": "none", "guard": False, "embed_max_wait_ms": 2.0}
+        runs.append(("before: torch float32, no checker", {**runs[0][1], **before, "path": f"{tmp}/b.jsonl"}, False))
+    for label, cache, load in runs:
+        print(f"cache config ({label}): {cache}", file=sys.stderr)
+        config = GatewayConfig(port=0, models=(ModelEntry("smollm2-135m", engine),), cache=cache)
+        print("starting the gateway (model load + warm-up) ...", file=sys.stderr)
+        srv = ServerThread(create_app(config)).start()
+        try:
+            asyncio.run(run(args, srv.url, label, load))
+        finally:
+            srv.stop()
     return 0
 
 

@@ -38,7 +38,9 @@ def main(argv: list[str]) -> int:
     for name in ("dev", "test"):
         path = OUT / f"{name}.jsonl"
         if path.exists():
-            seen.update(pair_key(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+            seen.update(
+                pair_key(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
+            )
     added = {"dev": 0, "test": 0}
     outs = {name: (OUT / f"{name}.jsonl").open("a", encoding="utf-8") for name in ("dev", "test")}
     try:

@@ -10,6 +10,18 @@ conversations or sampling parameters is impossible by construction, not by a sim
      ^^^^^^^^^  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^  ^^^^
      system     history (earlier turns)          question (returned separately)
 
+and returns one of three kinds of scope:
+
+    single        no history: the question is the last message
+    conversation  a history of plain user and assistant text: the question is the conversation's key,
+                  its last ``CONTEXT_TURNS`` user turns joined (``conversation_key``), so a follow-up
+                  such as "cancel it" is compared together with what "it" is, and the history leaves
+                  the scope: the same follow-up after reworded or padded turns can hit, after turns about
+                  something else it cannot (the precision checker reads the whole key). Assistant turns
+                  are not part of the key: they are the model's answers to the user turns before them
+    history       anything else in the history (tool results, content parts, names, a system message
+                  mid-conversation): the whole history stays in the scope, exactly, as before
+
 and keeps from ``params`` every request field that can change the answer (anything except the fields
 in ``NEUTRAL_PARAMS``: transport and bookkeeping). ``key()`` is a sha256 over a canonical JSON.
 """
@@ -22,7 +34,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-SCOPE_VERSION = 1  # bump when the canonical form changes: old entries then simply miss
+SCOPE_VERSION = 2  # bump when the canonical form changes: old entries then simply miss
+CONTEXT_TURNS = 3  # user turns in a conversation's key, the follow-up included
+TURN_SEPARATOR = " | "
 
 # Request fields that never change the text of the answer. Everything else the client sends is part
 # of the scope (an unknown parameter is assumed to matter: a spurious miss is cheap, a wrong hit not).
@@ -84,6 +98,29 @@ def message_text(message: Mapping[str, Any]) -> str:
     return _dumps(_canonical({"content": content, **extras}))
 
 
+def conversation_key(turns: Sequence[Mapping[str, Any]]) -> str | None:
+    """The text a conversation (history + the last user message, no leading system messages) is keyed
+    by: its last ``CONTEXT_TURNS`` user turns joined with ``TURN_SEPARATOR``. None when a turn is not
+    plain user or assistant text (the history then stays in the scope whole)."""
+    users = []
+    for m in turns:
+        extras = [k for k, v in m.items() if k not in ("role", "content") and v is not None]
+        if m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str) or extras:
+            return None
+        if m["role"] == "user":
+            users.append(" ".join(m["content"].split()))
+    return TURN_SEPARATOR.join(users[-CONTEXT_TURNS:]) if users else None
+
+
+def pair_text(x: str | Sequence[Mapping[str, Any]]) -> str | None:
+    """What the cache compares for a question string or a ``messages`` list (evaluation and training
+    data): the question, the conversation key, or None (a history the cache keeps exact)."""
+    if isinstance(x, str):
+        return x
+    scope, question = CacheScope.from_request("", "", x)
+    return None if scope.kind == "history" else question
+
+
 @dataclass(frozen=True)
 class CacheScope:
     tenant: str  # API key (or its hash) or the OpenAI `user` field
@@ -91,12 +128,14 @@ class CacheScope:
     system_prompt: str = ""
     history: tuple[tuple[str, str], ...] = ()  # (role, content) of the turns before the question
     params: tuple[tuple[str, str], ...] = ()  # sorted (name, canonical JSON value)
+    kind: str = "single"  # "single" | "conversation" | "history" (module docstring)
 
     def key(self) -> str:
         """Stable sha256 hex of the canonical JSON form (same across processes and restarts)."""
         blob = _dumps(
             {
                 "v": SCOPE_VERSION,
+                "kind": self.kind,
                 "tenant": self.tenant,
                 "model": self.model,
                 "system": self.system_prompt,
@@ -142,16 +181,21 @@ class CacheScope:
         while i < len(messages) - 1 and messages[i].get("role") in ("system", "developer"):
             leading_system.append(message_text(messages[i]))
             i += 1
-        history: list[tuple[str, str]] = [
-            (str(m.get("role")), message_text(m)) for m in messages[i : len(messages) - 1]
-        ]
-        if extra:  # e.g. a `name` on the question: keep it in the scope rather than drop it
-            history.append(("__question_extra__", _dumps(_canonical(extra))))
+        turns = messages[i:]
+        key = conversation_key(turns) if len(turns) > 1 and not extra else None
+        if key is not None:
+            kind, question, history = "conversation", key, []
+        else:
+            kind = "single" if len(turns) == 1 else "history"
+            history = [(str(m.get("role")), message_text(m)) for m in turns[:-1]]
+            if extra:  # e.g. a `name` on the question: keep it in the scope rather than drop it
+                history.append(("__question_extra__", _dumps(_canonical(extra))))
         scope = cls(
             tenant=str(tenant),
             model=str(model),
             system_prompt="\n\n".join(leading_system),
             history=tuple(history),
             params=canonical_params(params),
+            kind=kind,
         )
         return scope, question

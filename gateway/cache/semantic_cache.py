@@ -6,7 +6,8 @@ Data flow of ``lookup(scope, question)`` (event loop; the embedding runs on the 
     exact    (scope key, normalized question) in an in-memory dict -> entry; no embedding at all
     embed    MiniLM vector of the question (micro-batched with concurrent lookups)
     search   the scope's FAISS index: the best few candidates with cosine >= threshold
-    guard    the first candidate whose question passes ``guard.check`` is the hit
+    check    the first candidate the precision checker accepts is the hit (``checker``: a cross-encoder
+             reading both questions together, on its own thread)
     fetch    the entry from the store (Redis: one HMGET), then ``touch`` for LRU
 
 ``store(...)`` keeps complete answers (finish_reason "stop"), and for greedy requests also answers that
@@ -34,7 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from gateway.cache import guard as guard_mod
+from gateway.cache.checker import CHECKERS, Checker, make_checker
 from gateway.cache.embedder import Embedder
 from gateway.cache.index import VectorIndex
 from gateway.cache.normalize import normalize_question
@@ -53,10 +54,16 @@ class CacheConfig:
     """Validated once (``__post_init__``); every error names the key (``cache.<key>``)."""
 
     enabled: bool = True
-    # Cosine similarity a candidate needs before the guard looks at it. 0.80 measured on
-    # tests/data/cache/dev.jsonl with the guard on: 0 false hits, recall 0.65 (scripts/eval_cache.py).
-    threshold: float = 0.80
-    guard: bool = True
+    # Cosine similarity a candidate needs before the checker reads it, and the checker's score it needs,
+    # for single questions and for conversations (keyed by their last user turns). Chosen on the dev split
+    # of tests/data/cache under a false-hit budget by scripts/eval_cache.py (docs/CACHE_EVAL.md).
+    threshold: float = 0.61
+    checker_threshold: float = 0.92
+    conversation_threshold: float = 0.74
+    conversation_checker_threshold: float = 0.46
+    guard: bool = True  # run the precision checker (False: every candidate above the threshold hits)
+    checker: str = "cross_encoder"  # "cross_encoder" | "numbers" | "none" (gateway/cache/checker.py)
+    checker_threads: int = 1
     hnsw_threshold: int = 2048  # a scope's index switches from exact (flat) search to HNSW past this size
     ttl_seconds: float = 7 * 24 * 3600.0
     max_entries: int = 100_000
@@ -73,9 +80,11 @@ class CacheConfig:
     top_k: int = 4  # candidates the guard may look at
     semantic_max_chars: int = 1000  # longer questions use the exact path only (MiniLM reads 256 tokens)
     embed_max_batch: int = 32
-    embed_max_wait_ms: float = 2.0
+    # 0: a lone lookup does not wait for company; lookups that arrive while a pass runs form the next batch.
+    embed_max_wait_ms: float = 0.0
     embed_threads: int = 1
-    embed_quantize: str = "none"  # "int8": dynamic int8 MiniLM, ~2x faster semantic lookups
+    embed_quantize: str = "none"  # torch backend: "int8" for dynamic int8 MiniLM
+    embed_backend: str = "onnx"  # MiniLM as int8 ONNX (gateway/cache/onnx_models.py); "torch": sentence-transformers
     flush_interval_s: float = 1.0  # FileStore write debounce
     purge_interval_s: float = 60.0  # expired-entry sweep
 
@@ -86,8 +95,20 @@ class CacheConfig:
         for key in ("enabled", "guard"):
             if not isinstance(getattr(self, key), bool):
                 raise bad(key, "must be true or false")
-        if not _is_number(self.threshold) or not 0.0 < self.threshold <= 1.0:
-            raise bad("threshold", "must be a number in (0, 1]")
+        for key in ("threshold", "conversation_threshold"):
+            if not _is_number(getattr(self, key)) or not 0.0 < getattr(self, key) <= 1.0:
+                raise bad(key, "must be a number in (0, 1]")
+        for key in ("checker_threshold", "conversation_checker_threshold"):
+            if not _is_number(getattr(self, key)) or not 0.0 <= getattr(self, key) <= 1.0:
+                raise bad(key, "must be a number in [0, 1]")
+        if self.checker not in CHECKERS:
+            raise bad("checker", f"must be one of {', '.join(CHECKERS)}")
+        if (
+            not isinstance(self.checker_threads, int)
+            or isinstance(self.checker_threads, bool)
+            or self.checker_threads < 1
+        ):
+            raise bad("checker_threads", "must be a positive integer")
         for key in ("hnsw_threshold", "max_entries", "top_k", "semantic_max_chars", "embed_max_batch"):
             if (
                 not isinstance(getattr(self, key), int)
@@ -95,6 +116,8 @@ class CacheConfig:
                 or getattr(self, key) < 1
             ):
                 raise bad(key, "must be a positive integer")
+        if self.embed_backend not in ("torch", "onnx"):
+            raise bad("embed_backend", "must be 'torch' or 'onnx'")
         if self.embed_quantize not in ("none", "int8"):
             raise bad("embed_quantize", "must be 'none' or 'int8'")
         if not isinstance(self.embed_threads, int) or isinstance(self.embed_threads, bool) or self.embed_threads < 0:
@@ -205,18 +228,19 @@ class SemanticCache:
         *,
         embedder: Embedder | None = None,
         store: CacheStore | None = None,
+        checker: Checker | None = None,
         clock: Callable[[], float] = time.time,
     ):
         self.config = config or CacheConfig()
         self.clock = clock
         self._own_embedder = embedder is None
-        self.embedder = embedder or Embedder(
-            max_batch=self.config.embed_max_batch,
-            max_wait_ms=self.config.embed_max_wait_ms,
-            num_threads=self.config.embed_threads or None,
-            quantize=self.config.embed_quantize,
-        )
+        self.embedder = embedder or self._make_embedder()
         self._store = store or self._make_store()
+        self._own_checker = checker is None
+        # The threshold lives in the config (one per kind of scope); the checker only scores.
+        self.checker = checker or make_checker(
+            self.config.checker if self.config.guard else "none", num_threads=self.config.checker_threads
+        )
         self._local = _LocalState(self.embedder.dim, self.config.hnsw_threshold)
         self._recent_vecs: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector (lookup -> store)
         self._tasks: list[asyncio.Task] = []
@@ -228,6 +252,15 @@ class SemanticCache:
         # Seconds from another process creating an entry to this index holding it (the last 1024;
         # both clocks are wall clocks: exact on one host, off by the clock skew across hosts).
         self.propagation_s: deque[float] = deque(maxlen=1024)
+
+    def _make_embedder(self) -> Embedder:
+        c = self.config
+        common = dict(max_batch=c.embed_max_batch, max_wait_ms=c.embed_max_wait_ms, num_threads=c.embed_threads or None)
+        if c.embed_backend == "onnx":
+            from gateway.cache.onnx_models import OnnxEmbedder
+
+            return OnnxEmbedder(**common)
+        return Embedder(quantize=c.embed_quantize, **common)
 
     def _make_store(self) -> CacheStore:
         c = self.config
@@ -252,6 +285,8 @@ class SemanticCache:
         self._started = True
         if self.config.enabled:
             await self.embedder.start()
+            if self.config.guard:
+                await self.checker.start()
         self._synced = asyncio.Event()
         if self._store.shared:
             try:
@@ -287,6 +322,8 @@ class SemanticCache:
             await self._store.close()
         if self._own_embedder:
             self.embedder.close()
+        if self._own_checker:
+            self.checker.close()
         self._started = False
 
     async def __aenter__(self) -> SemanticCache:
@@ -363,27 +400,36 @@ class SemanticCache:
             )
         vec = await self._embed(question)
         candidates = self._local.index.search(scope_key, vec, self.config.top_k)
+        threshold, accept = self.thresholds(scope)
         best = candidates[0][1] if candidates else None
         rejected: tuple[float, str] | None = None
         for cand_id, sim in candidates:
-            if sim < self.config.threshold:
+            if sim < threshold:
                 break
             meta = self._local.meta.get(cand_id)
             if meta is None:
                 continue
             if self.config.guard:
-                ok, why = guard_mod.check(meta.question, question)
-                if not ok:
-                    rejected = rejected or (sim, why)
+                verdict = await self.checker.check(meta.question, question, scope.kind == "conversation")
+                if verdict.score < accept:
+                    rejected = rejected or (
+                        sim,
+                        verdict.reason or f"{self.checker.name}: {verdict.score:.3f} < {accept}",
+                    )
                     continue
             entry = await self._fetch(cand_id, max_tokens)
             if isinstance(entry, CacheEntry):
-                return CacheLookup(
-                    "semantic", entry, sim, f"cosine {sim:.3f} >= {self.config.threshold}", entry.serve(max_tokens)
-                )
+                return CacheLookup("semantic", entry, sim, f"cosine {sim:.3f} >= {threshold}", entry.serve(max_tokens))
         if rejected is not None:
             return CacheLookup("guard_rejected", None, rejected[0], rejected[1])
         return CacheLookup("miss", None, best, "below threshold" if best is not None else "no candidates")
+
+    def thresholds(self, scope: CacheScope) -> tuple[float, float]:
+        """(cosine threshold, checker score threshold) for this kind of scope."""
+        c = self.config
+        if scope.kind == "conversation":
+            return c.conversation_threshold, c.conversation_checker_threshold
+        return c.threshold, c.checker_threshold
 
     async def _fetch(self, entry_id: str, max_tokens: int | None = None) -> CacheEntry | str | None:
         """The stored entry; None when it expired or was evicted elsewhere (forget it here too); "short"

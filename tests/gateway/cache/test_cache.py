@@ -1,4 +1,4 @@
-"""Semantic cache: normalization, scopes, embedder batching, FAISS index, stores, guard, Redis.
+"""Semantic cache: normalization, scopes, embedder batching, FAISS index, stores, checker, Redis.
 
 Real components throughout: all-MiniLM-L6-v2 (loaded once for the module), FAISS, and a real Redis
 server on 127.0.0.1:6379 (started by scripts/ensure_redis.sh when none answers). Tests are async
@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.cache import CacheConfig, CacheScope, SemanticCache, guard
+from gateway.cache import CacheConfig, CacheScope, SemanticCache
+from gateway.cache.checker import AcceptAll, NumbersAgree, numbers
 from gateway.cache.embedder import Embedder, find_model_dir
 from gateway.cache.index import VectorIndex
 from gateway.cache.normalize import normalize_question
@@ -44,8 +45,9 @@ def embedder():
 def file_cache(tmp_path, embedder, **overrides) -> SemanticCache:
     clock = overrides.pop("clock", time.time)
     overrides.setdefault("flush_interval_s", 0.01)
+    checker = overrides.pop("checker", AcceptAll())  # the plumbing here; the checker: test_checker.py
     config = CacheConfig(path=str(tmp_path / "cache.jsonl"), **overrides)
-    return SemanticCache(config, embedder=embedder, clock=clock)
+    return SemanticCache(config, embedder=embedder, clock=clock, checker=checker)
 
 
 def scope_of(
@@ -308,7 +310,7 @@ def test_lru_eviction_at_max_entries(tmp_path, embedder):
     clock = FakeClock()
 
     async def body():
-        cache = file_cache(tmp_path, embedder, max_entries=3, clock=clock)
+        cache = file_cache(tmp_path, embedder, max_entries=3, clock=clock, threshold=0.95)
         await cache.start()
         scopes = {}
         for name in ("alpha", "beta", "gamma"):
@@ -390,84 +392,68 @@ def test_config_validation_names_the_key():
     assert CacheConfig.from_mapping({"store": "redis"}).store == "redis"
 
 
-def test_guard_rejection_is_reported(tmp_path, embedder):
+def test_checker_rejection_is_reported(tmp_path, embedder):
+    """A candidate above the cosine threshold that the checker refuses is a guard_rejected lookup, with
+    the checker's reason; the injected checker is the one used."""
+
     async def body():
-        cache = file_cache(tmp_path, embedder)
+        cache = SemanticCache(
+            CacheConfig(path=str(tmp_path / "c.jsonl"), checker="numbers"), embedder=embedder, checker=NumbersAgree()
+        )
         await cache.start()
-        scope, q = scope_of("Which mushrooms are edible?")
-        await cache.store(scope, q, "Chanterelles, ...", "stop", USAGE, "m")
-        res = await cache.lookup(scope, "Which mushrooms are not edible?")
-        assert res.kind == "guard_rejected" and res.entry is None and res.similarity > 0.9
-        assert res.reason.startswith("negation")
+        scope, q = scope_of("How many calories are in 2 eggs?")
+        await cache.store(scope, q, "About 140.", "stop", USAGE, "m")
+        res = await cache.lookup(scope, "How many calories are in 3 eggs?")
+        assert res.kind == "guard_rejected" and res.entry is None and res.similarity > 0.8
+        assert res.reason == "numbers: [2.0] vs [3.0]"
+        assert (await cache.lookup(scope, "How many calories are in two eggs?")).kind == "semantic"
         await cache.close()
 
     asyncio.run(body())
 
 
-# --------------------------------------------------------------------------------------- guard
-
-# Pairs written for these tests (not taken from the dev set): (cached, incoming, same answer?).
-GUARD_CASES = {
-    "paraphrase": [
-        ("How do I merge two dictionaries in Python?", "What's the best way to merge two dicts in Python?", True),
-        ("Who discovered penicillin?", "Which scientist discovered penicillin?", True),
-        ("What year did the Titanic sink?", "When did the Titanic sink?", True),
-        ("How many legs does a spider have?", "Spiders have how many legs?", True),
-        ("Hey, how do I boil an egg?", "how do i boil an egg please", True),
-        ("What is 15% of 80?", "How much is fifteen percent of 80?", True),
-        ("When did World War II end?", "When did the Second World War end?", True),
-    ],
-    "negation": [
-        ("Is it legal to drive barefoot?", "Is it illegal to drive barefoot?", False),
-        ("Which snakes are venomous?", "Which snakes aren't venomous?", False),
-        ("Give me a cake recipe with sugar.", "Give me a cake recipe without sugar.", False),
-        ("Give me a gluten-free bread recipe.", "Give me a bread recipe.", False),
-        ("Which drinks are caffeinated?", "Which drinks are decaffeinated?", False),
-    ],
-    "number": [
-        ("What is 12 times 12?", "What is 12 times 13?", False),
-        ("Who won the Tour de France in 2003?", "Who won the Tour de France in 2005?", False),
-        ("What is the 3rd planet from the sun?", "What is the fifth planet from the sun?", False),
-        ("What's the weather like in Rome in June?", "What's the weather like in Rome in December?", False),
-        ("What is 2+2?", "What is 2*2?", False),
-        ("How many grams in a cup?", "How many grams in a tablespoon?", False),
-    ],
-    "entity": [
-        ("What is the capital of Kenya?", "What is the capital of Uganda?", False),
-        ("how many calories are in an apple", "how many calories are in a banana", False),
-        ("Did Spain beat Italy in the 2012 final?", "Did Italy beat Spain in the 2012 final?", False),
-        ("What does 'ephemeral' mean?", "What does 'ethereal' mean?", False),
-        ("How do I use os.path.join?", "How do I use os.path.split?", False),
-    ],
-    "scope": [
-        ("How do I encrypt a file with gpg?", "How do I decrypt a file with gpg?", False),
-        ("Which planet is closest to the sun?", "Which planet is farthest from the sun?", False),
-        ("How do I convert Celsius to Kelvin?", "How do I convert Kelvin to Celsius?", False),
-        ("How do I get to the airport from downtown?", "How do I get downtown from the airport?", False),
-        ("Who was president during the Civil War?", "Who was vice president during the Civil War?", False),
-        ("When was Shakespeare born?", "Where was Shakespeare born?", False),
-        ("How do I sort a dictionary by value in Python?", "How do I sort a dictionary by key in Python?", False),
-    ],
-}
+# ------------------------------------------------------------------------------------- checker
 
 
-@pytest.mark.parametrize("category", sorted(GUARD_CASES))
-def test_guard_by_category(category):
-    wrong = []
-    for a, b, same in GUARD_CASES[category]:
-        ok, reason = guard.check(a, b)
-        assert isinstance(reason, str) and reason
-        if ok != same:
-            wrong.append((a, b, reason))
-    assert not wrong, wrong
+def test_numbers_rule_reads_digits_units_and_number_words():
+    assert numbers("Convert 5 miles to km") == {5.0}
+    assert numbers("how many calories in 100g of rice, or 1,000 g?") == {100.0, 1000.0}
+    assert numbers("What is two plus 2?") == {2.0} and numbers("a dozen eggs") == {12.0}
+    assert numbers("the 3rd of May 2024") == {3.0, 2024.0} and numbers("mp3 players") == frozenset()
+    assert numbers("which one? another one") == frozenset()  # 'one' is a pronoun more often than not
+    pairs = [("in 1990", "in 1990?"), ("in 1990", "in 2010"), ("ten", "10"), ("my 4-year-old", "my 4-year-old at 2am")]
+    assert NumbersAgree().scores(pairs).tolist() == [1.0, 0.0, 1.0, 1.0]  # a number added is no conflict
 
 
-def test_guard_reasons_are_explainable():
-    ok, reason = guard.check("Convert 5 miles to kilometers.", "Convert 8 miles to kilometers.")
-    assert not ok and reason == "number: {5} vs {8}"
-    ok, reason = guard.check("What causes interest rates to increase?", "What causes interest rates to decrease?")
-    assert not ok and reason.startswith("antonym")
-    assert guard.check("What is machine learning?", "WHAT IS MACHINE LEARNING?") == (True, "ok")
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"numbers": {"one": 1, "two": 2, "one": 11}, "negations": []}',  # twice in one list
+        '{"numbers": {"two": 2}, "negations": ["no", "two"]}',  # in two lists
+        '{"numbers": {"two": 2}, "negations": ["no", "no"]}',
+    ],
+)
+def test_checker_words_refuse_a_word_listed_twice(tmp_path, monkeypatch, body):
+    from gateway.cache import checker as checker_mod
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "checker_words.json").write_text(body)
+    monkeypatch.setattr(checker_mod, "HERE", tmp_path)
+    checker_mod.checker_words.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="is listed twice"):
+            checker_mod.checker_words()
+    finally:
+        checker_mod.checker_words.cache_clear()
+
+
+def test_the_shipped_word_lists_load_and_negation_reads_contractions():
+    from gateway.cache.checker import negated, negation_conflict
+
+    assert negated("I'm not pregnant") and negated("it doesn\u2019t drain") and not negated("notebook prices")
+    assert negation_conflict("I'm pregnant | what can I take?", "I'm not pregnant | what can I take?")
+    assert not negation_conflict("I can't sleep | why?", "I cannot sleep | why?")
 
 
 # --------------------------------------------------------------------------------------- redis

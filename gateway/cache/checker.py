@@ -1,0 +1,277 @@
+"""The precision checker: the last word on a semantic candidate.
+
+The embedding search finds the stored question nearest to the incoming one; nearness is not sameness
+("Is it safe to eat raw eggs?" / "Is it not safe...", "capital of Peru" / "capital of Chile" sit at
+cosine 0.9 and above). The checker reads the two questions together and says whether one answer serves
+both. It is injected into ``SemanticCache`` like the embedder and the store, so alternatives can be
+measured side by side (``scripts/eval_cache.py --checker``):
+
+    cross_encoder  (default) a MiniLM cross-encoder fine-tuned here on pairs made by meaning-changing and
+                   meaning-keeping edits (``scripts/train_cache_checker.py``, ``data/cache_checker``), run
+                   by ONNX Runtime in int8, both orders averaged; a conversation key is read twice
+                   (follow-ups, then earlier turns) and the lower score counts. Plus structural rules:
+                   the numbers of the two texts (digits and number words) must not conflict, and in
+                   conversations one side may not say no where the other does not
+    numbers        the numbers rule alone
+    none           accept every candidate above the cosine threshold
+
+``scores(pairs)`` (synchronous, batched) is what the evaluation sweeps; ``check(cached, incoming)`` is
+what a lookup awaits: it runs the model on the checker's own thread, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from gateway.cache.scope import TURN_SEPARATOR
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_MODEL = HERE / "models" / "checker.onnx"
+CHECKERS = ("cross_encoder", "numbers", "none")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    score: float  # the checker's score (probability of "same answer" for the cross-encoder)
+    reason: str  # why it was rejected ("" when accepted)
+
+
+class Checker(abc.ABC):
+    name: str = "abstract"
+    threshold: float = 0.5  # check() accepts score >= threshold
+
+    async def start(self) -> None:  # load models (off the event loop)
+        return None
+
+    def close(self) -> None:
+        return None
+
+    @abc.abstractmethod
+    def scores(self, pairs: Sequence[tuple[str, str]], conversation: bool = False) -> np.ndarray:
+        """Scores in [0, 1] for (cached, incoming) pairs; higher: more likely one answer serves both.
+        ``conversation``: the texts are conversation keys (``scope.conversation_key``)."""
+
+    async def check(self, cached: str, incoming: str, conversation: bool = False) -> Verdict:
+        score = float(self.scores([(cached, incoming)], conversation)[0])
+        return Verdict(score >= self.threshold, score, "" if score >= self.threshold else self.why(cached, incoming))
+
+    def why(self, cached: str, incoming: str) -> str:
+        return f"{self.name}: score below {self.threshold}"
+
+
+class AcceptAll(Checker):
+    name = "none"
+
+    def scores(self, pairs, conversation: bool = False):
+        return np.ones(len(pairs), np.float32)
+
+
+# -- numbers ---------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def checker_words() -> dict:
+    """``data/checker_words.json``: {"numbers": {word: value}, "negations": [word]}. A word listed twice,
+    in one list or in both, is a load error (a silent second meaning is how word lists go wrong)."""
+
+    def no_duplicate_keys(items):
+        seen = {}
+        for k, v in items:
+            if k in seen:
+                raise ValueError(f"checker_words.json: {k!r} is listed twice")
+            seen[k] = v
+        return seen
+
+    data = json.loads(
+        (HERE / "data" / "checker_words.json").read_text(encoding="utf-8"), object_pairs_hook=no_duplicate_keys
+    )
+    nums = {str(k).lower(): float(v) for k, v in data["numbers"].items()}
+    negs = [str(w).lower() for w in data["negations"]]
+    for word in negs:
+        if word in nums or negs.count(word) > 1:
+            raise ValueError(f"checker_words.json: {word!r} is listed twice")
+    return {"numbers": nums, "negations": frozenset(negs)}
+
+
+def number_words() -> dict[str, float]:
+    return checker_words()["numbers"]
+
+
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)|([a-z]+)", re.IGNORECASE)  # digits may carry a unit: 100g
+
+
+def numbers(text: str) -> frozenset[float]:
+    """The numbers a question mentions: digits (1,000 and 2.5 read as numbers) and number words."""
+    words = number_words()
+    out = set()
+    for digits, word in _NUMBER.findall(text):
+        if digits:
+            try:
+                out.add(float(digits.replace(",", "")) if digits.count(",") else float(digits))
+            except ValueError:
+                continue
+        elif word.lower() in words:
+            out.add(words[word.lower()])
+    return frozenset(out)
+
+
+_WORD = re.compile(r"[a-z]+n't|[a-z]+")
+
+
+def negated(text: str) -> bool:
+    """Whether a text says no: a negation word or a "n't" contraction."""
+    words = checker_words()["negations"]
+    return any(w.endswith("n't") or w in words for w in _WORD.findall(text.lower().replace("\u2019", "'")))
+
+
+def negation_conflict(a: str, b: str) -> bool:
+    """Conversations: one side's earlier turns (or follow-up) say no where the other's do not ("I'm
+    pregnant" / "I'm not pregnant"). The model reads negation in questions well but missed it in the
+    statements of earlier turns (dev split); questions are left to the model."""
+    (ca, _, la), (cb, _, lb) = a.rpartition(TURN_SEPARATOR), b.rpartition(TURN_SEPARATOR)
+    return negated(la) != negated(lb) or (bool(ca) and bool(cb) and negated(ca) != negated(cb))
+
+
+def numbers_conflict(a: str, b: str) -> bool:
+    """Each question mentions a number the other does not (2 eggs / 3 eggs, 1990 / 2010): different
+    questions. A number on one side only (a detail added, "at 2am" in a padded turn) is no conflict:
+    the model reads it."""
+    na, nb = numbers(a), numbers(b)
+    return bool(na - nb) and bool(nb - na)
+
+
+class NumbersAgree(Checker):
+    """Two questions whose numbers conflict (a year, a dose, a size, an amount) are different questions:
+    a structural rule, no word list beyond the number words."""
+
+    name = "numbers"
+
+    def scores(self, pairs, conversation: bool = False):
+        return np.array([0.0 if numbers_conflict(a, b) else 1.0 for a, b in pairs], np.float32)
+
+    def why(self, cached, incoming):
+        return f"numbers: {sorted(numbers(cached))} vs {sorted(numbers(incoming))}"
+
+
+# -- cross-encoder ---------------------------------------------------------------------------------
+
+
+class CrossEncoderChecker(Checker):
+    """The trained MiniLM cross-encoder (int8 ONNX) and the numbers rule; see the module docstring."""
+
+    name = "cross_encoder"
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        threshold: float = 0.5,
+        num_threads: int = 1,
+        numbers_rule: bool = True,
+    ):
+        self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
+        self.threshold = threshold
+        self.num_threads = num_threads
+        self.numbers_rule = numbers_rule
+        self._model = None
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+
+    def load(self) -> None:
+        with self._lock:
+            if self._model is not None:
+                return
+            from gateway.cache.embedder import find_model_dir
+            from gateway.cache.onnx_models import OnnxCrossEncoder
+
+            if not self.model_path.is_file():
+                raise FileNotFoundError(
+                    f"checker model {self.model_path} is missing (python scripts/train_cache_checker.py makes it)"
+                )
+            self._model = OnnxCrossEncoder(self.model_path, find_model_dir(), num_threads=self.num_threads)
+
+    async def start(self) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cache-checker")
+        await asyncio.get_running_loop().run_in_executor(self._pool, self.load)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+    def model_scores(self, pairs: Sequence[tuple[str, str]], conversation: bool = False) -> np.ndarray:
+        """The model alone: sigmoid of the logit, averaged over both orders. Conversations: the lower of
+        two readings, the follow-ups against each other and the earlier turns against each other."""
+        self.load()
+        if not conversation:
+            return self._both_orders(pairs)
+        last, context = [], []
+        for a, b in pairs:
+            (ca, _, la), (cb, _, lb) = a.rpartition(TURN_SEPARATOR), b.rpartition(TURN_SEPARATOR)
+            last.append((la, lb))
+            context.append((ca, cb))
+        s = self._both_orders(last)
+        has = [i for i, (ca, cb) in enumerate(context) if ca and cb]
+        if has:
+            s[has] = np.minimum(s[has], self._both_orders([context[i] for i in has]))
+        return s
+
+    def _both_orders(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+        if not pairs:
+            return np.zeros(0, np.float32)
+        both = list(pairs) + [(b, a) for a, b in pairs]
+        logits = np.asarray(self._model.logits(both), np.float64).reshape(-1)
+        probs = 1.0 / (1.0 + np.exp(-logits))
+        return ((probs[: len(pairs)] + probs[len(pairs) :]) / 2).astype(np.float32)
+
+    def scores(self, pairs, conversation: bool = False):
+        s = self.model_scores(pairs, conversation)
+        for i, (a, b) in enumerate(pairs):
+            if self.rules_reject(a, b, conversation):
+                s[i] = 0.0
+        return s
+
+    def rules_reject(self, a: str, b: str, conversation: bool) -> str:
+        if not self.numbers_rule:
+            return ""
+        if numbers_conflict(a, b):
+            return NumbersAgree().why(a, b)
+        if conversation and negation_conflict(a, b):
+            return "negation: one conversation says no where the other does not"
+        return ""
+
+    async def check(self, cached: str, incoming: str, conversation: bool = False) -> Verdict:
+        why = self.rules_reject(cached, incoming, conversation)
+        if why:
+            return Verdict(False, 0.0, why)
+        if self._pool is None:
+            await self.start()
+        loop = asyncio.get_running_loop()
+        score = float(
+            (await loop.run_in_executor(self._pool, self.model_scores, [(cached, incoming)], conversation))[0]
+        )
+        ok = score >= self.threshold
+        return Verdict(ok, score, "" if ok else f"cross_encoder: {score:.3f} < {self.threshold}")
+
+
+def make_checker(name: str, *, threshold: float = 0.5, num_threads: int = 1, model_path: str | None = None) -> Checker:
+    if name == "cross_encoder":
+        return CrossEncoderChecker(model_path, threshold=threshold, num_threads=num_threads)
+    if name == "numbers":
+        return NumbersAgree()
+    if name == "none":
+        return AcceptAll()
+    raise ValueError(f"unknown checker {name!r} (known: {', '.join(CHECKERS)})")

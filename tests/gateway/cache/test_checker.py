@@ -1,0 +1,110 @@
+"""The shipped precision checker (the trained cross-encoder) and conversations through the real cache.
+
+The pairs here were written for these tests, not taken from the evaluation splits or the training data;
+the evaluation proper is scripts/eval_cache.py (docs/CACHE_EVAL.md)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from gateway.cache import CacheConfig, CacheScope, SemanticCache
+from gateway.cache.checker import DEFAULT_MODEL, CrossEncoderChecker, make_checker
+
+pytestmark = pytest.mark.slow
+
+SAME = [
+    ("How do I make cold brew coffee at home?", "what's the way to make cold brew coffee at home"),
+    ("What's the tallest mountain in Africa?", "Which mountain in Africa is the highest?"),
+    ("How can I stop my cat from scratching the couch?", "how do i keep my cat from scratching my sofa"),
+    ("What are the symptoms of dehydration?", "What signs show that someone is dehydrated?"),
+    ("How long should I boil pasta?", "For how long do you boil pasta?"),
+]
+DIFFERENT = [
+    ("What's the tallest mountain in Africa?", "What's the tallest mountain in Europe?"),
+    ("How do I make cold brew coffee at home?", "How do I make iced tea at home?"),
+    ("Can dogs eat grapes?", "Can dogs eat carrots?"),
+    ("Should I stretch before running?", "Should I stretch after running?"),
+    ("How do I install Node.js on Windows?", "How do I uninstall Node.js on Windows?"),
+    ("How many calories are in 2 eggs?", "How many calories are in 5 eggs?"),
+]
+
+
+@pytest.fixture(scope="module")
+def checker():
+    assert DEFAULT_MODEL.is_file(), "the trained checker is committed (scripts/train_cache_checker.py)"
+    c = CrossEncoderChecker()
+    c.load()
+    return c
+
+
+def test_the_checker_separates_paraphrases_from_look_alikes(checker):
+    same = checker.scores(SAME)
+    diff = checker.scores(DIFFERENT)
+    t = CacheConfig().checker_threshold
+    assert (same >= t).sum() >= len(SAME) - 1, list(zip(SAME, same))
+    assert (diff < t).sum() >= len(DIFFERENT) - 1, list(zip(DIFFERENT, diff))
+    assert float(same.mean()) > float(diff.mean()) + 0.3
+
+
+def test_the_checker_is_close_to_symmetric_and_never_raises_on_odd_text(checker):
+    pairs = SAME + DIFFERENT
+    fwd = checker.scores(pairs)
+    rev = checker.scores([(b, a) for a, b in pairs])
+    assert abs(fwd - rev).max() < 1e-5  # both orders are averaged
+    odd = checker.scores([("", "?"), ("!!!", "¿qué?"), ("x" * 5000, "y")])
+    assert odd.shape == (3,) and ((odd >= 0) & (odd <= 1)).all()
+
+
+def test_make_checker_names():
+    assert make_checker("none").name == "none" and make_checker("numbers").name == "numbers"
+    with pytest.raises(ValueError, match="unknown checker"):
+        make_checker("rules")
+
+
+def conv(topic: str, follow_up: str, reply: str = "Sure, I can help with that.") -> list[dict]:
+    return [
+        {"role": "user", "content": topic},
+        {"role": "assistant", "content": reply},
+        {"role": "user", "content": follow_up},
+    ]
+
+
+def test_conversations_hit_only_when_the_context_matches(tmp_path):
+    """'cancel it' about a gym membership is never answered with what was said about a streaming plan;
+    the same follow-up after reworded or padded turns is a hit."""
+
+    async def body():
+        cache = SemanticCache(CacheConfig(path=str(tmp_path / "c.jsonl"), flush_interval_s=0.01))
+        await cache.start()
+        try:
+            stored = conv("I signed up for a gym membership at FitHub last month.", "How do I cancel it?")
+            scope, q = CacheScope.from_request("t", "m", stored, {"temperature": 0})
+            assert scope.kind == "conversation" and q.endswith("| How do I cancel it?")
+            await cache.store(scope, q, "Go to the FitHub app...", "stop", {"completion_tokens": 5}, "m")
+
+            def lookup(messages):
+                s, question = CacheScope.from_request("t", "m", messages, {"temperature": 0})
+                return asyncio.ensure_future(cache.lookup(s, question))
+
+            other = await lookup(conv("I signed up for a streaming plan at FlixNow last month.", "How do I cancel it?"))
+            assert not other.hit, other
+            reworded = await lookup(
+                [
+                    {"role": "user", "content": "hi there"},
+                    {"role": "assistant", "content": "Hello! How can I help?"},
+                    {"role": "user", "content": "Last month I joined FitHub and got a gym membership."},
+                    {"role": "assistant", "content": "Got it."},
+                    {"role": "user", "content": "How do I cancel it?"},
+                ]
+            )
+            assert reworded.hit, reworded
+            # a tool result in the history keeps the whole history in the scope: exact only
+            tool = stored[:2] + [{"role": "tool", "content": "{}", "tool_call_id": "x"}] + stored[2:]
+            s, question = CacheScope.from_request("t", "m", tool, {"temperature": 0})
+            assert s.kind == "history" and question == "How do I cancel it?"
+        finally:
+            await cache.close()
+
+    asyncio.run(body())
