@@ -28,7 +28,6 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 QUESTIONS = [
     ("What is the capital of France?", "Which city is the capital of France?"),

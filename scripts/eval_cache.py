@@ -146,8 +146,9 @@ def choose(items: list[dict], budget: float, checker_used: bool) -> tuple[float,
             key = (r["recall"] or 0.0, -(r["false_hit_rate"] or 0.0), c, t)
             if best is None or key > best[0]:
                 best = (key, t, c, r)
-    if best is None:
-        return 0.99, 0.98, rates(items, hits(items, 0.99, 0.98))
+    if best is None:  # nothing meets the budget: the strictest thresholds (reported as such)
+        c = SCORES[-1] if checker_used else 0.0
+        return COSINES[-1], c, {**rates(items, hits(items, COSINES[-1], c)), "budget_met": False}
     return best[1], best[2], best[3]
 
 
@@ -279,7 +280,12 @@ def markdown(runs: list[dict]) -> str:
                             r["target_met"],
                         )
                     )
-            row = [run["checker"], kind, f"{sw['cosine']}, {sw['checker']}"]
+            met = run.get("dev_budget_met", {}).get(kind, True)
+            row = [
+                run["checker"],
+                kind,
+                f"{sw['cosine']}, {sw['checker']}" + ("" if met else " (no choice meets the dev budget)"),
+            ]
             for rec, fhr, _ in cells:
                 row += [rec, fhr]
             row.append("yes" if cells and cells[-1][2] else "no")
@@ -347,7 +353,8 @@ def evaluate(args, embedder=None) -> dict:
             if args.checker == "none":
                 score = 0.0
         else:
-            cos, score, _ = choose(by_split["dev"], args.dev_budget[kind], args.checker != "none")
+            cos, score, picked = choose(by_split["dev"], args.dev_budget[kind], args.checker != "none")
+            out.setdefault("dev_budget_met", {})[kind] = picked.get("budget_met", True)
         chosen[kind] = (cos, score)
         out["sweep"][kind] = {"cosine": cos, "checker": score}
         for name, items in by_split.items():
