@@ -58,6 +58,7 @@ DEV_BUDGET = {"single": 0.01, "conversation": 0.03}
 TARGET_RECALL = {"single": 0.60, "conversation": 0.50}
 COSINES = [round(0.50 + 0.01 * i, 2) for i in range(50)]  # 0.50 .. 0.99
 SCORES = [round(0.02 * i, 2) for i in range(50)]  # 0.00 .. 0.98
+REPLIES = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)  # conversations: the assistant turns' cosine (0: not compared)
 
 
 def load_pairs(path: str | Path) -> list[dict]:
@@ -99,6 +100,7 @@ def prepare(pairs: list[dict]) -> list[dict]:
                 "qb": qb,
                 "same_scope": same_scope,
                 "exact": same_scope and normalize_question(qa) == normalize_question(qb),
+                "replies": (sa.reply, sb.reply),
             }
         )
     return out
@@ -111,6 +113,11 @@ def featurize(items: list[dict], embedder, checker) -> None:
     row = {t: i for i, t in enumerate(texts)}
     for it in items:
         it["cosine"] = float(vecs[row[it["qa"]]] @ vecs[row[it["qb"]]])
+    replies = sorted({r for it in items for r in it["replies"] if r})
+    rvecs = dict(zip(replies, embedder.embed_many(replies))) if replies else {}
+    for it in items:  # the cache's reply gate: both absent match, one absent does not
+        ra, rb = it["replies"]
+        it["reply_cos"] = float(rvecs[ra] @ rvecs[rb]) if ra and rb else (1.0 if not ra and not rb else -1.0)
     for it in items:  # one pair per call, as a lookup scores it
         if it["same_scope"] and not it["exact"]:
             it["score"] = float(checker.scores([(it["qa"], it["qb"])], it["kind"] == "conversation")[0])
@@ -118,8 +125,13 @@ def featurize(items: list[dict], embedder, checker) -> None:
         it.setdefault("score", 1.0 if it["exact"] else 0.0)
 
 
-def hits(items: list[dict], cos: float, score: float) -> list[bool]:
-    return [it["same_scope"] and (it["exact"] or (it["cosine"] >= cos and it["score"] >= score)) for it in items]
+def hits(items: list[dict], cos: float, score: float, reply: float = 0.0) -> list[bool]:
+    return [
+        it["same_scope"]
+        and (reply <= 0 or it["kind"] != "conversation" or it["reply_cos"] >= reply)
+        and (it["exact"] or (it["cosine"] >= cos and it["score"] >= score))
+        for it in items
+    ]
 
 
 def rates(items: list[dict], hit: list[bool]) -> dict:
@@ -135,25 +147,27 @@ def rates(items: list[dict], hit: list[bool]) -> dict:
     }
 
 
-def choose(items: list[dict], budget: float, checker_used: bool) -> tuple[float, float, dict]:
-    """The thresholds with the best recall within the false-hit budget (ties: the stricter)."""
+def choose(items: list[dict], budget: float, checker_used: bool, replies=(0.0,)) -> tuple[float, float, float, dict]:
+    """The thresholds (cosine, checker, reply) with the best recall within the false-hit budget (ties:
+    the stricter)."""
     best = None
-    for c in SCORES if checker_used else [0.0]:
-        for t in COSINES:
-            r = rates(items, hits(items, t, c))
-            if r["false_hit_rate"] is not None and r["false_hit_rate"] > budget:
-                continue
-            key = (r["recall"] or 0.0, -(r["false_hit_rate"] or 0.0), c, t)
-            if best is None or key > best[0]:
-                best = (key, t, c, r)
+    for rep in replies:
+        for c in SCORES if checker_used else [0.0]:
+            for t in COSINES:
+                r = rates(items, hits(items, t, c, rep))
+                if r["false_hit_rate"] is not None and r["false_hit_rate"] > budget:
+                    continue
+                key = (r["recall"] or 0.0, -(r["false_hit_rate"] or 0.0), rep, c, t)
+                if best is None or key > best[0]:
+                    best = (key, t, c, rep, r)
     if best is None:  # nothing meets the budget: the strictest thresholds (reported as such)
-        c = SCORES[-1] if checker_used else 0.0
-        return COSINES[-1], c, {**rates(items, hits(items, COSINES[-1], c)), "budget_met": False}
-    return best[1], best[2], best[3]
+        c, rep = (SCORES[-1] if checker_used else 0.0), max(replies)
+        return COSINES[-1], c, rep, {**rates(items, hits(items, COSINES[-1], c, rep)), "budget_met": False}
+    return best[1], best[2], best[3], best[4]
 
 
-def report(items: list[dict], cos: float, score: float) -> dict:
-    hit = hits(items, cos, score)
+def report(items: list[dict], cos: float, score: float, reply: float = 0.0) -> dict:
+    hit = hits(items, cos, score, reply)
     by_cat: dict[str, list[int]] = defaultdict(list)
     for i, it in enumerate(items):
         by_cat[it["pair"]["category"]].append(i)
@@ -166,14 +180,15 @@ def report(items: list[dict], cos: float, score: float) -> dict:
         if r["different_answer_pairs"]:
             entry.update(false_hit_rate=r["false_hit_rate"], false_hits=r["false_hits"])
         per_category[cat] = entry
-    return {"thresholds": {"cosine": cos, "checker": score}, **rates(items, hit), "per_category": per_category}
+    thresholds = {"cosine": cos, "checker": score, **({"reply": reply} if reply else {})}
+    return {"thresholds": thresholds, **rates(items, hit), "per_category": per_category}
 
 
 def show(x) -> str:
     return x if isinstance(x, str) else " / ".join(f"{m['role']}: {m['content']}" for m in x)
 
 
-def mistakes(items: list[dict], cos: float, score: float) -> list[dict]:
+def mistakes(items: list[dict], cos: float, score: float, reply: float = 0.0) -> list[dict]:
     return [
         {
             "category": it["pair"]["category"],
@@ -182,7 +197,7 @@ def mistakes(items: list[dict], cos: float, score: float) -> list[dict]:
             "cosine": round(it["cosine"], 4),
             "score": round(it["score"], 4),
         }
-        for it, h in zip(items, hits(items, cos, score))
+        for it, h in zip(items, hits(items, cos, score, reply))
         if h and not it["pair"]["same_answer"]
     ]
 
@@ -194,7 +209,7 @@ async def replay(items: list[dict], config: CacheConfig, embedder, checker) -> d
         dim = embedder.dim
 
         def __init__(self):
-            texts = sorted({t for it in items for t in (it["qa"], it["qb"])})
+            texts = sorted({t for it in items for t in (it["qa"], it["qb"], *it["replies"]) if t})
             self.table = dict(zip(texts, embedder.embed_many(texts)))
             self.forward_passes = self.texts_embedded = 0
 
@@ -224,7 +239,7 @@ async def replay(items: list[dict], config: CacheConfig, embedder, checker) -> d
                 res = await cache.lookup(sb, qb)
                 kinds[res.kind] += 1
                 cos, score = cache.thresholds(sb)
-                expected = hits([it], cos, score if config.guard else 0.0)[0]
+                expected = hits([it], cos, score if config.guard else 0.0, config.conversation_reply_threshold)[0]
                 disagree += res.hit != expected
         finally:
             await cache.close()
@@ -249,7 +264,7 @@ def plot(results: dict, path: Path) -> None:
         ax.axvline(sw["cosine"], color="gray", lw=1, ls=":", label=f"chosen cosine {sw['cosine']}")
         ax.axhline(BUDGET[kind], color="tab:red", lw=0.8, ls=":")
         ax.axhline(TARGET_RECALL[kind], color="tab:blue", lw=0.8, ls=":")
-        ax.set_title(f"{kind}: checker {results['checker']} >= {sw['checker']}")
+        ax.set_title(f"{kind}: checker {results['checker']} >= {sw['checker']}, reply >= {sw.get('reply', 0)}")
         ax.set_xlabel("cosine threshold")
         ax.set_ylim(-0.02, 1.02)
         ax.grid(alpha=0.3)
@@ -284,7 +299,9 @@ def markdown(runs: list[dict]) -> str:
             row = [
                 run["checker"],
                 kind,
-                f"{sw['cosine']}, {sw['checker']}" + ("" if met else " (no choice meets the dev budget)"),
+                f"{sw['cosine']}, {sw['checker']}"
+                + (f", reply {sw['reply']}" if sw.get("reply") else "")
+                + ("" if met else " (no choice meets the dev budget)"),
             ]
             for rec, fhr, _ in cells:
                 row += [rec, fhr]
@@ -350,17 +367,19 @@ def evaluate(args, embedder=None) -> dict:
                 if kind == "single"
                 else (config.conversation_threshold, config.conversation_checker_threshold)
             )
+            rep = config.conversation_reply_threshold if kind == "conversation" else 0.0
             if args.checker == "none":
                 score = 0.0
         else:
-            cos, score, picked = choose(by_split["dev"], args.dev_budget[kind], args.checker != "none")
+            replies = REPLIES if kind == "conversation" else (0.0,)
+            cos, score, rep, picked = choose(by_split["dev"], args.dev_budget[kind], args.checker != "none", replies)
             out.setdefault("dev_budget_met", {})[kind] = picked.get("budget_met", True)
-        chosen[kind] = (cos, score)
-        out["sweep"][kind] = {"cosine": cos, "checker": score}
+        chosen[kind] = (cos, score, rep)
+        out["sweep"][kind] = {"cosine": cos, "checker": score, "reply": rep}
         for name, items in by_split.items():
             if not items:
                 continue
-            res = report(items, cos, score)
+            res = report(items, cos, score, rep)
             res["target_met"] = bool(
                 res["recall"] is not None
                 and res["recall"] >= TARGET_RECALL[kind]
@@ -368,18 +387,19 @@ def evaluate(args, embedder=None) -> dict:
             )
             out["results"].setdefault(name, {})[kind] = res
             out["sweep"][kind][name] = {
-                "recall": [rates(items, hits(items, t, score))["recall"] for t in COSINES],
-                "false_hit_rate": [rates(items, hits(items, t, score))["false_hit_rate"] for t in COSINES],
+                "recall": [rates(items, hits(items, t, score, rep))["recall"] for t in COSINES],
+                "false_hit_rate": [rates(items, hits(items, t, score, rep))["false_hit_rate"] for t in COSINES],
             }
         final = "pairs" if args.pairs else "test"
-        out["results"][final][kind]["false_hits_served"] = mistakes(by_split[final], cos, score)[:40]
+        out["results"][final][kind]["false_hits_served"] = mistakes(by_split[final], cos, score, rep)[:40]
     if not args.no_replay:
         cfg = replace(
             config,
-            threshold=chosen.get("single", (config.threshold, 0))[0],
-            checker_threshold=chosen.get("single", (0, config.checker_threshold))[1],
-            conversation_threshold=chosen.get("conversation", (config.conversation_threshold, 0))[0],
-            conversation_checker_threshold=chosen.get("conversation", (0, config.conversation_checker_threshold))[1],
+            threshold=chosen.get("single", (config.threshold, 0, 0))[0],
+            checker_threshold=chosen.get("single", (0, config.checker_threshold, 0))[1],
+            conversation_threshold=chosen.get("conversation", (config.conversation_threshold, 0, 0))[0],
+            conversation_checker_threshold=chosen.get("conversation", (0, config.conversation_checker_threshold, 0))[1],
+            conversation_reply_threshold=chosen.get("conversation", (0, 0, config.conversation_reply_threshold))[2],
         )
         final = "pairs" if args.pairs else "test"
         out["replay_through_cache"] = asyncio.run(replay(prepared[final], cfg, embedder, checker))
@@ -416,7 +436,7 @@ def main(argv=None) -> int:
             results["plot"] = str(png)
         (out_dir / f"cache_eval_{name}.json").write_text(json.dumps(results, indent=2) + "\n")
         slim = {k: v for k, v in results.items() if k != "sweep"}
-        slim["chosen"] = {k: {"cosine": v["cosine"], "checker": v["checker"]} for k, v in results["sweep"].items()}
+        slim["chosen"] = {k: {n: v.get(n) for n in ("cosine", "checker", "reply")} for k, v in results["sweep"].items()}
         print(json.dumps(slim, indent=2), flush=True)
         runs.append(results)
     if args.markdown:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 SCOPE_VERSION = 2  # bump when the canonical form changes: old entries then simply miss
@@ -129,6 +129,9 @@ class CacheScope:
     history: tuple[tuple[str, str], ...] = ()  # (role, content) of the turns before the question
     params: tuple[tuple[str, str], ...] = ()  # sorted (name, canonical JSON value)
     kind: str = "single"  # "single" | "conversation" | "history" (module docstring)
+    # Conversations: the assistant's turn just before the follow-up. Not part of the key (reworded
+    # histories reword it too); the cache compares its embedding instead (cache.conversation_reply_threshold).
+    reply: str = field(default="", compare=False)
 
     def key(self) -> str:
         """Stable sha256 hex of the canonical JSON form (same across processes and restarts)."""
@@ -183,8 +186,11 @@ class CacheScope:
             i += 1
         turns = messages[i:]
         key = conversation_key(turns) if len(turns) > 1 and not extra else None
+        reply = ""
         if key is not None:
             kind, question, history = "conversation", key, []
+            if turns[-2].get("role") == "assistant":
+                reply = " ".join(str(turns[-2].get("content") or "").split())
         else:
             kind = "single" if len(turns) == 1 else "history"
             history = [(str(m.get("role")), message_text(m)) for m in turns[:-1]]
@@ -197,5 +203,6 @@ class CacheScope:
             history=tuple(history),
             params=canonical_params(params),
             kind=kind,
+            reply=reply,
         )
         return scope, question

@@ -59,8 +59,10 @@ class CacheConfig:
     # of tests/data/cache under a false-hit budget by scripts/eval_cache.py (docs/CACHE_EVAL.md).
     threshold: float = 0.61
     checker_threshold: float = 0.92
-    conversation_threshold: float = 0.74
-    conversation_checker_threshold: float = 0.46
+    conversation_threshold: float = 0.73
+    conversation_checker_threshold: float = 0.44
+    # Conversations: cosine the assistant turns before the two follow-ups need (0: not compared).
+    conversation_reply_threshold: float = 0.7
     guard: bool = True  # run the precision checker (False: every candidate above the threshold hits)
     checker: str = "cross_encoder"  # "cross_encoder" | "numbers" | "none" (gateway/cache/checker.py)
     checker_threads: int = 1
@@ -98,7 +100,7 @@ class CacheConfig:
         for key in ("threshold", "conversation_threshold"):
             if not _is_number(getattr(self, key)) or not 0.0 < getattr(self, key) <= 1.0:
                 raise bad(key, "must be a number in (0, 1]")
-        for key in ("checker_threshold", "conversation_checker_threshold"):
+        for key in ("checker_threshold", "conversation_checker_threshold", "conversation_reply_threshold"):
             if not _is_number(getattr(self, key)) or not 0.0 <= getattr(self, key) <= 1.0:
                 raise bad(key, "must be a number in [0, 1]")
         if self.checker not in CHECKERS:
@@ -176,6 +178,7 @@ class _Meta:
     created: float
     finish_reason: str = "stop"
     completion_tokens: int = 0
+    reply_vec: np.ndarray | None = None
 
 
 class _LocalState:
@@ -207,6 +210,7 @@ class _LocalState:
             entry.created,
             entry.finish_reason,
             entry.completion_tokens,
+            entry.reply_embedding,
         )
         if entry.embedding is not None:
             self.index.add(entry.scope_key, entry.id, entry.embedding)
@@ -385,6 +389,9 @@ class SemanticCache:
         scope_key = scope.key()
         normalized = normalize_question(question)
         entry_id = self._local.exact.get((scope_key, normalized))
+        reply_vec: list = []  # the incoming reply's vector, embedded once when first needed
+        if entry_id is not None and not await self._reply_matches(scope, entry_id, reply_vec):
+            entry_id = None  # the same user turns after another assistant answer: not the same follow-up
         if entry_id is not None:
             entry = await self._fetch(entry_id, max_tokens)
             if isinstance(entry, CacheEntry):
@@ -409,6 +416,9 @@ class SemanticCache:
             meta = self._local.meta.get(cand_id)
             if meta is None:
                 continue
+            if not await self._reply_matches(scope, cand_id, reply_vec):
+                rejected = rejected or (sim, "reply: the assistant turns before the follow-ups differ")
+                continue
             if self.config.guard:
                 verdict = await self.checker.check(meta.question, question, scope.kind == "conversation")
                 if verdict.score < accept:
@@ -423,6 +433,19 @@ class SemanticCache:
         if rejected is not None:
             return CacheLookup("guard_rejected", None, rejected[0], rejected[1])
         return CacheLookup("miss", None, best, "below threshold" if best is not None else "no candidates")
+
+    async def _reply_matches(self, scope: CacheScope, entry_id: str, cache: list) -> bool:
+        """Conversations: whether the assistant turn before the follow-up is close enough to the stored
+        one's (cosine >= conversation_reply_threshold); both absent also matches."""
+        t = self.config.conversation_reply_threshold
+        meta = self._local.meta.get(entry_id)
+        if scope.kind != "conversation" or t <= 0 or meta is None:
+            return True
+        if meta.reply_vec is None or not scope.reply:
+            return meta.reply_vec is None and not scope.reply
+        if not cache:
+            cache.append(await self._embed(scope.reply[: self.config.semantic_max_chars]))
+        return float(np.dot(cache[0], meta.reply_vec)) >= t
 
     def thresholds(self, scope: CacheScope) -> tuple[float, float]:
         """(cosine threshold, checker score threshold) for this kind of scope."""
@@ -523,6 +546,9 @@ class SemanticCache:
         scope_key = scope.key()
         normalized = normalize_question(question)
         vec = await self._embed(question) if len(question) <= self.config.semantic_max_chars else None
+        reply_vec = None
+        if scope.kind == "conversation" and scope.reply:
+            reply_vec = await self._embed(scope.reply[: self.config.semantic_max_chars])
         now = self.clock()
         entry = CacheEntry(
             id=CacheEntry.new_id(),
@@ -540,6 +566,7 @@ class SemanticCache:
             created=now,
             last_hit=now,
             cuts=cuts,
+            reply_embedding=reply_vec,
         )
         evicted = await self._store.put(entry)
         replaced = self._add_local(entry)

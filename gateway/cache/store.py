@@ -45,6 +45,14 @@ class StoreUnavailable(RuntimeError):
     """The backing store cannot be reached right now (the cache bypasses itself and retries later)."""
 
 
+def _b64(vec: np.ndarray | None) -> str:
+    return "" if vec is None else base64.b64encode(np.asarray(vec, np.float32).tobytes()).decode("ascii")
+
+
+def _unb64(text: str) -> np.ndarray | None:
+    return np.frombuffer(base64.b64decode(text), dtype=np.float32).copy() if text else None
+
+
 @dataclass(frozen=True)
 class Served:
     """What a hit replays: the text, why it ended, and its completion tokens."""
@@ -71,6 +79,9 @@ class CacheEntry:
     # Greedy answers: characters of ``answer`` after t tokens at index t-1 (-1 where the stream did not
     # show that boundary). Empty: the answer is served whole only (see ``serve``).
     cuts: tuple[int, ...] = ()
+    # Conversations: the vector of the assistant's turn before the follow-up ("Marie Curie ..."), which a
+    # follow-up such as "when was she born?" depends on (``CacheScope.reply``). None: no such turn.
+    reply_embedding: np.ndarray | None = field(default=None, repr=False)
     _embedding_b64: str | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
@@ -123,6 +134,7 @@ class CacheEntry:
             "last_hit": self.last_hit,
             "hits": self.hits,
             "cuts": list(self.cuts),
+            "reply_embedding": _b64(self.reply_embedding),
         }
 
     @classmethod
@@ -146,6 +158,7 @@ class CacheEntry:
             last_hit=float(d.get("last_hit", d["created"])),
             hits=int(d.get("hits", 0)),
             cuts=tuple(int(c) for c in (json.loads(cuts) if isinstance(cuts, str) else cuts)),
+            reply_embedding=_unb64(d.get("reply_embedding") or ""),
             _embedding_b64=emb or None,
         )
 

@@ -581,3 +581,30 @@ def test_redis_recovers_after_restart(embedder):
             await b.close()
 
         asyncio.run(body())
+
+
+def test_an_entry_keeps_its_cuts_and_reply_vector_through_the_file_format():
+    import numpy as np
+
+    from gateway.cache.store import CacheEntry
+
+    vec = np.arange(4, dtype=np.float32)
+    e = CacheEntry(
+        id="x",
+        scope_key="s",
+        question="q",
+        normalized="q",
+        embedding=vec,
+        answer="abc",
+        finish_reason="length",
+        usage={"prompt_tokens": 1, "completion_tokens": 3},
+        model="m",
+        created=1.0,
+        last_hit=1.0,
+        cuts=(1, -1, 3),
+        reply_embedding=vec * 2,
+    )
+    back = CacheEntry.from_dict(json.loads(json.dumps(e.to_dict())))
+    assert back.cuts == (1, -1, 3) and np.array_equal(back.reply_embedding, vec * 2)
+    assert back.serve(2) is None and back.serve(1).answer == "a" and back.serve(3).finish_reason == "length"
+    assert CacheEntry.from_dict({**e.to_dict(), "cuts": "[1, 2]", "reply_embedding": ""}).reply_embedding is None

@@ -63,7 +63,7 @@ def test_make_checker_names():
         make_checker("rules")
 
 
-def conv(topic: str, follow_up: str, reply: str = "Sure, I can help with that.") -> list[dict]:
+def conv(topic: str, follow_up: str, reply: str = "Sure, I can help you with your membership.") -> list[dict]:
     return [
         {"role": "user", "content": topic},
         {"role": "assistant", "content": reply},
@@ -95,11 +95,28 @@ def test_conversations_hit_only_when_the_context_matches(tmp_path):
                     {"role": "user", "content": "hi there"},
                     {"role": "assistant", "content": "Hello! How can I help?"},
                     {"role": "user", "content": "Last month I joined FitHub and got a gym membership."},
-                    {"role": "assistant", "content": "Got it."},
+                    {"role": "assistant", "content": "Of course, I can help you with the membership."},
                     {"role": "user", "content": "How do I cancel it?"},
                 ]
             )
             assert reworded.hit, reworded
+            # the same user turns after another assistant answer: "she" is someone else
+            physicist = [{"role": "user", "content": "Name a famous physicist."}]
+            for who in (
+                "Marie Curie, a pioneer of radioactivity.",
+                "Richard Feynman, known for quantum electrodynamics.",
+            ):
+                msgs = physicist + [
+                    {"role": "assistant", "content": who},
+                    {"role": "user", "content": "When was she born?"},
+                ]
+                s, question = CacheScope.from_request("t", "m", msgs, {"temperature": 0})
+                assert s.reply == who
+                if who.startswith("Marie"):
+                    await cache.store(s, question, "In 1867.", "stop", {"completion_tokens": 3}, "m")
+                else:
+                    res = await cache.lookup(s, question)
+                    assert not res.hit and res.reason.startswith("reply"), res
             # a tool result in the history keeps the whole history in the scope: exact only
             tool = stored[:2] + [{"role": "tool", "content": "{}", "tool_call_id": "x"}] + stored[2:]
             s, question = CacheScope.from_request("t", "m", tool, {"temperature": 0})
