@@ -99,7 +99,9 @@ def prepare(pairs: list[dict]) -> list[dict]:
                 "qa": qa,
                 "qb": qb,
                 "same_scope": same_scope,
-                "exact": same_scope and normalize_question(qa) == normalize_question(qb),
+                "exact": same_scope
+                and normalize_question(qa) == normalize_question(qb)
+                and (sb.kind != "conversation" or sa.reply == sb.reply),
                 "replies": (sa.reply, sb.reply),
             }
         )
@@ -120,7 +122,8 @@ def featurize(items: list[dict], embedder, checker) -> None:
         it["reply_cos"] = float(rvecs[ra] @ rvecs[rb]) if ra and rb else (1.0 if not ra and not rb else -1.0)
     for it in items:  # one pair per call, as a lookup scores it
         if it["same_scope"] and not it["exact"]:
-            it["score"] = float(checker.scores([(it["qa"], it["qb"])], it["kind"] == "conversation")[0])
+            conv = it["kind"] == "conversation"
+            it["score"] = float(checker.scores([(it["qa"], it["qb"])], conv, [it["replies"] if conv else None])[0])
     for it in items:
         it.setdefault("score", 1.0 if it["exact"] else 0.0)
 
@@ -332,8 +335,13 @@ def make_embedder(name: str):
 
 
 def evaluate(args, embedder=None) -> dict:
-    config = CacheConfig(checker=args.checker, guard=args.checker != "none", embed_backend=args.embedder)
-    checker = make_checker(args.checker, num_threads=args.threads)
+    config = CacheConfig(
+        checker=args.checker,
+        guard=args.checker != "none",
+        embed_backend=args.embedder,
+        checker_reads_replies=not args.no_read_replies,
+    )
+    checker = make_checker(args.checker, num_threads=args.threads, read_replies=not args.no_read_replies)
     embedder = embedder or make_embedder(args.embedder)
     splits = (
         {"pairs": load_pairs(args.pairs)}
@@ -416,6 +424,7 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=2, help="checker threads (the evaluation batches)")
     p.add_argument("--dev-budget-single", type=float, default=DEV_BUDGET["single"])
     p.add_argument("--dev-budget-conversation", type=float, default=DEV_BUDGET["conversation"])
+    p.add_argument("--no-read-replies", action="store_true", help="the checker ignores assistant turns")
     p.add_argument("--no-replay", action="store_true", help="skip the pass through a real SemanticCache")
     p.add_argument("--out-dir", default="out")
     p.add_argument("--no-plot", action="store_true")

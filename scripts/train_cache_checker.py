@@ -61,6 +61,7 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default=str(ROOT / "gateway" / "cache" / "models" / "checker"))
+    p.add_argument("--init", help="continue from this cross-encoder folder (a previous run's <out>.hf)")
     args = p.parse_args(argv)
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -86,7 +87,7 @@ def main(argv=None) -> int:
 
     base = find_model_dir()
     tok = AutoTokenizer.from_pretrained(str(base))
-    model = AutoModelForSequenceClassification.from_pretrained(str(base), num_labels=1)
+    model = AutoModelForSequenceClassification.from_pretrained(args.init or str(base), num_labels=1)
     model.train()
     # The word embeddings stay as MiniLM learned them (a third of the weights; a few thousand pairs would
     # only blur them, and their optimizer step was half of each step's time here).
@@ -148,6 +149,7 @@ def main(argv=None) -> int:
         "lr": args.lr,
         "max_length": args.max_length,
         "seed": args.seed,
+        "init": "previous run: " + Path(args.init).name if args.init else "MiniLM encoder, fresh head",
         "train_seconds": round(train_s, 1),
         "torch": torch.__version__,
         "onnx_bytes": Path(onnx_path).stat().st_size,

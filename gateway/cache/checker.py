@@ -59,12 +59,15 @@ class Checker(abc.ABC):
         return None
 
     @abc.abstractmethod
-    def scores(self, pairs: Sequence[tuple[str, str]], conversation: bool = False) -> np.ndarray:
+    def scores(self, pairs: Sequence[tuple[str, str]], conversation: bool = False, replies=None) -> np.ndarray:
         """Scores in [0, 1] for (cached, incoming) pairs; higher: more likely one answer serves both.
         ``conversation``: the texts are conversation keys (``scope.conversation_key``)."""
 
-    async def check(self, cached: str, incoming: str, conversation: bool = False) -> Verdict:
-        score = float(self.scores([(cached, incoming)], conversation)[0])
+    async def check(
+        self, cached: str, incoming: str, conversation: bool = False, replies: tuple[str, str] | None = None
+    ) -> Verdict:
+        """``replies``: conversations, the assistant turns before the two follow-ups."""
+        score = float(self.scores([(cached, incoming)], conversation, [replies])[0])
         return Verdict(score >= self.threshold, score, "" if score >= self.threshold else self.why(cached, incoming))
 
     def why(self, cached: str, incoming: str) -> str:
@@ -74,7 +77,7 @@ class Checker(abc.ABC):
 class AcceptAll(Checker):
     name = "none"
 
-    def scores(self, pairs, conversation: bool = False):
+    def scores(self, pairs, conversation: bool = False, replies=None):
         return np.ones(len(pairs), np.float32)
 
 
@@ -158,7 +161,7 @@ class NumbersAgree(Checker):
 
     name = "numbers"
 
-    def scores(self, pairs, conversation: bool = False):
+    def scores(self, pairs, conversation: bool = False, replies=None):
         return np.array([0.0 if numbers_conflict(a, b) else 1.0 for a, b in pairs], np.float32)
 
     def why(self, cached, incoming):
@@ -180,11 +183,13 @@ class CrossEncoderChecker(Checker):
         threshold: float = 0.5,
         num_threads: int = 1,
         numbers_rule: bool = True,
+        read_replies: bool = True,
     ):
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
         self.threshold = threshold
         self.num_threads = num_threads
         self.numbers_rule = numbers_rule
+        self.read_replies = read_replies  # conversations: also read the assistant turns before the follow-ups
         self._model = None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
@@ -212,10 +217,19 @@ class CrossEncoderChecker(Checker):
             self._pool.shutdown(wait=False)
             self._pool = None
 
-    def model_scores(self, pairs: Sequence[tuple[str, str]], conversation: bool = False) -> np.ndarray:
-        """The model alone: sigmoid of the logit, averaged over both orders. Conversations: the lower of
-        two readings, the follow-ups against each other and the earlier turns against each other."""
+    def model_scores(self, pairs: Sequence[tuple[str, str]], conversation: bool = False, replies=None) -> np.ndarray:
+        """The model alone: sigmoid of the logit, averaged over both orders. Conversations: the lowest of
+        the readings: the follow-ups against each other, the earlier user turns against each other and,
+        with ``replies`` (one (a, b) or None per pair), the assistant turns before the follow-ups."""
         self.load()
+        if conversation and replies is not None and self.read_replies:
+            s = self.model_scores(pairs, conversation)
+            both = [i for i, r in enumerate(replies) if r and r[0] and r[1] and r[0] != r[1]]
+            one = [i for i, r in enumerate(replies) if r and bool(r[0]) != bool(r[1])]
+            if both:
+                s[both] = np.minimum(s[both], self._both_orders([replies[i] for i in both]))
+            s[one] = 0.0  # an answer before one follow-up and none before the other
+            return s
         if not conversation:
             return self._both_orders(pairs)
         last, context = [], []
@@ -237,8 +251,8 @@ class CrossEncoderChecker(Checker):
         probs = 1.0 / (1.0 + np.exp(-logits))
         return ((probs[: len(pairs)] + probs[len(pairs) :]) / 2).astype(np.float32)
 
-    def scores(self, pairs, conversation: bool = False):
-        s = self.model_scores(pairs, conversation)
+    def scores(self, pairs, conversation: bool = False, replies=None):
+        s = self.model_scores(pairs, conversation, replies)
         for i, (a, b) in enumerate(pairs):
             if self.rules_reject(a, b, conversation):
                 s[i] = 0.0
@@ -253,7 +267,9 @@ class CrossEncoderChecker(Checker):
             return "negation: one conversation says no where the other does not"
         return ""
 
-    async def check(self, cached: str, incoming: str, conversation: bool = False) -> Verdict:
+    async def check(
+        self, cached: str, incoming: str, conversation: bool = False, replies: tuple[str, str] | None = None
+    ) -> Verdict:
         why = self.rules_reject(cached, incoming, conversation)
         if why:
             return Verdict(False, 0.0, why)
@@ -261,15 +277,19 @@ class CrossEncoderChecker(Checker):
             await self.start()
         loop = asyncio.get_running_loop()
         score = float(
-            (await loop.run_in_executor(self._pool, self.model_scores, [(cached, incoming)], conversation))[0]
+            (await loop.run_in_executor(self._pool, self.model_scores, [(cached, incoming)], conversation, [replies]))[
+                0
+            ]
         )
         ok = score >= self.threshold
         return Verdict(ok, score, "" if ok else f"cross_encoder: {score:.3f} < {self.threshold}")
 
 
-def make_checker(name: str, *, threshold: float = 0.5, num_threads: int = 1, model_path: str | None = None) -> Checker:
+def make_checker(
+    name: str, *, threshold: float = 0.5, num_threads: int = 1, model_path: str | None = None, read_replies: bool = True
+) -> Checker:
     if name == "cross_encoder":
-        return CrossEncoderChecker(model_path, threshold=threshold, num_threads=num_threads)
+        return CrossEncoderChecker(model_path, threshold=threshold, num_threads=num_threads, read_replies=read_replies)
     if name == "numbers":
         return NumbersAgree()
     if name == "none":

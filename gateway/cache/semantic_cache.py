@@ -57,15 +57,16 @@ class CacheConfig:
     # Cosine similarity a candidate needs before the checker reads it, and the checker's score it needs,
     # for single questions and for conversations (keyed by their last user turns). Chosen on the dev split
     # of tests/data/cache under a false-hit budget by scripts/eval_cache.py (docs/CACHE_EVAL.md).
-    threshold: float = 0.61
-    checker_threshold: float = 0.92
-    conversation_threshold: float = 0.73
-    conversation_checker_threshold: float = 0.44
+    threshold: float = 0.53
+    checker_threshold: float = 0.66
+    conversation_threshold: float = 0.62
+    conversation_checker_threshold: float = 0.4
     # Conversations: cosine the assistant turns before the two follow-ups need (0: not compared).
-    conversation_reply_threshold: float = 0.7
+    conversation_reply_threshold: float = 0.6
     guard: bool = True  # run the precision checker (False: every candidate above the threshold hits)
     checker: str = "cross_encoder"  # "cross_encoder" | "numbers" | "none" (gateway/cache/checker.py)
     checker_threads: int = 1
+    checker_reads_replies: bool = True  # conversations: the checker also reads the assistant turns
     hnsw_threshold: int = 2048  # a scope's index switches from exact (flat) search to HNSW past this size
     ttl_seconds: float = 7 * 24 * 3600.0
     max_entries: int = 100_000
@@ -94,7 +95,7 @@ class CacheConfig:
         def bad(key: str, why: str) -> ValueError:
             return ValueError(f"cache.{key}: {why}, got {getattr(self, key)!r}")
 
-        for key in ("enabled", "guard"):
+        for key in ("enabled", "guard", "checker_reads_replies"):
             if not isinstance(getattr(self, key), bool):
                 raise bad(key, "must be true or false")
         for key in ("threshold", "conversation_threshold"):
@@ -179,6 +180,7 @@ class _Meta:
     finish_reason: str = "stop"
     completion_tokens: int = 0
     reply_vec: np.ndarray | None = None
+    reply: str = ""
 
 
 class _LocalState:
@@ -211,6 +213,7 @@ class _LocalState:
             entry.finish_reason,
             entry.completion_tokens,
             entry.reply_embedding,
+            entry.reply,
         )
         if entry.embedding is not None:
             self.index.add(entry.scope_key, entry.id, entry.embedding)
@@ -243,7 +246,9 @@ class SemanticCache:
         self._own_checker = checker is None
         # The threshold lives in the config (one per kind of scope); the checker only scores.
         self.checker = checker or make_checker(
-            self.config.checker if self.config.guard else "none", num_threads=self.config.checker_threads
+            self.config.checker if self.config.guard else "none",
+            num_threads=self.config.checker_threads,
+            read_replies=self.config.checker_reads_replies,
         )
         self._local = _LocalState(self.embedder.dim, self.config.hnsw_threshold)
         self._recent_vecs: OrderedDict[str, np.ndarray] = OrderedDict()  # question -> vector (lookup -> store)
@@ -392,6 +397,10 @@ class SemanticCache:
         reply_vec: list = []  # the incoming reply's vector, embedded once when first needed
         if entry_id is not None and not await self._reply_matches(scope, entry_id, reply_vec):
             entry_id = None  # the same user turns after another assistant answer: not the same follow-up
+        if entry_id is not None and scope.kind == "conversation":
+            meta = self._local.meta.get(entry_id)
+            if meta is not None and " ".join(meta.reply.split()) != scope.reply:
+                entry_id = None  # same user turns, another wording of the answer: the checker decides
         if entry_id is not None:
             entry = await self._fetch(entry_id, max_tokens)
             if isinstance(entry, CacheEntry):
@@ -420,7 +429,9 @@ class SemanticCache:
                 rejected = rejected or (sim, "reply: the assistant turns before the follow-ups differ")
                 continue
             if self.config.guard:
-                verdict = await self.checker.check(meta.question, question, scope.kind == "conversation")
+                conversation = scope.kind == "conversation"
+                replies = (meta.reply, scope.reply) if conversation else None
+                verdict = await self.checker.check(meta.question, question, conversation, replies)
                 if verdict.score < accept:
                     rejected = rejected or (
                         sim,
@@ -567,6 +578,7 @@ class SemanticCache:
             last_hit=now,
             cuts=cuts,
             reply_embedding=reply_vec,
+            reply=scope.reply if scope.kind == "conversation" else "",
         )
         evicted = await self._store.put(entry)
         replaced = self._add_local(entry)

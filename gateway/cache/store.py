@@ -82,6 +82,7 @@ class CacheEntry:
     # Conversations: the vector of the assistant's turn before the follow-up ("Marie Curie ..."), which a
     # follow-up such as "when was she born?" depends on (``CacheScope.reply``). None: no such turn.
     reply_embedding: np.ndarray | None = field(default=None, repr=False)
+    reply: str = ""  # that turn's text, for the precision checker
     _embedding_b64: str | None = field(default=None, repr=False, compare=False)
 
     @staticmethod
@@ -135,6 +136,7 @@ class CacheEntry:
             "hits": self.hits,
             "cuts": list(self.cuts),
             "reply_embedding": _b64(self.reply_embedding),
+            "reply": self.reply,
         }
 
     @classmethod
@@ -159,6 +161,7 @@ class CacheEntry:
             hits=int(d.get("hits", 0)),
             cuts=tuple(int(c) for c in (json.loads(cuts) if isinstance(cuts, str) else cuts)),
             reply_embedding=_unb64(d.get("reply_embedding") or ""),
+            reply=str(d.get("reply") or ""),
             _embedding_b64=emb or None,
         )
 
