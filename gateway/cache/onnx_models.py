@@ -416,24 +416,15 @@ class OnnxEmbedder(Embedder):
         self,
         model_dir: str | os.PathLike | None = None,
         *,
-        max_batch: int = 32,
-        max_wait_ms: float = 2.0,
-        device: str = "cpu",
-        num_threads: int | None = 1,
         quantize: str = "int8",
         max_length: int | None = None,
         onnx_path: str | os.PathLike | None = None,
+        **kwargs,
     ):
-        if device != "cpu":
-            raise ValueError(f"OnnxEmbedder runs on the CPU only, got device={device!r}")
-        super().__init__(
-            model_dir,
-            max_batch=max_batch,
-            max_wait_ms=max_wait_ms,
-            device=device,
-            num_threads=num_threads,
-            quantize=quantize,
-        )
+        """``kwargs``: Embedder's (max_batch, max_wait_ms, num_threads); the device must be the CPU."""
+        if kwargs.get("device", "cpu") != "cpu":
+            raise ValueError(f"OnnxEmbedder runs on the CPU only, got device={kwargs['device']!r}")
+        super().__init__(model_dir, quantize=quantize, **kwargs)
         self.max_length = max_length
         self.onnx_path = Path(onnx_path) if onnx_path else None
         self._tokenizer = None

@@ -399,13 +399,13 @@ class SemanticCache:
             entry_id = None  # the same user turns after another assistant answer: not the same follow-up
         if entry_id is not None and scope.kind == "conversation":
             meta = self._local.meta.get(entry_id)
-            if meta is not None and " ".join(meta.reply.split()) != scope.reply:
+            if meta is not None and meta.reply != scope.reply:  # both whitespace-normalized by the scope
                 entry_id = None  # same user turns, another wording of the answer: the checker decides
         if entry_id is not None:
-            entry = await self._fetch(entry_id, max_tokens)
-            if isinstance(entry, CacheEntry):
-                return CacheLookup("exact", entry, 1.0, "same normalized question", entry.serve(max_tokens))
-            if entry == "short":
+            found = await self._fetch(entry_id, max_tokens)
+            if isinstance(found, tuple):
+                return CacheLookup("exact", found[0], 1.0, "same normalized question", found[1])
+            if found == "short":
                 return CacheLookup("miss", None, 1.0, "the stored answer is shorter than max_tokens")
         if len(question) > self.config.semantic_max_chars or self._local.index.scope(scope_key) is None:
             return CacheLookup(
@@ -438,9 +438,9 @@ class SemanticCache:
                         verdict.reason or f"{self.checker.name}: {verdict.score:.3f} < {accept}",
                     )
                     continue
-            entry = await self._fetch(cand_id, max_tokens)
-            if isinstance(entry, CacheEntry):
-                return CacheLookup("semantic", entry, sim, f"cosine {sim:.3f} >= {threshold}", entry.serve(max_tokens))
+            found = await self._fetch(cand_id, max_tokens)
+            if isinstance(found, tuple):
+                return CacheLookup("semantic", found[0], sim, f"cosine {sim:.3f} >= {threshold}", found[1])
         if rejected is not None:
             return CacheLookup("guard_rejected", None, rejected[0], rejected[1])
         return CacheLookup("miss", None, best, "below threshold" if best is not None else "no candidates")
@@ -465,20 +465,21 @@ class SemanticCache:
             return c.conversation_threshold, c.conversation_checker_threshold
         return c.threshold, c.checker_threshold
 
-    async def _fetch(self, entry_id: str, max_tokens: int | None = None) -> CacheEntry | str | None:
-        """The stored entry; None when it expired or was evicted elsewhere (forget it here too); "short"
-        when it cannot answer ``max_tokens`` (``CacheEntry.serve``)."""
+    async def _fetch(self, entry_id: str, max_tokens: int | None = None) -> tuple[CacheEntry, Served] | str | None:
+        """The stored entry and what this request gets of it (``CacheEntry.serve``); None when it expired
+        or was evicted elsewhere (forget it here too); "short" when it cannot answer ``max_tokens``."""
         entry = await self._store.get(entry_id)
         if entry is None:
             self._forget(entry_id)
             return None
-        if entry.serve(max_tokens) is None:
+        served = entry.serve(max_tokens)
+        if served is None:
             return "short"
         try:
             await self._store.touch(entry_id)
         except StoreUnavailable as exc:  # the answer is already in hand; LRU order is best effort
             self._count_error("touch", exc)
-        return entry
+        return entry, served
 
     async def _embed(self, question: str) -> np.ndarray:
         vec = self._recent_vecs.get(question)

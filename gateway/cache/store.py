@@ -117,7 +117,7 @@ class CacheEntry:
         if self.embedding is None:
             return ""
         if self._embedding_b64 is None:
-            self._embedding_b64 = base64.b64encode(np.asarray(self.embedding, np.float32).tobytes()).decode("ascii")
+            self._embedding_b64 = _b64(self.embedding)
         return self._embedding_b64
 
     def to_dict(self) -> dict:
@@ -151,7 +151,7 @@ class CacheEntry:
             scope_key=str(d["scope_key"]),
             question=str(d["question"]),
             normalized=str(d["normalized"]),
-            embedding=np.frombuffer(base64.b64decode(emb), dtype=np.float32).copy() if emb else None,
+            embedding=_unb64(emb),
             answer=str(d["answer"]),
             finish_reason=str(d["finish_reason"]),
             usage={k: int(v) for k, v in usage.items()},
