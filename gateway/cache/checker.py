@@ -11,7 +11,9 @@ measured side by side (``scripts/eval_cache.py --checker``):
                    by ONNX Runtime in int8, both orders averaged; a conversation key is read twice
                    (follow-ups, then earlier turns) and the lower score counts. Plus structural rules:
                    the numbers of the two texts (digits and number words) must not conflict, and in
-                   conversations one side may not say no where the other does not
+                   conversations one side may not say no where the other does not; and two texts
+                   that differ by little more than a word and its WordNet antonym ("more" / "less",
+                   "left" / "right", "rational" / "irrational") are different questions
     numbers        the numbers rule alone
     none           accept every candidate above the cosine threshold
 
@@ -155,6 +157,78 @@ def numbers_conflict(a: str, b: str) -> bool:
     return bool(na - nb) and bool(nb - na)
 
 
+# -- antonyms -------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def antonyms() -> dict[str, frozenset[str]]:
+    """``data/antonyms.json``: WordNet 3.1's direct antonyms between single words, extracted by
+    ``scripts/build_antonyms.py`` (a dictionary's list, not one grown on our pairs). A word may have
+    several antonyms (good / bad, good / evil); a pair listed twice or a word its own antonym is a load
+    error."""
+    pairs = json.loads((HERE / "data" / "antonyms.json").read_text(encoding="utf-8"))["pairs"]
+    out: dict[str, set[str]] = {}
+    for a, b in pairs:
+        if a == b or b in out.get(a, ()):
+            raise ValueError(f"antonyms.json: {a!r} / {b!r} is listed twice or pairs a word with itself")
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+_ANTONYM_WORD = re.compile(r"[a-z][a-z'-]*")
+# How many other words may differ besides the antonym pair. Chosen on the dev split and the checker's
+# training pairs (positives only reached by a rule at 4: "most affordable" / "least expensive", a double
+# flip that keeps the meaning), one under the first value that rejected a positive.
+ANTONYM_SLACK = 2
+
+
+def _forms(word: str) -> set[str]:
+    out = {word}
+    if word.endswith("s") and len(word) > 3:
+        out.add(word[:-1])
+        if word.endswith("es") and len(word) > 4:
+            out.add(word[:-2])
+    return out
+
+
+_NEGATING_PREFIXES = ("un", "in", "im", "ir", "il", "dis", "non", "non-")
+
+
+def _negates(x: str, y: str) -> bool:
+    """y is x with a negating prefix (install / uninstall, mute / unmute), or -less against -ful. English
+    morphology rather than a list: it adds the derived pairs WordNet leaves out."""
+    for s, t in ((x, y), (y, x)):
+        if len(s) >= 4 and any(t == p + s for p in _NEGATING_PREFIXES):
+            return True
+        if s.endswith("less") and t.endswith("ful") and s[:-4] == t[:-3]:
+            return True
+    return False
+
+
+def antonym_conflict(a: str, b: str) -> tuple[str, str] | None:
+    """A word of one text whose antonym (WordNet's, or the word with a negating prefix) is in the other,
+    the two texts otherwise differing by at most ``ANTONYM_SLACK`` words: "pay more than the minimum" /
+    "pay less than the minimum", "mute" / "unmute". Paraphrases that flip two words ("most affordable" /
+    "least expensive") differ by more and go to the model. The prefix rule, chosen the same way, added
+    23 rejections of look-alikes in dev and training pairs and no rejection of a paraphrase."""
+    wa, wb = set(_ANTONYM_WORD.findall(a.lower())), set(_ANTONYM_WORD.findall(b.lower()))
+    only_a, only_b = wa - wb, wb - wa
+    if not only_a or not only_b or len(only_a) + len(only_b) - 2 > ANTONYM_SLACK:
+        return None
+    table = antonyms()
+    forms_b = {f: w for w in only_b for f in _forms(w)}
+    for x in sorted(only_a):
+        for f in _forms(x):
+            for y in table.get(f, ()):
+                if y in forms_b:
+                    return x, forms_b[y]
+        for y in sorted(only_b):
+            if _negates(x, y):
+                return x, y
+    return None
+
+
 class NumbersAgree(Checker):
     """Two questions whose numbers conflict (a year, a dose, a size, an amount) are different questions:
     a structural rule, no word list beyond the number words."""
@@ -265,6 +339,9 @@ class CrossEncoderChecker(Checker):
             return NumbersAgree().why(a, b)
         if conversation and negation_conflict(a, b):
             return "negation: one conversation says no where the other does not"
+        flip = antonym_conflict(a, b)
+        if flip:
+            return f"antonyms: {flip[0]!r} / {flip[1]!r}"
         return ""
 
     async def check(

@@ -608,3 +608,47 @@ def test_an_entry_keeps_its_cuts_and_reply_vector_through_the_file_format():
     assert back.cuts == (1, -1, 3) and np.array_equal(back.reply_embedding, vec * 2)
     assert back.serve(2) is None and back.serve(1).answer == "a" and back.serve(3).finish_reason == "length"
     assert CacheEntry.from_dict({**e.to_dict(), "cuts": "[1, 2]", "reply_embedding": ""}).reply_embedding is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "flip"),
+    [
+        ("Is it better to buy a house in a rising market?", "Is it better to buy a house in a falling market?", True),
+        ("What muscles work when I push a door open?", "What muscles work when I pull a door open?", True),
+        ("How do I archive a channel in Slack?", "How do I unarchive a channel in Slack?", True),
+        ("Why are some people right-handed?", "Why are some people left-handed?", True),  # WordNet has these too
+        ("Which airline is the cheapest to fly to Oslo?", "Which airline is least expensive for Oslo?", False),
+        ("How do I stop my puppy biting?", "How can I make my puppy quit biting?", False),
+        ("Is coffee good for you?", "Is coffee bad for you?", True),
+        # a double flip that keeps the meaning differs by more than the slack: left to the model
+        (
+            "Which town in Ohio is the most affordable?",
+            "What is the least expensive place to live in all of Ohio?",
+            False,
+        ),
+    ],
+)
+def test_antonym_rule_reads_a_swapped_opposite(a, b, flip):
+    from gateway.cache.checker import CrossEncoderChecker, antonym_conflict
+
+    assert bool(antonym_conflict(a, b)) is flip
+    assert bool(antonym_conflict(b, a)) is flip
+    if flip:
+        assert CrossEncoderChecker().rules_reject(a, b, conversation=False).startswith("antonyms:")
+
+
+def test_antonyms_come_from_wordnet_and_refuse_a_pair_listed_twice(tmp_path, monkeypatch):
+    from gateway.cache import checker as checker_mod
+
+    table = checker_mod.antonyms()
+    assert len(table) > 4000 and "less" in table["more"] and "bad" in table["good"] and "evil" in table["good"]
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "antonyms.json").write_text('{"pairs": [["hot", "cold"], ["cold", "hot"]]}')
+    monkeypatch.setattr(checker_mod, "HERE", tmp_path)
+    checker_mod.antonyms.cache_clear()
+    try:
+        with pytest.raises(ValueError, match="listed twice"):
+            checker_mod.antonyms()
+    finally:
+        checker_mod.antonyms.cache_clear()
