@@ -34,7 +34,7 @@ ATTENTION_BACKENDS = (
     "pallas_tpu_interpret",
     "pallas_interpret",
 )
-WEIGHT_QUANT_MODES = ("none", "int8", "int4")
+WEIGHT_QUANT_MODES = ("none", "int8", "int4", "gguf")  # gguf: the file's own blocks (runtime/quant/gguf_blocks.py)
 INT4_GROUPS = (32, 64, 128)
 DEFAULT_MEMORY_FRACTION = 0.9  # of the device's memory, weights + KV cache + working memory together
 

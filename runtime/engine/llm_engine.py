@@ -50,6 +50,7 @@ from runtime.platform import (
     platform_family,
     resolve_dtype,
 )
+from runtime.quant.gguf_blocks import native_params
 from runtime.quant.kv import KV_DTYPES, kv_dtype_support_error
 from runtime.quant.weights import quantize_params
 from runtime.worker.attention import resolve_backend
@@ -154,9 +155,12 @@ class LLMEngine:
         if tp:
             params = tp.shard_params(tp.replicate_kv_heads(loaded.params), DTYPES[dtype])
         else:
-            params = params_to_device(
-                quantize_params(loaded.params, config.weight_quant, config.weight_quant_group), DTYPES[dtype]
+            host = (
+                native_params(loaded.path)  # the file's own Q8_0 / Q4_1 blocks
+                if config.weight_quant == "gguf"
+                else quantize_params(loaded.params, config.weight_quant, config.weight_quant_group)
             )
+            params = params_to_device(host, DTYPES[dtype])
         devices = list(tp.mesh.devices.flat) if tp else None
         if memory_stats is None:
 

@@ -347,6 +347,219 @@ ffi::Error Q4Impl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi
   return ffi::Error::Success();
 }
 
+// ---- GGUF blocks, as the file stores them -------------------------------------------------------
+//
+// w: uint8 [N, K / 32 * B], row n = the K / 32 blocks of output feature n, each block exactly as the
+// GGUF file holds it (ggml's block_q8_0 / block_q4_1, little-endian):
+//   Q8_0  B = 34: f16 d, int8 q[32]                 W = d * q
+//   Q4_1  B = 20: f16 d, f16 m, uint8 qs[16]        W = d * nibble + m; byte j: element j in its low
+//                                                   nibble, element j + 16 in its high nibble
+// so a quantized model computes what its file says, held at the file's size. x stays float32: a
+// block's 32 codes widen to float lanes (Q4_1: a 16-entry table d * i + m picked by vpermps) and
+// feed FMAs; Q8_0 sums x . q per block and scales the block sum by d.
+
+struct GgufProblem {
+  const float* x;     // [M, K]
+  const uint8_t* w;   // [N, row_bytes]
+  float* y;           // [M, N]
+  int64_t M, N, K, row_bytes;
+};
+
+inline float f16_to_f32(const uint8_t* p) {
+  uint16_t h;
+  __builtin_memcpy(&h, p, 2);
+#ifdef JAXSERVE_AVX512
+  return _cvtsh_ss(h);
+#else
+  const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal: normalize
+      int e = -1;
+      uint32_t m = man;
+      do { ++e; m <<= 1; } while (!(m & 0x400));
+      bits = sign | ((127 - 15 - e) << 23) | ((m & 0x3FF) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7F800000u | (man << 13);
+  } else {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  }
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return f;
+#endif
+}
+
+#ifdef JAXSERVE_AVX512
+
+template <int MT, int R>
+inline void gguf_q8_0_block(const GgufProblem& p, int64_t m0, int64_t n0) {
+  __m512 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const float* x = p.x + m0 * p.K;
+  const int64_t nb = p.K / 32;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int64_t off = b * 34;
+    UNROLL for (int r = 0; r < R; r += 2) _mm_prefetch(reinterpret_cast<const char*>(w + r * p.row_bytes + off + 512), _MM_HINT_T0);
+    __m512 lo[R], hi[R], d[R];
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + off;
+      d[r] = _mm512_set1_ps(f16_to_f32(blk));
+      lo[r] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2))));
+      hi[r] = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 18))));
+    }
+    UNROLL for (int m = 0; m < MT; ++m) {
+      const __m512 xl = _mm512_loadu_ps(x + m * p.K + b * 32), xh = _mm512_loadu_ps(x + m * p.K + b * 32 + 16);
+      UNROLL for (int r = 0; r < R; ++r)
+        acc[m][r] = _mm512_fmadd_ps(_mm512_fmadd_ps(xh, hi[r], _mm512_mul_ps(xl, lo[r])), d[r], acc[m][r]);
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = _mm512_reduce_add_ps(acc[m][r]);
+}
+
+template <int MT, int R>
+inline void gguf_q4_1_block(const GgufProblem& p, int64_t m0, int64_t n0) {
+  __m512 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const float* x = p.x + m0 * p.K;
+  const int64_t nb = p.K / 32;
+  const __m512 codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (int64_t b = 0; b < nb; ++b) {
+    const int64_t off = b * 20;
+    UNROLL for (int r = 0; r < R; r += 2) _mm_prefetch(reinterpret_cast<const char*>(w + r * p.row_bytes + off + 512), _MM_HINT_T0);
+    __m512 lo[R], hi[R];
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + off;
+      const __m512 table = _mm512_fmadd_ps(codes, _mm512_set1_ps(f16_to_f32(blk)), _mm512_set1_ps(f16_to_f32(blk + 2)));
+      const __m512i q = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 4)));
+      lo[r] = _mm512_permutexvar_ps(q, table);  // vpermps reads the low 4 bits of each index lane
+      hi[r] = _mm512_permutexvar_ps(_mm512_srli_epi32(q, 4), table);
+    }
+    UNROLL for (int m = 0; m < MT; ++m) {
+      const __m512 xl = _mm512_loadu_ps(x + m * p.K + b * 32), xh = _mm512_loadu_ps(x + m * p.K + b * 32 + 16);
+      UNROLL for (int r = 0; r < R; ++r) {
+        acc[m][r] = _mm512_fmadd_ps(xl, lo[r], acc[m][r]);
+        acc[m][r] = _mm512_fmadd_ps(xh, hi[r], acc[m][r]);
+      }
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = _mm512_reduce_add_ps(acc[m][r]);
+}
+
+template <bool Q4, int MT, int R>
+inline void gguf_block(const GgufProblem& p, int64_t m0, int64_t n0) {
+  Q4 ? gguf_q4_1_block<MT, R>(p, m0, n0) : gguf_q8_0_block<MT, R>(p, m0, n0);
+}
+
+// Rows [n0, n1) of W against every row of x, 4 rows of x at a time (more rows re-widen the blocks:
+// prefill chunks above MAX_KERNEL_ROWS take XLA's path).
+template <bool Q4, int R>
+void gguf_rows_r(const GgufProblem& p, int64_t n0, int64_t n1, int64_t* n_done) {
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) {
+    int64_t m = 0;
+    for (; m + 4 <= p.M; m += 4) gguf_block<Q4, 4, R>(p, m, n);
+    switch (p.M - m) {
+      case 3: gguf_block<Q4, 3, R>(p, m, n); break;
+      case 2: gguf_block<Q4, 2, R>(p, m, n); break;
+      case 1: gguf_block<Q4, 1, R>(p, m, n); break;
+      default: break;
+    }
+  }
+  *n_done = n;
+}
+
+template <bool Q4>
+void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
+  int64_t n = n0;
+  gguf_rows_r<Q4, 4>(p, n, n1, &n);
+  gguf_rows_r<Q4, 1>(p, n, n1, &n);
+}
+
+#else
+
+template <bool Q4>
+void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
+  const int64_t nb = p.K / 32;
+  for (int64_t n = n0; n < n1; ++n) {
+    const uint8_t* row = p.w + n * p.row_bytes;
+    for (int64_t m = 0; m < p.M; ++m) {
+      const float* x = p.x + m * p.K;
+      float acc = 0.0f;
+      for (int64_t b = 0; b < nb; ++b) {
+        if (Q4) {
+          const uint8_t* blk = row + b * 20;
+          const float d = f16_to_f32(blk), mn = f16_to_f32(blk + 2);
+          for (int j = 0; j < 16; ++j) {
+            acc += x[b * 32 + j] * (d * static_cast<float>(blk[4 + j] & 0xF) + mn);
+            acc += x[b * 32 + 16 + j] * (d * static_cast<float>(blk[4 + j] >> 4) + mn);
+          }
+        } else {
+          const uint8_t* blk = row + b * 34;
+          float part = 0.0f;
+          for (int j = 0; j < 32; ++j) part += x[b * 32 + j] * static_cast<float>(static_cast<int8_t>(blk[2 + j]));
+          acc += part * f16_to_f32(blk);
+        }
+      }
+      p.y[m * p.N + n] = acc;
+    }
+  }
+}
+
+#endif
+
+struct GgufWork {
+  GgufProblem p;
+  bool q4;
+  int64_t num_tiles;
+  std::atomic<int64_t> next{0};
+  std::atomic<int64_t> done{0};
+
+  void run() {
+    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < num_tiles;) {
+      const int64_t n0 = t * kTileRows, n1 = std::min(p.N, n0 + kTileRows);
+      q4 ? gguf_rows<true>(p, n0, n1) : gguf_rows<false>(p, n0, n1);
+      done.fetch_add(1, std::memory_order_release);
+    }
+  }
+};
+
+ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::U8> w,
+                    ffi::ResultBuffer<ffi::F32> y, int64_t block_type, int64_t threads) {
+  const auto xd = x.dimensions(), wd = w.dimensions();
+  const int64_t bytes = block_type == 1 ? 20 : 34;  // 1: Q4_1, 0: Q8_0
+  if (auto e = check(xd.size() == 2 && wd.size() == 2 && xd[1] % 32 == 0 && wd[1] == xd[1] / 32 * bytes,
+                     "gguf matmul: x [M, K] (K a multiple of 32), w [N, K / 32 * block bytes]");
+      e.failure())
+    return e;
+  auto work = std::make_shared<GgufWork>();
+  work->p = GgufProblem{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]};
+  work->q4 = block_type == 1;
+  work->num_tiles = (wd[0] + kTileRows - 1) / kTileRows;
+  int64_t n_threads = std::min(std::max<int64_t>(1, pool.num_threads()), std::max<int64_t>(1, threads));
+  if (wd[0] * wd[1] < kMinParallelBytes) n_threads = 1;
+  n_threads = std::min(n_threads, work->num_tiles);
+  for (int64_t i = 1; i < n_threads; ++i) pool.Schedule([work] { work->run(); });
+  work->run();
+  while (work->done.load(std::memory_order_acquire) < work->num_tiles) {
+#ifdef JAXSERVE_AVX512
+    _mm_pause();
+#else
+    std::this_thread::yield();
+#endif
+  }
+  return ffi::Error::Success();
+}
+
 // Both kernels bind (intra-op pool; x f32 [M, K], codes of element type W, scales f32) -> y f32 [M, N].
 template <ffi::DataType W>
 auto BindMatmul() {
@@ -364,3 +577,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveQ8Matmul, Q8Impl, BindMatmul<ffi::S8>().At
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveQ4Matmul, Q4Impl,
                               BindMatmul<ffi::U8>().Attr<int64_t>("group").Attr<int64_t>("threads"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGgufMatmul, GgufImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()
+                                  .Arg<ffi::Buffer<ffi::U8>>()
+                                  .Ret<ffi::Buffer<ffi::F32>>()
+                                  .Attr<int64_t>("block_type")
+                                  .Attr<int64_t>("threads"));

@@ -1,0 +1,170 @@
+"""The GGUF file's own quantized blocks, run as they are (``EngineConfig.weight_quant = "gguf"``).
+
+``weight_quant = "int8" | "int4"`` dequantize the file to float32 and quantize again to our own grids:
+for a file that is already 4-bit (SmolLM2's Q4_1) that second rounding costs quality (docs/BENCHMARKS.md,
+quality table). ``"gguf"`` keeps each supported tensor's blocks exactly as the file stores them and
+multiplies by them directly, so the model computes what its file says, held at the file's size:
+
+    type   block (32 weights)                 value                 bytes / weight
+    Q8_0   f16 d, int8 q[32]                   d * q                 34 / 32
+    Q4_1   f16 d, f16 m, uint8 qs[16]          d * nibble + m        20 / 32
+           (byte j: element j low, element j + 16 high)
+
+Other tensor types (norm scales in F32; Gemma's Q5_0, Q4_K, Q6_K: not yet) are dequantized to float
+as before, and the engine logs how many bytes run natively.
+
+``GGUFMatrix`` is a pytree (``blocks`` uint8 [rows, K / 32 * B]; static: block type, K) with the model
+seams' methods (``matvec``, ``take_rows``; ``runtime.models.common``). Its matmul by platform: CPU, the C++
+kernel in ``runtime/quant/quant_matmul.cc`` (``JaxserveGgufMatmul``) for up to ``MAX_KERNEL_ROWS`` rows
+of x, else (prefill chunks, other platforms) dequantize with jnp and dot. The jnp dequantizer is the
+reference: tested against the ``gguf`` package's own (``gguf.quants.dequantize``).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pallas_kernels.devices import target_platform
+from runtime.platform import platform_family
+
+log = logging.getLogger("runtime.quant")
+
+BLOCK_BYTES = {"q8_0": 34, "q4_1": 20}
+BLOCK_TYPE_ID = {"q8_0": 0, "q4_1": 1}  # the kernel's "block_type" attribute
+FFI_TARGET = ("jaxserve_gguf_matmul", "JaxserveGgufMatmul")
+
+
+@jax.tree_util.register_pytree_node_class
+class GGUFMatrix:
+    """W [rows, in_features] held as the file's blocks; a row per output feature (as the file stores it).
+
+    Used where a Linear kernel ([in, out]) or the embedding ([V, D]) would be: ``T`` is the matrix itself
+    (the seams only call ``matvec`` / ``take_rows``, which read it row-major whichever way it is named)."""
+
+    def __init__(self, blocks, block_type: str, in_features: int):
+        self.blocks, self.block_type, self.in_features = blocks, block_type, in_features
+
+    def tree_flatten(self):
+        return (self.blocks,), (self.block_type, self.in_features)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children, *aux)
+
+    def __repr__(self) -> str:
+        return f"GGUFMatrix({self.block_type}, shape={self.shape})"
+
+    @property
+    def T(self) -> GGUFMatrix:
+        return self
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.blocks.shape[0], self.in_features)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.blocks.nbytes)
+
+    def permute_rows(self, order: np.ndarray) -> GGUFMatrix:
+        """Rows reordered on the host (llama.cpp's Q/K row permutation undone: rows are whole blocks)."""
+        return GGUFMatrix(np.ascontiguousarray(np.asarray(self.blocks)[order]), self.block_type, self.in_features)
+
+    def dequantize(self) -> jax.Array:
+        return dequantize_blocks(self.blocks, self.block_type, self.in_features)
+
+    def take_rows(self, idx: jax.Array) -> jax.Array:
+        """Rows W[idx] -> float32 [*idx.shape, in_features] (the embedding lookup)."""
+        rows = jnp.take(self.blocks, idx.reshape(-1), axis=0)
+        return dequantize_blocks(rows, self.block_type, self.in_features).reshape(*idx.shape, self.in_features)
+
+    def matvec(self, x: jax.Array) -> jax.Array:
+        """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
+        lead = x.shape[:-1]
+        x2 = x.reshape(-1, self.in_features)
+        if platform_family(target_platform()) == "cpu":
+            from runtime.quant import cpu as quant_cpu
+
+            y = quant_cpu.gguf_matmul(x2, self.blocks, block_type=self.block_type, in_features=self.in_features)
+        else:
+            w = self.dequantize()
+            y = jnp.dot(x2.astype(jnp.float32), w.T, precision=jax.lax.Precision.DEFAULT).astype(x.dtype)
+        return y.reshape(*lead, self.blocks.shape[0])
+
+
+def _f16(pair: jax.Array) -> jax.Array:
+    """uint8 [..., 2] (little-endian) -> float32 [...]."""
+    return jax.lax.bitcast_convert_type(pair, jnp.float16).astype(jnp.float32)
+
+
+def dequantize_blocks(blocks: jax.Array, block_type: str, in_features: int) -> jax.Array:
+    """uint8 [rows, K / 32 * B] -> float32 [rows, K], the values ``gguf.quants.dequantize`` gives."""
+    rows = blocks.shape[0]
+    b = blocks.reshape(rows, in_features // 32, BLOCK_BYTES[block_type])
+    if block_type == "q8_0":
+        q = jax.lax.bitcast_convert_type(b[..., 2:34], jnp.int8).astype(jnp.float32)
+        w = q * _f16(b[..., 0:2])[..., None]
+    else:
+        qs = b[..., 4:20]
+        codes = jnp.concatenate([qs & 0xF, qs >> 4], axis=-1).astype(jnp.float32)  # elements j, then j + 16
+        w = codes * _f16(b[..., 0:2])[..., None] + _f16(b[..., 2:4])[..., None]
+    return w.reshape(rows, in_features)
+
+
+def native_block_type(tensor) -> str | None:
+    """The block type a tensor runs natively as, or None (dequantized to float instead)."""
+    name = tensor.tensor_type.name.lower()
+    if name not in BLOCK_BYTES or len(tensor.shape) != 2 or int(tensor.shape[0]) % 32:
+        return None
+    return name
+
+
+def gguf_matrix(tensor) -> GGUFMatrix:
+    """A 2-D GGUF tensor of a native block type -> GGUFMatrix (the mapped file's bytes, copied once)."""
+    block_type = native_block_type(tensor)
+    if block_type is None:
+        raise ValueError(f"tensor {tensor.name!r} ({tensor.tensor_type.name}) has no native kernel")
+    in_features, rows = (int(d) for d in tensor.shape)  # ggml dims: [in, out]
+    data = np.asarray(tensor.data).reshape(rows, in_features // 32 * BLOCK_BYTES[block_type])
+    return GGUFMatrix(np.array(data, np.uint8), block_type, in_features)
+
+
+def native_params(path: str | Path) -> dict:
+    """The model's parameter tree from a GGUF file with every Q8_0 / Q4_1 matrix kept as the file's
+    blocks (``GGUFMatrix``) and every other tensor dequantized to float32 as ``load_gguf`` does."""
+    from runtime.loading.gguf import _config_of, _open_gguf, tensor_array, unpermute_qk
+    from runtime.models import get_family
+
+    path = Path(path)
+    metadata, tensor_list = _open_gguf(path)
+    tensors = {t.name: t for t in tensor_list}
+    config = _config_of(path, metadata, tensors)
+    counts = {"native": 0, "float": 0}
+
+    def get(name: str):
+        t = tensors[name]
+        if native_block_type(t):
+            counts["native"] += int(t.data.nbytes)
+            return gguf_matrix(t)
+        counts["float"] += int(t.data.nbytes)
+        return tensor_array(t)
+
+    def unpermute(w, n_heads: int):
+        if isinstance(w, GGUFMatrix):
+            order = unpermute_qk(np.arange(w.shape[0])[:, None], n_heads)[:, 0]
+            return w.permute_rows(order)
+        return unpermute_qk(w, n_heads)
+
+    params = get_family(config.architecture).params_from_gguf(config, get, unpermute)
+    total = counts["native"] + counts["float"]
+    log.info(
+        "weight_quant=gguf: %.1f MB of %.1f MB of the file's tensors run as its own blocks (Q8_0, Q4_1)",
+        counts["native"] / 1e6,
+        total / 1e6,
+    )
+    return params

@@ -1,0 +1,141 @@
+"""``weight_quant="gguf"``: the file's own Q8_0 / Q4_1 blocks. The jnp dequantizer against the ``gguf``
+package's, the CPU kernel against the float matmul (synthetic blocks with hand-made values and SmolLM2's
+real tensors), the platform paths, and the engine on SmolLM2 against the dequantized float32 model."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from gguf.quants import dequantize as gguf_dequantize
+
+from pallas_kernels.lowering import lower_for_cuda
+from runtime.loading.gguf import read_gguf_tensors, tensor_array
+from runtime.loading.presets import resolve_gguf
+from runtime.quant import cpu as quant_cpu
+from runtime.quant.gguf_blocks import GGUFMatrix, dequantize_blocks, gguf_matrix
+
+
+def make_blocks(block_type: str, rows: int, K: int, seed: int = 0) -> np.ndarray:
+    """Valid random blocks (finite f16 scales and minimums, every code value used)."""
+    rng = np.random.default_rng(seed)
+    nb = K // 32
+    d = (rng.uniform(0.001, 0.05, (rows, nb)) * rng.choice([-1, 1], (rows, nb))).astype(np.float16)
+    if block_type == "q8_0":
+        q = rng.integers(-128, 128, (rows, nb, 32)).astype(np.int8)
+        blk = np.concatenate([d[..., None].view(np.uint8), q.view(np.uint8)], axis=-1)
+    else:
+        m = rng.uniform(-0.4, 0.0, (rows, nb)).astype(np.float16)
+        qs = rng.integers(0, 256, (rows, nb, 16)).astype(np.uint8)
+        blk = np.concatenate([d[..., None].view(np.uint8), m[..., None].view(np.uint8), qs], axis=-1)
+    return np.ascontiguousarray(blk.reshape(rows, -1))
+
+
+def by_hand(blocks: np.ndarray, block_type: str, K: int) -> np.ndarray:
+    """The block formats read element by element (ggml's block_q8_0 / block_q4_1), float64."""
+    rows = blocks.shape[0]
+    out = np.zeros((rows, K))
+    size = 34 if block_type == "q8_0" else 20
+    for r in range(rows):
+        for b in range(K // 32):
+            blk = blocks[r, b * size : (b + 1) * size]
+            d = float(blk[0:2].view(np.float16)[0])
+            for j in range(32):
+                if block_type == "q8_0":
+                    out[r, b * 32 + j] = d * float(blk[2 + j].view(np.int8))
+                else:
+                    m = float(blk[2:4].view(np.float16)[0])
+                    byte = int(blk[4 + j % 16])
+                    out[r, b * 32 + j] = d * ((byte & 0xF) if j < 16 else (byte >> 4)) + m
+    return out
+
+
+@pytest.mark.parametrize("block_type", ["q8_0", "q4_1"])
+def test_dequantize_by_hand(block_type):
+    blocks = make_blocks(block_type, 3, 64)
+    ours = np.asarray(dequantize_blocks(jnp.asarray(blocks), block_type, 64))
+    np.testing.assert_allclose(ours, by_hand(blocks, block_type, 64), rtol=1e-6, atol=1e-7)
+
+
+@pytest.fixture(scope="module")
+def smollm2_tensors():
+    return read_gguf_tensors(resolve_gguf("smollm2-135m"))
+
+
+@pytest.mark.parametrize("name", ["blk.0.attn_k.weight", "blk.3.ffn_down.weight", "token_embd.weight"])
+def test_dequantize_matches_the_gguf_package(smollm2_tensors, name):
+    t = smollm2_tensors[name]
+    m = gguf_matrix(t)
+    assert m.nbytes == t.data.nbytes  # held at the file's size
+    ours = np.asarray(m.dequantize())
+    np.testing.assert_array_equal(ours, tensor_array(t))
+    assert ours.shape == tuple(reversed([int(d) for d in t.shape]))
+    assert np.array_equal(gguf_dequantize(t.data, t.tensor_type).reshape(ours.shape), ours)
+
+
+@pytest.fixture(scope="module")
+def cpu_kernel():
+    if jax.default_backend() != "cpu":
+        pytest.skip("the FFI kernel is the CPU path")
+    assert quant_cpu.kernel_available(), "g++ could not build runtime/quant/quant_matmul.cc"
+
+
+def kernel_matmul(x, m: GGUFMatrix):
+    f = jax.jit(quant_cpu.gguf_matmul, static_argnames=("block_type", "in_features"))
+    return np.asarray(f(jnp.asarray(x), jnp.asarray(m.blocks), block_type=m.block_type, in_features=m.in_features))
+
+
+@pytest.mark.parametrize("block_type", ["q8_0", "q4_1"])
+@pytest.mark.parametrize("M", [1, 2, 3, 4, 7, 16, 40])  # <= 16: the kernel (4-row tiles and tails); 40: XLA
+@pytest.mark.parametrize("N", [1, 5, 64])  # rows of W: 4-row blocks and the tail
+def test_cpu_kernel_matches_float(cpu_kernel, block_type, M, N):
+    K = 96
+    m = GGUFMatrix(make_blocks(block_type, N, K, seed=N), block_type, K)
+    x = np.random.default_rng(M).standard_normal((M, K)).astype(np.float32)
+    expected = x.astype(np.float64) @ by_hand(m.blocks, block_type, K).T
+    np.testing.assert_allclose(kernel_matmul(x, m), expected, rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("name", ["blk.5.ffn_gate.weight", "token_embd.weight"])
+def test_cpu_kernel_on_real_tensors(cpu_kernel, smollm2_tensors, name):
+    m = gguf_matrix(smollm2_tensors[name])
+    x = np.random.default_rng(0).standard_normal((3, m.in_features)).astype(np.float32)
+    expected = x.astype(np.float64) @ tensor_array(smollm2_tensors[name]).T.astype(np.float64)
+    y = kernel_matmul(x, m)
+    assert np.abs(y - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+def test_take_rows_and_other_platforms_use_the_reference(smollm2_tensors):
+    m = jax.tree.map(jnp.asarray, gguf_matrix(smollm2_tensors["token_embd.weight"]))
+    idx = jnp.array([[0, 5], [49151, 17]], jnp.int32)
+    rows = np.asarray(m.take_rows(idx))
+    full = tensor_array(smollm2_tensors["token_embd.weight"])
+    np.testing.assert_array_equal(rows, full[np.asarray(idx)])
+    # Lowered for a GPU the matmul is the jnp dequantize-and-dot (no CPU custom call in the program).
+    w = jax.tree.map(jnp.asarray, gguf_matrix(smollm2_tensors["blk.0.attn_q.weight"]))
+    text = lower_for_cuda(lambda x, w: w.matvec(x), jnp.zeros((2, 576)), w, device_kind="NVIDIA H100 80GB HBM3")
+    assert "jaxserve_gguf_matmul" not in text and "dot_general" in text
+
+
+def test_engine_runs_the_files_blocks_like_the_dequantized_model():
+    """SmolLM2 with weight_quant="gguf": every Q4_1 / Q8_0 matrix is a GGUFMatrix, the weights take the
+    file's bytes, and the model computes what the float32 model (the same file dequantized) computes."""
+    from runtime.api import SamplingParams
+    from runtime.engine.offline import Generator
+
+    gens = {wq: Generator("smollm2-135m", weight_quant=wq, max_model_len=128) for wq in ("none", "gguf")}
+    params = gens["gguf"].params
+    mats = [
+        x for x in jax.tree.leaves(params, is_leaf=lambda x: isinstance(x, GGUFMatrix)) if isinstance(x, GGUFMatrix)
+    ]
+    assert len(mats) == 1 + 7 * gens["gguf"].config.num_layers  # the tied embedding + 7 matrices a layer
+    file_bytes = sum(
+        int(t.data.nbytes) for t in read_gguf_tensors(resolve_gguf("smollm2-135m")).values() if len(t.shape) == 2
+    )
+    assert sum(m.nbytes for m in mats) == file_bytes
+    ids = gens["none"].encode_prompt("What is the capital of France?", chat=True)
+    ref, ours = (np.asarray(g.prompt_logits(ids)) for g in gens.values())
+    assert np.abs(ours - ref).max() <= 1e-4 * np.abs(ref).max()
+    sp = SamplingParams(max_tokens=12, temperature=0.0)
+    assert gens["gguf"].generate(ids, sp)[1].token_ids == gens["none"].generate(ids, sp)[1].token_ids
