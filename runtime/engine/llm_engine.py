@@ -39,7 +39,7 @@ from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV
 from runtime.distributed.kv_transfer import stage as stage_kv
 from runtime.distributed.sharding import TensorParallel
 from runtime.dtypes import DTYPES
-from runtime.loading.gguf import LoadedGGUF, load_gguf
+from runtime.loading.gguf import LoadedGGUF, load_gguf, native_params
 from runtime.loading.presets import resolve_gguf
 from runtime.loading.tokenizer import IncrementalDetokenizer, Tokenizer
 from runtime.platform import (
@@ -50,7 +50,6 @@ from runtime.platform import (
     platform_family,
     resolve_dtype,
 )
-from runtime.quant.gguf_blocks import native_params
 from runtime.quant.kv import KV_DTYPES, kv_dtype_support_error
 from runtime.quant.weights import quantize_params
 from runtime.worker.attention import resolve_backend

@@ -23,6 +23,7 @@ tensor type) raise ``GGUFError`` with a message that names the file and the prob
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import struct
 from dataclasses import dataclass
@@ -34,6 +35,8 @@ from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 from gguf.quants import dequantize, quant_shape_to_byte_shape
 
 from runtime.models.config import ModelConfig
+
+log = logging.getLogger("runtime.loading")
 
 GGUF_MAGIC = b"GGUF"
 
@@ -240,3 +243,39 @@ def load_gguf(path: str | os.PathLike, *, dtype=np.float32) -> LoadedGGUF:
             raise
         raise GGUFError(f"{path}: {exc}") from None
     return LoadedGGUF(path=path, metadata=metadata, config=config, params=params)
+
+
+def native_params(path: str | Path) -> dict:
+    """The model's parameter tree from a GGUF file with every Q8_0 / Q4_1 matrix kept as the file's
+    blocks (``GGUFMatrix``) and every other tensor dequantized to float32 as ``load_gguf`` does."""
+    from runtime.models import get_family
+    from runtime.quant.gguf_blocks import GGUFMatrix, gguf_matrix, native_block_type
+
+    path = Path(path)
+    metadata, tensor_list = _open_gguf(path)
+    tensors = {t.name: t for t in tensor_list}
+    config = _config_of(path, metadata, tensors)
+    counts = {"native": 0, "float": 0}
+
+    def get(name: str):
+        t = tensors[name]
+        if native_block_type(t):
+            counts["native"] += int(t.data.nbytes)
+            return gguf_matrix(t)
+        counts["float"] += int(t.data.nbytes)
+        return tensor_array(t)
+
+    def unpermute(w, n_heads: int):
+        if isinstance(w, GGUFMatrix):
+            order = unpermute_qk(np.arange(w.shape[0])[:, None], n_heads)[:, 0]
+            return w.permute_rows(order)
+        return unpermute_qk(w, n_heads)
+
+    params = get_family(config.architecture).params_from_gguf(config, get, unpermute)
+    total = counts["native"] + counts["float"]
+    log.info(
+        "weight_quant=gguf: %.1f MB of %.1f MB of the file's tensors run as its own blocks (Q8_0, Q4_1)",
+        counts["native"] / 1e6,
+        total / 1e6,
+    )
+    return params

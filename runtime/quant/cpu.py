@@ -29,6 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pallas_kernels.quant_matmul import quant_matmul_reference
+from pallas_kernels.quant_matmul.gguf_blocks import dequantize_blocks, gguf_matmul_reference
 
 log = logging.getLogger("runtime.quant")
 
@@ -36,6 +37,7 @@ SOURCE = Path(__file__).parent / "quant_matmul.cc"
 FLAGS = ("-O3", "-march=native", "-std=c++17", "-shared", "-fPIC")
 TARGETS = {8: ("jaxserve_q8_matmul", "JaxserveQ8Matmul"), 4: ("jaxserve_q4_matmul", "JaxserveQ4Matmul")}
 GGUF_TARGET = ("jaxserve_gguf_matmul", "JaxserveGgufMatmul")  # the file's Q8_0 / Q4_1 blocks (gguf_blocks.py)
+GGUF_BLOCK_TYPE_ID = {"q8_0": 0, "q4_1": 1}  # the kernel's "block_type" attribute
 # Above this many rows of x (prefill chunks) the dot is compute-bound (the same FMAs as float32):
 # one float32 dequantization of the matrix is amortized and XLA's GEMM beats the kernel's
 # dot-product blocking (measured, [M, 576] x [576, 1536] int8: M = 16 kernel 0.70 ms, XLA 0.73 ms;
@@ -134,16 +136,13 @@ def matmul(x: jax.Array, q: jax.Array, scale: jax.Array, *, bits: int, group: in
 
 def gguf_matmul(x: jax.Array, blocks: jax.Array, *, block_type: str, in_features: int) -> jax.Array:
     """``x [M, K] . W^T -> [M, N]`` in x.dtype, W held as GGUF blocks (``runtime.quant.gguf_blocks``)."""
-    from runtime.quant.gguf_blocks import BLOCK_TYPE_ID, dequantize_blocks
-
     if x.shape[0] > MAX_KERNEL_ROWS or not kernel_available():
         N = blocks.shape[0]
         rows = max(8, CHUNK_BYTES // (4 * in_features))
         chunk = next((c for c in range(min(rows, N), 0, -1) if N % c == 0), N)
         x32 = x.astype(jnp.float32)
         if N // chunk < 2 or chunk < 8:
-            w = dequantize_blocks(blocks, block_type, in_features)
-            return jnp.dot(x32, w.T, precision=jax.lax.Precision.DEFAULT).astype(x.dtype)
+            return gguf_matmul_reference(x, blocks, block_type=block_type, in_features=in_features)
 
         def step(b):  # dequantize_then_dot's loop (its docstring says why): one chunk of rows at a time
             return jnp.dot(x32, dequantize_blocks(b, block_type, in_features).T, precision=jax.lax.Precision.DEFAULT)
@@ -152,7 +151,7 @@ def gguf_matmul(x: jax.Array, blocks: jax.Array, *, block_type: str, in_features
         return y.transpose(1, 0, 2).reshape(x.shape[0], N).astype(x.dtype)
     call = jax.ffi.ffi_call(GGUF_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], blocks.shape[0]), jnp.float32))
     return call(
-        x.astype(jnp.float32), blocks, block_type=np.int64(BLOCK_TYPE_ID[block_type]), threads=np.int64(THREADS)
+        x.astype(jnp.float32), blocks, block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]), threads=np.int64(THREADS)
     ).astype(x.dtype)
 
 

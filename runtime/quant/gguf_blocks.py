@@ -17,26 +17,19 @@ as before, and the engine logs how many bytes run natively.
 seams' methods (``matvec``, ``take_rows``; ``runtime.models.common``). Its matmul by platform: CPU, the C++
 kernel in ``runtime/quant/quant_matmul.cc`` (``JaxserveGgufMatmul``) for up to ``MAX_KERNEL_ROWS`` rows
 of x, else (prefill chunks, other platforms) dequantize with jnp and dot. The jnp dequantizer is the
-reference: tested against the ``gguf`` package's own (``gguf.quants.dequantize``).
+reference (``pallas_kernels.quant_matmul.gguf_blocks``), tested against the ``gguf`` package's own. The loader is
+``runtime.loading.gguf.native_params``.
 """
 
 from __future__ import annotations
-
-import logging
-from pathlib import Path
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from pallas_kernels.devices import target_platform
+from pallas_kernels.quant_matmul.gguf_blocks import BLOCK_BYTES, dequantize_blocks, gguf_matmul_reference
 from runtime.platform import platform_family
-
-log = logging.getLogger("runtime.quant")
-
-BLOCK_BYTES = {"q8_0": 34, "q4_1": 20}
-BLOCK_TYPE_ID = {"q8_0": 0, "q4_1": 1}  # the kernel's "block_type" attribute
-FFI_TARGET = ("jaxserve_gguf_matmul", "JaxserveGgufMatmul")
 
 
 @jax.tree_util.register_pytree_node_class
@@ -92,28 +85,8 @@ class GGUFMatrix:
 
             y = quant_cpu.gguf_matmul(x2, self.blocks, block_type=self.block_type, in_features=self.in_features)
         else:
-            w = self.dequantize()
-            y = jnp.dot(x2.astype(jnp.float32), w.T, precision=jax.lax.Precision.DEFAULT).astype(x.dtype)
+            y = gguf_matmul_reference(x2, self.blocks, block_type=self.block_type, in_features=self.in_features)
         return y.reshape(*lead, self.blocks.shape[0])
-
-
-def _f16(pair: jax.Array) -> jax.Array:
-    """uint8 [..., 2] (little-endian) -> float32 [...]."""
-    return jax.lax.bitcast_convert_type(pair, jnp.float16).astype(jnp.float32)
-
-
-def dequantize_blocks(blocks: jax.Array, block_type: str, in_features: int) -> jax.Array:
-    """uint8 [rows, K / 32 * B] -> float32 [rows, K], the values ``gguf.quants.dequantize`` gives."""
-    rows = blocks.shape[0]
-    b = blocks.reshape(rows, in_features // 32, BLOCK_BYTES[block_type])
-    if block_type == "q8_0":
-        q = jax.lax.bitcast_convert_type(b[..., 2:34], jnp.int8).astype(jnp.float32)
-        w = q * _f16(b[..., 0:2])[..., None]
-    else:
-        qs = b[..., 4:20]
-        codes = jnp.concatenate([qs & 0xF, qs >> 4], axis=-1).astype(jnp.float32)  # elements j, then j + 16
-        w = codes * _f16(b[..., 0:2])[..., None] + _f16(b[..., 2:4])[..., None]
-    return w.reshape(rows, in_features)
 
 
 def native_block_type(tensor) -> str | None:
@@ -132,39 +105,3 @@ def gguf_matrix(tensor) -> GGUFMatrix:
     in_features, rows = (int(d) for d in tensor.shape)  # ggml dims: [in, out]
     data = np.asarray(tensor.data).reshape(rows, in_features // 32 * BLOCK_BYTES[block_type])
     return GGUFMatrix(np.array(data, np.uint8), block_type, in_features)
-
-
-def native_params(path: str | Path) -> dict:
-    """The model's parameter tree from a GGUF file with every Q8_0 / Q4_1 matrix kept as the file's
-    blocks (``GGUFMatrix``) and every other tensor dequantized to float32 as ``load_gguf`` does."""
-    from runtime.loading.gguf import _config_of, _open_gguf, tensor_array, unpermute_qk
-    from runtime.models import get_family
-
-    path = Path(path)
-    metadata, tensor_list = _open_gguf(path)
-    tensors = {t.name: t for t in tensor_list}
-    config = _config_of(path, metadata, tensors)
-    counts = {"native": 0, "float": 0}
-
-    def get(name: str):
-        t = tensors[name]
-        if native_block_type(t):
-            counts["native"] += int(t.data.nbytes)
-            return gguf_matrix(t)
-        counts["float"] += int(t.data.nbytes)
-        return tensor_array(t)
-
-    def unpermute(w, n_heads: int):
-        if isinstance(w, GGUFMatrix):
-            order = unpermute_qk(np.arange(w.shape[0])[:, None], n_heads)[:, 0]
-            return w.permute_rows(order)
-        return unpermute_qk(w, n_heads)
-
-    params = get_family(config.architecture).params_from_gguf(config, get, unpermute)
-    total = counts["native"] + counts["float"]
-    log.info(
-        "weight_quant=gguf: %.1f MB of %.1f MB of the file's tensors run as its own blocks (Q8_0, Q4_1)",
-        counts["native"] / 1e6,
-        total / 1e6,
-    )
-    return params

@@ -11,10 +11,11 @@ import pytest
 from gguf.quants import dequantize as gguf_dequantize
 
 from pallas_kernels.lowering import lower_for_cuda
+from pallas_kernels.quant_matmul.gguf_blocks import dequantize_blocks
 from runtime.loading.gguf import read_gguf_tensors, tensor_array
 from runtime.loading.presets import resolve_gguf
 from runtime.quant import cpu as quant_cpu
-from runtime.quant.gguf_blocks import GGUFMatrix, dequantize_blocks, gguf_matrix
+from runtime.quant.gguf_blocks import GGUFMatrix, gguf_matrix
 
 
 def make_blocks(block_type: str, rows: int, K: int, seed: int = 0) -> np.ndarray:
