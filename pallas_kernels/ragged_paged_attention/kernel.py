@@ -636,7 +636,7 @@ def ragged_paged_attention_xla(call: PagedCall, *, pages_per_block: int | None =
     q, k_pages, v_pages, k_scales, v_scales = call.q, call.k_pages, call.v_pages, call.k_scales, call.v_scales
     sm_scale, sliding_window, soft_cap, dims = call.sm_scale, call.sliding_window, call.soft_cap, call.dims
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
-    page_size, R = dims.page_size, rows_per_block
+    page_size, R = dims.page_size, min(rows_per_block, T)  # a 1-token decode step: one row, not 16
     # The loop's cost is mostly per iteration, so its key block is ~32 keys whatever the page size.
     ppb = pages_per_block or max(1, XLA_KEYS_PER_BLOCK // page_size)
     block_keys = ppb * page_size

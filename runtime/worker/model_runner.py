@@ -22,7 +22,7 @@ from runtime.models import build_model
 from runtime.models.config import ModelConfig
 from runtime.models.kv_cache import AttentionMetadata, slot_mapping
 from runtime.quant.kv import KV_DTYPES, allocate_pages, split_pages
-from runtime.worker.attention import make_attend_fn
+from runtime.worker.attention import make_attend_fn, resolve_backend
 from runtime.worker.sampling import SamplingArrays, sample
 
 if TYPE_CHECKING:  # sharding imports nothing of this module: no cycle
@@ -256,7 +256,8 @@ class ModelRunner:
     """Turns a ``SchedulerOutput`` into device arrays padded to a bucket, runs the step, returns tokens.
 
     Buckets: token counts are powers of two from 16 up to the token budget, sequence counts powers of
-    two up to ``max_num_seqs`` (never more sequences than tokens). All of them are compiled by
+    two up to ``max_num_seqs`` (never more sequences than tokens); with the XLA attention also 1, 2, 4
+    and 8 tokens with as many sequences (or all of them): small decode batches. All of them are compiled by
     ``warmup()``; ``execute`` never meets a new shape after that. The page-table width is fixed
     (``ceil(max_model_len / block_size)``) and the attention loop's trip count is data, so context
     length adds no buckets. Runs on the engine's step thread.
@@ -285,6 +286,12 @@ class ModelRunner:
         self.pages_per_seq = -(-max_model_len // block_size)
         self.token_buckets = pow2_range(16, max_num_batched_tokens)
         self.seq_buckets = pow2_range(1, max_num_seqs)
+        # Below 16 tokens, buckets (t, min(t, most sequences)) for t = 1, 2, 4, 8, with the XLA attention
+        # (CPU) only: a batch-1 decode step padded to 16 rows did 16 rows of every matmul (the quantized
+        # kernels' tile path) and of attention: SmolLM2 int8 decode 10.6 tok/s -> see docs/BENCHMARKS.md.
+        # The Pallas kernels keep 16 (their query blocks); these add at most 4 programs to compile.
+        backend = resolve_backend(attention_backend, platform)
+        self.small_token_buckets = [t for t in (1, 2, 4, 8) if t < self.token_buckets[0]] if backend == "xla" else []
         self.dtype = dtype
         self.kv_dtype = kv_dtype or dtype
         self.params = params
@@ -298,12 +305,17 @@ class ModelRunner:
 
     @property
     def buckets(self) -> list[tuple[int, int]]:
-        return [(t, s) for t in self.token_buckets for s in self.seq_buckets if s <= t]
+        small = [(t, min(t, self.seq_buckets[-1])) for t in self.small_token_buckets]
+        return small + [(t, s) for t in self.token_buckets for s in self.seq_buckets if s <= t]
 
     def kv_cache_bytes(self) -> int:
         return sum(int(x.nbytes) for x in jax.tree_util.tree_leaves(self.kv_caches))  # scales included
 
     def _bucket(self, num_tokens: int, num_seqs: int) -> tuple[int, int]:
+        need = max(num_tokens, num_seqs)
+        small = next((b for b in self.small_token_buckets if b >= need), None)
+        if small is not None:
+            return small, min(small, self.seq_buckets[-1])  # >= num_seqs: num_seqs <= both
         t = next(b for b in self.token_buckets if b >= num_tokens)
         s = next(b for b in self.seq_buckets if b >= num_seqs)
         return max(t, s), s
