@@ -56,6 +56,7 @@ generate: $(STAMP)
 	$(PY) -m runtime.generate --model smollm2-135m --chat --prompt "$${PROMPT:-What is the capital of France?}"
 
 bench: $(STAMP)
+	$(PIP) install -q --disable-pip-version-check -e ".[dev,bench]"  # llama.cpp, the peer (built once)
 	$(PY) scripts/bench_generate.py
 
 clean:

@@ -1,8 +1,16 @@
-"""Batch-1 decode speed: this runtime vs Hugging Face transformers ``generate()``, same prompts, one run.
+"""Batch-1 decode speed: this runtime vs llama.cpp and Hugging Face transformers ``generate()``, same
+prompts (the same token ids), one run.
 
-Prints one JSON line: tokens/s of each (median over prompts), the ratio, and the fraction of the
-memory-bandwidth roofline each reaches (batch-1 decode reads every weight once per token). The
-bandwidth is measured in the same run with a large array copy, so the figure fits this machine.
+Prints one JSON line: tokens/s of each (median over prompts), the ratios, and the fraction of the
+memory-bandwidth roofline each reaches (batch-1 decode reads every weight once per token). Bandwidth is
+measured in the same run the way decode uses it: a streaming read (XLA's float32 matrix-vector product
+over 256 MiB, ``read_bandwidth_gbs``; the roofline figures use it); the older copy figure (read + write)
+is kept as ``copy_bandwidth_gbs``.
+
+llama.cpp (``llama-cpp-python``, the ``bench`` extra: ``pip install -e '.[bench]'``, a 6-minute build
+from source here) runs the same GGUF file, as it is (SmolLM2: Q4_1 + Q8_0), with ``--llama-threads``
+threads; its decode rate comes from llama.cpp's own counters (``llama_perf_context``: tokens and time of
+single-token evals), prompt by prompt between our modes, so machine load hits both alike.
 
 Weight-only quantization (``--weight-quant``, default ``none,int8,int4``): one Generator per mode,
 loaded side by side and run on the same prompts, interleaved prompt by prompt so a change in machine
@@ -11,7 +19,8 @@ float32 (``none``), the weight bytes a decode token reads and the fraction of ba
 top-level ``ours_*`` figures are the ``none`` (unquantized) run; HF runs float32 (skip it: ``--no-hf``).
 
     python scripts/bench_generate.py [--model smollm2-135m] [--tokens 64] [--dtype float32]
-                                     [--weight-quant none,int8,int4] [--weight-quant-group 64] [--no-hf]
+                                     [--weight-quant none,int8,int4,gguf] [--weight-quant-group 64]
+                                     [--no-hf] [--no-llama-cpp] [--llama-threads 2]
 """
 
 from __future__ import annotations
@@ -33,6 +42,24 @@ PROMPTS = [
 ]
 
 
+def measure_read_bandwidth_gbs() -> float:
+    """Streaming read: a jitted float32 [65536, 1024] . [1024] product (XLA's threads), best of 7: the
+    access pattern of a batch-1 decode step, which reads each weight once and writes almost nothing."""
+    import jax
+    import jax.numpy as jnp
+
+    m = jnp.ones((64 * 1024, 1024), jnp.float32)
+    v = jnp.ones((1024,), jnp.float32)
+    f = jax.jit(lambda m, v: m @ v)
+    f(m, v).block_until_ready()
+    best = float("inf")
+    for _ in range(7):
+        t = time.perf_counter()
+        f(m, v).block_until_ready()
+        best = min(best, time.perf_counter() - t)
+    return m.nbytes / best / 1e9
+
+
 def measure_bandwidth_gbs() -> float:
     """Host memory bandwidth from a 256 MiB NumPy copy (read + write), best of 5."""
     src = np.ones(64 * 1024 * 1024, np.float32)
@@ -46,9 +73,17 @@ def measure_bandwidth_gbs() -> float:
 
 
 def bench_ours(
-    model: str, dtype: str, n_tokens: int, prompts: list[str], modes: list[str] = ("none",), group: int = 64
+    model: str,
+    dtype: str,
+    n_tokens: int,
+    prompts: list[str],
+    modes: list[str] = ("none",),
+    group: int = 64,
+    peers: dict | None = None,
 ) -> dict[str, dict]:
-    """Per weight-quant mode: median decode tok/s and TTFT over the prompts, weight bytes; prompt ids."""
+    """Per weight-quant mode: median decode tok/s and TTFT over the prompts, weight bytes; prompt ids.
+    ``peers``: {name: make(prompt ids of the warm-up) -> run(prompt ids, n_tokens) -> tok/s}, run
+    prompt by prompt after our modes; their medians come back under ``peers``."""
     from runtime.api import SamplingParams
     from runtime.engine.offline import Generator
     from runtime.worker.model_runner import enable_compilation_cache
@@ -59,13 +94,19 @@ def bench_ours(
     ids = [gens[modes[0]].encode_prompt(p, chat=True) for p in prompts]
     for gen in gens.values():
         gen.generate(ids[0], sp)  # warm-up: compiles the prefill and decode programs (and builds the kernel)
+    runners = {name: make() for name, make in (peers or {}).items()}
+    for run in runners.values():
+        run(ids[0], 4)  # warm-up
     rates = {mode: [] for mode in modes}
     ttfts = {mode: [] for mode in modes}
-    for prompt_ids in ids:  # interleaved: every mode sees the same machine load
+    peer_rates = {name: [] for name in runners}
+    for prompt_ids in ids:  # interleaved: every mode and peer sees the same machine load
         for mode, gen in gens.items():
             _, stats = gen.generate(prompt_ids, sp)
             rates[mode].append(stats.decode_tokens_per_s)
             ttfts[mode].append(stats.ttft_s)
+        for name, run in runners.items():
+            peer_rates[name].append(run(prompt_ids, n_tokens))
     out = {}
     for mode, gen in gens.items():
         out[mode] = {
@@ -75,7 +116,38 @@ def bench_ours(
             "weight_bytes_per_token": _bytes_per_decode_token(gen),
         }
     n_params = sum(int(np.prod(x.shape)) for x in _leaves(gens["none"].params)) if "none" in gens else None
-    return {"modes": out, "params": n_params, "prompt_ids": ids}
+    peers_out = {
+        name: {"tok_s": statistics.median(r), "tok_s_runs": [round(x, 1) for x in r]} for name, r in peer_rates.items()
+    }
+    return {"modes": out, "params": n_params, "prompt_ids": ids, "peers": peers_out}
+
+
+def llama_cpp_runner(model: str, threads: int):
+    """``make()`` for bench_ours' peers: llama.cpp on the same GGUF file. ``run(ids, n)`` evaluates the
+    prompt, then n - 1 greedy single-token evals, and returns llama.cpp's own decode rate
+    (``n_eval / t_eval``; the prompt's eval is counted apart, as ``n_p_eval``)."""
+
+    def make():
+        import llama_cpp
+
+        from runtime.loading.presets import resolve_gguf
+
+        llm = llama_cpp.Llama(
+            model_path=str(resolve_gguf(model)), n_threads=threads, n_ctx=1024, n_batch=512, verbose=False
+        )
+
+        def run(ids, n):
+            llm.reset()
+            llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
+            llm.eval(list(ids))
+            for _ in range(n - 1):
+                llm.eval([int(llm.sample(temp=0.0))])
+            perf = llama_cpp.llama_perf_context(llm._ctx.ctx)
+            return 1000.0 * perf.n_eval / perf.t_eval_ms if perf.t_eval_ms else 0.0
+
+        return run
+
+    return make
 
 
 def _bytes_per_decode_token(gen) -> int:
@@ -139,11 +211,13 @@ def main(argv=None) -> int:
     p.add_argument("--prompts", type=int, default=len(PROMPTS))
     p.add_argument(
         "--weight-quant",
-        default="none,int8,int4",
+        default="none,int8,int4,gguf",
         help="comma-separated weight-only quantization modes to compare (none = float weights)",
     )
     p.add_argument("--weight-quant-group", type=int, default=64, help="int4 group size (32, 64 or 128)")
     p.add_argument("--no-hf", action="store_true", help="skip the Hugging Face transformers baseline")
+    p.add_argument("--no-llama-cpp", action="store_true", help="skip the llama.cpp peer")
+    p.add_argument("--llama-threads", type=int, default=2, help="llama.cpp threads (this machine has 2 cores)")
     args = p.parse_args(argv)
     modes = [m.strip() for m in args.weight_quant.split(",") if m.strip()]
     from runtime.api import WEIGHT_QUANT_MODES
@@ -157,11 +231,23 @@ def main(argv=None) -> int:
     import jax
 
     prompts = PROMPTS[: args.prompts]
-    bandwidth = measure_bandwidth_gbs()
+    copy_bandwidth = measure_bandwidth_gbs()
+    bandwidth = measure_read_bandwidth_gbs()
+    peers, llama_note = {}, None
+    if not args.no_llama_cpp:
+        try:
+            import llama_cpp  # noqa: F401
+
+            peers[f"llama_cpp_{args.llama_threads}t"] = llama_cpp_runner(args.model, args.llama_threads)
+        except ImportError:
+            llama_note = "llama-cpp-python is not installed (pip install -e '.[bench]')"
+            print(f"llama.cpp peer skipped: {llama_note}", file=sys.stderr)
     print(
-        f"memory bandwidth ~{bandwidth:.1f} GB/s; benchmarking {args.model} ({', '.join(modes)}) ...", file=sys.stderr
+        f"streaming read ~{bandwidth:.1f} GB/s (copy {copy_bandwidth:.1f}); benchmarking {args.model} "
+        f"({', '.join(modes + list(peers))}) ...",
+        file=sys.stderr,
     )
-    ours = bench_ours(args.model, args.dtype, args.tokens, prompts, modes, args.weight_quant_group)
+    ours = bench_ours(args.model, args.dtype, args.tokens, prompts, modes, args.weight_quant_group, peers)
     per_mode = ours["modes"]
     base = per_mode.get("none")
     quant = {}
@@ -182,7 +268,8 @@ def main(argv=None) -> int:
         "dtype": args.dtype,
         "new_tokens": args.tokens,
         "prompts": len(prompts),
-        "memory_bandwidth_gbs": round(bandwidth, 2),
+        "read_bandwidth_gbs": round(bandwidth, 2),
+        "copy_bandwidth_gbs": round(copy_bandwidth, 2),
     }
     if base:
         result |= {
@@ -201,6 +288,21 @@ def main(argv=None) -> int:
             "ratio_ours_over_hf": round(base["tok_s"] / hf["tok_s"], 3),
             "hf_fraction_of_bandwidth": round(hf["tok_s"] * hf_weight_bytes / (bandwidth * 1e9), 3),
         }
+    if peers or llama_note:
+        llama = next(iter(ours["peers"].values()), None)
+        result["llama_cpp"] = (
+            {"skipped": llama_note}
+            if llama is None
+            else {
+                "threads": args.llama_threads,
+                "file": "the same GGUF, its own blocks",
+                "tok_s": round(llama["tok_s"], 2),
+                "tok_s_runs": llama["tok_s_runs"],
+            }
+        )
+        if llama is not None:
+            for mode in quant:
+                quant[mode]["ratio_vs_llama_cpp"] = round(quant[mode]["tok_s"] / llama["tok_s"], 3)
     if modes != ["none"]:
         from runtime.quant import cpu as quant_cpu
 

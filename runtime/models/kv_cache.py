@@ -60,12 +60,38 @@ def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Arr
     return _write_pages(k_pages, k, slot_mapping), _write_pages(v_pages, v, slot_mapping)
 
 
+# Rows are written with dynamic-update-slices into the pages as they are shaped, not a scatter into a
+# reshaped view: XLA's scatter skips out-of-bounds rows, so XLA:CPU read each target row back (JAX's
+# promise_in_bounds does not reach XLA's scatter), and an update through a reshape is not done in place
+# either; both made it copy every layer's K and V pages on every step (60 copies of the whole cache per
+# decode step for SmolLM2: at 8K context, 377 MB a token). A dynamic-update-slice at (page, offset)
+# clamps (slots are always valid: padding rows write to the null block) and updates the donated pages
+# in place. Up to ``UNROLL_ROWS`` rows are unrolled (decode steps); longer steps write in a loop.
+UNROLL_ROWS = 16
+
+
+def _set_rows(pages: jax.Array, rows: jax.Array, slots: jax.Array) -> jax.Array:
+    """pages [P, page, ...] with slot s = page * page_size + offset set to rows[i] for s = slots[i], in
+    order (a repeated slot keeps the last row)."""
+    page_size = pages.shape[1]
+    zeros = (0,) * (pages.ndim - 2)
+    rows = rows.astype(pages.dtype)
+
+    def put(i, pg):
+        row = jax.lax.dynamic_slice_in_dim(rows, i, 1)[None]  # [1, 1, ...]
+        return jax.lax.dynamic_update_slice(pg, row, (slots[i] // page_size, slots[i] % page_size, *zeros))
+
+    if rows.shape[0] <= UNROLL_ROWS:
+        for i in range(rows.shape[0]):
+            pages = put(i, pages)
+        return pages
+    return jax.lax.fori_loop(0, rows.shape[0], put, pages)
+
+
 def _write_pages(pages, x: jax.Array, slot_mapping: jax.Array):
-    num_pages, page_size, kvh, d = pages.shape
     if isinstance(pages, QuantizedPages):
         codes, scales = quantize(x, pages.codes.dtype)  # [T, KVH, D], [T, KVH]
         return QuantizedPages(
-            pages.codes.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(codes).reshape(pages.shape),
-            pages.scales.reshape(num_pages * page_size, kvh).at[slot_mapping].set(scales).reshape(pages.shape[:3]),
+            _set_rows(pages.codes, codes, slot_mapping), _set_rows(pages.scales, scales, slot_mapping)
         )
-    return pages.reshape(num_pages * page_size, kvh, d).at[slot_mapping].set(x.astype(pages.dtype)).reshape(pages.shape)
+    return _set_rows(pages, x, slot_mapping)
