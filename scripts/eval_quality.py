@@ -9,7 +9,7 @@ earlier ones back from the possibly quantized cache). Against the float32 / floa
 - KL divergence KL(reference || quantized) of the next-token distributions, mean over positions (nats);
 - perplexity of the corpus under each precision (the reference's too), and the largest |logit| gap.
 
-    python scripts/eval_quality.py [--model smollm2-135m] [--weights none,int8,int4] [--kv float32,int8]
+    python scripts/eval_quality.py [--model smollm2-135m] [--weights none,int8,int4,gguf] [--kv float32,int8]
                                    [--chunk 128] [--out out/eval_quality.json]
 """
 
@@ -61,6 +61,16 @@ def compare(ref: np.ndarray, got: np.ndarray, next_ids: np.ndarray) -> dict:
     }
 
 
+# Which is which: our INT8 / INT4 quantize the dequantized file again (a second rounding, meant for float
+# sources); gguf runs the file's own blocks (the same values as the float32 reference).
+WEIGHT_SOURCES = {
+    "none": "the file's blocks dequantized to float32 (the reference)",
+    "int8": "float32 re-quantized to our INT8 grid",
+    "int4": "float32 re-quantized to our INT4 grid",
+    "gguf": "the file's own blocks (Q4_1 / Q8_0 for SmolLM2), as stored",
+}
+
+
 def engine_kwargs(weights: str, kv: str) -> dict:
     """The EngineConfig fields for one precision combination (fields checked against the dataclass)."""
     from runtime.api import EngineConfig
@@ -81,7 +91,12 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", default="smollm2-135m")
     p.add_argument("--corpus", default="data/corpus.md")
-    p.add_argument("--weights", default="none,int8,int4", help="weight precisions (none = float32)")
+    p.add_argument(
+        "--weights",
+        default="none,int8,int4,gguf",
+        help="weight precisions: none = the file dequantized to float32; int8 / int4 = that float32 quantized again "
+        "to our grids; gguf = the file's own blocks",
+    )
     p.add_argument("--kv", default="float32,int8", help="KV-cache precisions")
     p.add_argument("--chunk", type=int, default=128, help="prefill chunk (tokens) while scoring")
     p.add_argument("--out", default="out/eval_quality.json")
@@ -128,6 +143,7 @@ def main(argv=None) -> int:
         nll = np.concatenate([x["nll"] for x in parts])
         row = {
             "weights": weights,
+            "weights_source": WEIGHT_SOURCES.get(weights, weights),
             "kv": kv,
             "tokens_scored": int(len(agree)),
             "next_token_agreement": float(agree.mean()),

@@ -395,6 +395,14 @@ inline float f16_to_f32(const uint8_t* p) {
 
 #ifdef JAXSERVE_AVX512
 
+// Each of the R rows is its own stream (rows are row_bytes apart): one prefetch a row a block, a few
+// blocks ahead, keeps every stream's next lines on the way (prefetching every other row, the first
+// version, ran the Q8_0 LM head at 4.7 GB/s).
+template <int R>
+inline void gguf_prefetch(const uint8_t* w, int64_t row_bytes, int64_t off) {
+  UNROLL for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * row_bytes + off + 256), _MM_HINT_T0);
+}
+
 template <int MT, int R>
 inline void gguf_q8_0_block(const GgufProblem& p, int64_t m0, int64_t n0) {
   __m512 acc[MT][R];
@@ -405,7 +413,7 @@ inline void gguf_q8_0_block(const GgufProblem& p, int64_t m0, int64_t n0) {
   const int64_t nb = p.K / 32;
   for (int64_t b = 0; b < nb; ++b) {
     const int64_t off = b * 34;
-    UNROLL for (int r = 0; r < R; r += 2) _mm_prefetch(reinterpret_cast<const char*>(w + r * p.row_bytes + off + 512), _MM_HINT_T0);
+    gguf_prefetch<R>(w, p.row_bytes, off);
     __m512 lo[R], hi[R], d[R];
     UNROLL for (int r = 0; r < R; ++r) {
       const uint8_t* blk = w + r * p.row_bytes + off;
@@ -434,7 +442,7 @@ inline void gguf_q4_1_block(const GgufProblem& p, int64_t m0, int64_t n0) {
   const __m512 codes = _mm512_setr_ps(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   for (int64_t b = 0; b < nb; ++b) {
     const int64_t off = b * 20;
-    UNROLL for (int r = 0; r < R; r += 2) _mm_prefetch(reinterpret_cast<const char*>(w + r * p.row_bytes + off + 512), _MM_HINT_T0);
+    gguf_prefetch<R>(w, p.row_bytes, off);
     __m512 lo[R], hi[R];
     UNROLL for (int r = 0; r < R; ++r) {
       const uint8_t* blk = w + r * p.row_bytes + off;
@@ -481,6 +489,7 @@ void gguf_rows_r(const GgufProblem& p, int64_t n0, int64_t n1, int64_t* n_done) 
 template <bool Q4>
 void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
   int64_t n = n0;
+  if (p.M == 1) gguf_rows_r<Q4, 8>(p, n, n1, &n);  // one row of x: 8 independent accumulator chains
   gguf_rows_r<Q4, 4>(p, n, n1, &n);
   gguf_rows_r<Q4, 1>(p, n, n1, &n);
 }
