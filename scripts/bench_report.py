@@ -167,10 +167,18 @@ def collect(raw: Path) -> list[dict]:
         compare("bench_kv_quant.py", kvq and kvq["kv_dtypes"], "float32", dt, "KV-cache quantization", metrics)
     gen_file = raw / "bench_generate.json"
     if gen_file.exists():
-        by = next((r["weight_quant"] for r in _jsonl(gen_file.read_text()) if "weight_quant" in r), {})
-        for q in ("int8", "int4"):
+        run = next((r for r in _jsonl(gen_file.read_text()) if "weight_quant" in r), {})
+        by = run.get("weight_quant", {})
+        for q in ("int8", "int4", "gguf"):
             metrics = [(f"batch-1 decode, {q} vs float32 weights", ("tok_s",), "tok/s")]
             compare("bench_generate.py", by, "none", q, "weight quantization", metrics)
+        llama = run.get("llama_cpp", {})
+        if "tok_s" in llama:  # the peer: llama.cpp on the same file, same prompt ids, same run
+            for q, r in by.items():
+                metric = (
+                    f"batch-1 decode, ours ({q} weights) vs llama.cpp ({llama['threads']} threads, the file's blocks)"
+                )
+                add("peer: this engine vs llama.cpp", metric, llama["tok_s"], r["tok_s"], "tok/s", "bench_generate.py")
     if pre := _json(raw / "bench_prefix.json"):
         metrics = [(f"TTFT p50, {pre['system_prompt_tokens']}-token shared system prompt", ("ttft_ms_p50",), "ms")]
         compare("bench_prefix.py", pre, "off", "on", "prefix caching", metrics)
