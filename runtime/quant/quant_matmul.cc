@@ -30,6 +30,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -277,32 +278,33 @@ void rows(const Problem& p, int64_t n0, int64_t n1) {
 
 #endif
 
-// Shared by the caller and its helpers; heap-allocated so a helper that runs after the call
-// returned still touches live memory.
-struct Work {
-  Problem p;
-  bool int4;
-  int64_t num_tiles;
+// Rows of W in tiles of kTileRows, claimed from an atomic counter by the caller and (opt-in) helpers
+// on XLA's pool. Shared by both; heap-allocated so a helper that runs after the call returned still
+// touches live memory. Every kernel of this file runs through it.
+struct Tiles {
+  std::function<void(int64_t, int64_t)> rows;  // computes rows [n0, n1) of y
+  int64_t N, num_tiles;
   std::atomic<int64_t> next{0};
   std::atomic<int64_t> done{0};
 
   void run() {
     for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < num_tiles;) {
-      const int64_t n0 = t * kTileRows, n1 = std::min(p.N, n0 + kTileRows);
-      int4 ? rows<true>(p, n0, n1) : rows<false>(p, n0, n1);
+      rows(t * kTileRows, std::min(N, (t + 1) * kTileRows));
       done.fetch_add(1, std::memory_order_release);
     }
   }
 };
 
-// max_threads: the caller plus helpers on XLA's pool (runtime/quant/cpu.py THREADS says why 1 is the default).
-void matmul(ffi::ThreadPool& pool, const Problem& p, bool int4, int64_t max_threads) {
-  auto work = std::make_shared<Work>();
-  work->p = p;
-  work->int4 = int4;
-  work->num_tiles = (p.N + kTileRows - 1) / kTileRows;
+// max_threads: the caller plus helpers on XLA's pool (runtime/quant/cpu.py THREADS says why 1 is the
+// default); w_bytes: the matrix's size (small ones stay on one thread: a wake-up costs more).
+void run_tiles(ffi::ThreadPool& pool, int64_t N, int64_t w_bytes, int64_t max_threads,
+               std::function<void(int64_t, int64_t)> rows) {
+  auto work = std::make_shared<Tiles>();
+  work->rows = std::move(rows);
+  work->N = N;
+  work->num_tiles = (N + kTileRows - 1) / kTileRows;
   int64_t threads = std::min(std::max<int64_t>(1, pool.num_threads()), std::max<int64_t>(1, max_threads));
-  if (p.N * p.row_bytes < kMinParallelBytes) threads = 1;
+  if (w_bytes < kMinParallelBytes) threads = 1;
   threads = std::min(threads, work->num_tiles);
   for (int64_t i = 1; i < threads; ++i) pool.Schedule([work] { work->run(); });
   work->run();
@@ -313,6 +315,11 @@ void matmul(ffi::ThreadPool& pool, const Problem& p, bool int4, int64_t max_thre
     std::this_thread::yield();
 #endif
   }
+}
+
+void matmul(ffi::ThreadPool& pool, const Problem& p, bool int4, int64_t max_threads) {
+  run_tiles(pool, p.N, p.N * p.row_bytes, max_threads,
+            [p, int4](int64_t n0, int64_t n1) { int4 ? rows<true>(p, n0, n1) : rows<false>(p, n0, n1); });
 }
 
 ffi::Error check(bool ok, const char* msg) {
@@ -526,22 +533,6 @@ void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
 
 #endif
 
-struct GgufWork {
-  GgufProblem p;
-  bool q4;
-  int64_t num_tiles;
-  std::atomic<int64_t> next{0};
-  std::atomic<int64_t> done{0};
-
-  void run() {
-    for (int64_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < num_tiles;) {
-      const int64_t n0 = t * kTileRows, n1 = std::min(p.N, n0 + kTileRows);
-      q4 ? gguf_rows<true>(p, n0, n1) : gguf_rows<false>(p, n0, n1);
-      done.fetch_add(1, std::memory_order_release);
-    }
-  }
-};
-
 ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::U8> w,
                     ffi::ResultBuffer<ffi::F32> y, int64_t block_type, int64_t threads) {
   const auto xd = x.dimensions(), wd = w.dimensions();
@@ -550,22 +541,10 @@ ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<f
                      "gguf matmul: x [M, K] (K a multiple of 32), w [N, K / 32 * block bytes]");
       e.failure())
     return e;
-  auto work = std::make_shared<GgufWork>();
-  work->p = GgufProblem{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]};
-  work->q4 = block_type == 1;
-  work->num_tiles = (wd[0] + kTileRows - 1) / kTileRows;
-  int64_t n_threads = std::min(std::max<int64_t>(1, pool.num_threads()), std::max<int64_t>(1, threads));
-  if (wd[0] * wd[1] < kMinParallelBytes) n_threads = 1;
-  n_threads = std::min(n_threads, work->num_tiles);
-  for (int64_t i = 1; i < n_threads; ++i) pool.Schedule([work] { work->run(); });
-  work->run();
-  while (work->done.load(std::memory_order_acquire) < work->num_tiles) {
-#ifdef JAXSERVE_AVX512
-    _mm_pause();
-#else
-    std::this_thread::yield();
-#endif
-  }
+  const GgufProblem p{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]};
+  const bool q4 = block_type == 1;
+  run_tiles(pool, p.N, p.N * p.row_bytes, threads,
+            [p, q4](int64_t n0, int64_t n1) { q4 ? gguf_rows<true>(p, n0, n1) : gguf_rows<false>(p, n0, n1); });
   return ffi::Error::Success();
 }
 
