@@ -60,32 +60,15 @@ def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Arr
     return _write_pages(k_pages, k, slot_mapping), _write_pages(v_pages, v, slot_mapping)
 
 
-# Rows are written with dynamic-update-slices into the pages as they are shaped, not a scatter into a
-# reshaped view: XLA's scatter skips out-of-bounds rows, so XLA:CPU read each target row back (JAX's
-# promise_in_bounds does not reach XLA's scatter), and an update through a reshape is not done in place
-# either; both made it copy every layer's K and V pages on every step (60 copies of the whole cache per
-# decode step for SmolLM2: at 8K context, 377 MB a token). A dynamic-update-slice at (page, offset)
-# clamps (slots are always valid: padding rows write to the null block) and updates the donated pages
-# in place. Up to ``UNROLL_ROWS`` rows are unrolled (decode steps); longer steps write in a loop.
-UNROLL_ROWS = 16
-
-
+# Rows are scattered into the pages as they are shaped, at (page, offset): the earlier scatter into a
+# reshaped [P * page, ...] view made XLA:CPU copy every layer's K and V pages on every step (60 copies
+# of the whole cache per SmolLM2 decode step: at 8K context, 377 MB a token; seen in the compiled HLO).
+# Dynamic-update-slices row by row also avoided the copy but unrolled into 960 ops for a 16-token step
+# (13 s to compile it instead of 5). Slots are always valid: padding rows write to the null block.
 def _set_rows(pages: jax.Array, rows: jax.Array, slots: jax.Array) -> jax.Array:
-    """pages [P, page, ...] with slot s = page * page_size + offset set to rows[i] for s = slots[i], in
-    order (a repeated slot keeps the last row)."""
+    """pages [P, page, ...] with slot s = page * page_size + offset set to rows[i] for s = slots[i]."""
     page_size = pages.shape[1]
-    zeros = (0,) * (pages.ndim - 2)
-    rows = rows.astype(pages.dtype)
-
-    def put(i, pg):
-        row = jax.lax.dynamic_slice_in_dim(rows, i, 1)[None]  # [1, 1, ...]
-        return jax.lax.dynamic_update_slice(pg, row, (slots[i] // page_size, slots[i] % page_size, *zeros))
-
-    if rows.shape[0] <= UNROLL_ROWS:
-        for i in range(rows.shape[0]):
-            pages = put(i, pages)
-        return pages
-    return jax.lax.fori_loop(0, rows.shape[0], put, pages)
+    return pages.at[slots // page_size, slots % page_size].set(rows.astype(pages.dtype), mode="promise_in_bounds")
 
 
 def _write_pages(pages, x: jax.Array, slot_mapping: jax.Array):
