@@ -34,6 +34,7 @@ ATTENTION_BACKENDS = (
     "pallas_tpu_interpret",
     "pallas_interpret",
 )
+SPECULATIVE_METHODS = ("none", "ngram")
 WEIGHT_QUANT_MODES = ("none", "int8", "int4", "gguf")  # gguf: the file's own blocks (runtime/quant/gguf_blocks.py)
 INT4_GROUPS = (32, 64, 128)
 DEFAULT_MEMORY_FRACTION = 0.9  # of the device's memory, weights + KV cache + working memory together
@@ -178,12 +179,26 @@ class EngineConfig:
     enable_chunked_prefill: bool = True
     enable_prefix_caching: bool = True  # share the KV of full prompt blocks seen before
     compilation_cache: bool = True
+    # A server's warm-up (LocalEngine.start): compile the largest and the one-token bucket, report ready, and
+    # compile the other buckets on a background thread (steps pad to a compiled bucket meanwhile). False:
+    # every bucket before ready.
+    background_compile: bool = True
     # Weight-only quantization of the loaded parameters (runtime/quant/weights.py): none | int8 (a scale per
     # output channel) | int4 (a scale per weight_quant_group input columns: 32, 64 or 128).
     weight_quant: str = "none"
     weight_quant_group: int = 64
+    # CPU, float32, weight_quant none: hold the weights row-major and run products of up to 16 rows through the
+    # C++ kernel (runtime/quant/cpu.py dense_matmul; XLA's own dot is 2x slower there). Same weights.
+    dense_kernel: bool = True
     # Split the model over this many devices (runtime/distributed/sharding.py: heads, MLP columns, KV cache by kv head).
     tensor_parallel: int = 1
+    # Speculative decoding (runtime/core/speculative.py): none | ngram (prompt lookup: drafts are the tokens
+    # that followed the latest earlier occurrence of the last prompt_lookup_max..prompt_lookup_min tokens);
+    # num_speculative_tokens drafts per request per step, verified in the same ragged step.
+    speculative: str = "none"
+    num_speculative_tokens: int = 3
+    prompt_lookup_min: int = 2
+    prompt_lookup_max: int = 4
 
     def __post_init__(self) -> None:
         if self.dtype is not None and self.dtype != "auto" and self.dtype not in DTYPE_NAMES:
@@ -194,7 +209,22 @@ class EngineConfig:
             raise ValueError(
                 f"attention_backend must be one of {', '.join(ATTENTION_BACKENDS)}; got {self.attention_backend!r}"
             )
-        for name in ("block_size", "max_num_seqs", "max_num_batched_tokens", "max_model_len", "tensor_parallel"):
+        if self.speculative not in SPECULATIVE_METHODS:
+            raise ValueError(f"speculative must be one of {', '.join(SPECULATIVE_METHODS)}; got {self.speculative!r}")
+        if self.prompt_lookup_min > self.prompt_lookup_max:
+            raise ValueError(
+                f"prompt_lookup_min ({self.prompt_lookup_min}) must be <= prompt_lookup_max ({self.prompt_lookup_max})"
+            )
+        for name in (
+            "block_size",
+            "max_num_seqs",
+            "max_num_batched_tokens",
+            "max_model_len",
+            "tensor_parallel",
+            "num_speculative_tokens",
+            "prompt_lookup_min",
+            "prompt_lookup_max",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
         if self.kv_cache_bytes is not None and self.kv_cache_bytes < 1:
@@ -230,6 +260,8 @@ class EngineStats:
     num_blocks: int
     prefix_cache_queries: int = 0  # prompt tokens looked up in the prefix cache
     prefix_cache_hits: int = 0  # of which found
+    spec_draft_tokens: int = 0  # speculative decoding: draft tokens verified
+    spec_accepted_tokens: int = 0  # of which kept
 
 
 class EngineClient(Protocol):

@@ -21,8 +21,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
@@ -47,21 +45,18 @@ def main(argv=None) -> int:
     runner = gen.engine.runner
     times = {"prepare_ms": [], "step_ms": []}
 
-    def execute(out):  # ModelRunner.execute, timed
-        runner.forget(out.finished_req_ids)
-        if out.is_empty:
-            return {}
-        t0 = time.perf_counter()
-        inputs, req_ids = runner.prepare(out)
-        t1 = time.perf_counter()
-        tokens, runner.kv_caches = runner._step(runner.params, runner.kv_caches, inputs)
-        tokens = np.asarray(tokens)
-        times["prepare_ms"].append((t1 - t0) * 1e3)
-        times["step_ms"].append((time.perf_counter() - t1) * 1e3)
-        row = {r: i for i, r in enumerate(req_ids)}
-        return {r: int(tokens[row[r]]) for r in out.sample_req_ids}
+    prepare, run = runner.prepare, runner.run
 
-    runner.execute = execute
+    def timed(fn, key):  # ModelRunner.prepare / ModelRunner.run, timed
+        def wrapper(*a):
+            t0 = time.perf_counter()
+            result = fn(*a)
+            times[key].append((time.perf_counter() - t0) * 1e3)
+            return result
+
+        return wrapper
+
+    runner.prepare, runner.run = timed(prepare, "prepare_ms"), timed(run, "step_ms")
     ids = gen.encode_prompt("Write a short story about a lighthouse keeper.", chat=True)
     gen.generate(ids, SamplingParams(max_tokens=args.tokens, ignore_eos=True))  # warm-up
     for v in times.values():

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from runtime.api import SamplingParams
 from runtime.core.kv_cache_manager import KVCacheManager
 from runtime.core.request import Request, RequestStatus
+from runtime.core.speculative import NgramProposer, SpeculativeConfig, num_accepted
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class SchedulerConfig:
       prompt cannot crowd the other requests out of a step (needs chunked prefill).
     - ``enable_prefix_caching``: reuse the KV of full blocks whose tokens (and every token before
       them) match an earlier request's; ``prefix_cache_salt`` goes into every block hash.
+    - ``speculative``: n-gram speculative decoding (runtime/core/speculative.py); None: off.
     """
 
     max_num_batched_tokens: int
@@ -62,6 +64,7 @@ class SchedulerConfig:
     long_prefill_token_threshold: int | None = None
     enable_prefix_caching: bool = False
     prefix_cache_salt: str = ""  # part of every block hash: the model, or anything else that changes KV
+    speculative: SpeculativeConfig | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_num_batched_tokens", "max_num_seqs", "max_model_len", "block_size"):
@@ -124,6 +127,10 @@ class SchedulerOutput:
     sampling_params: dict[str, SamplingParams]
     preempted_req_ids: tuple[str, ...]
     finished_req_ids: tuple[str, ...]
+    # Speculative decoding: draft tokens of decoding requests, the last entries of their token_ids (and
+    # counted in num_scheduled_tokens). The runner samples a token after every one of them too and
+    # returns the list (the token after the real one, then one after each draft) for such a request.
+    draft_token_ids: dict[str, list[int]] = field(default_factory=dict)
     # Requests prefilled by another engine, admitted this step (also in scheduled_new_reqs): their
     # prompt's KV must be written into block_tables[r] from position imported_kv_starts[r] (the
     # positions before it are this engine's own prefix-cache hits) before the step runs.
@@ -178,6 +185,7 @@ class Scheduler:
         self.prefilled: deque[Request] = deque()
         self._finished_req_ids: list[str] = []  # since the last schedule()
         self.num_preemptions_total = 0
+        self.proposer = NgramProposer(config.speculative) if config.speculative else None
 
     # ---- requests in and out -------------------------------------------------------------------
 
@@ -271,7 +279,42 @@ class Scheduler:
                 computed_before[request.request_id] = request.num_computed_tokens
                 is_resumed = request.num_preemptions > 0
                 (resumed_ids if is_resumed else new_ids).append(request.request_id)
-        return self._make_output(scheduled, computed_before, running_ids, new_ids, resumed_ids, preempted, imported)
+        drafts = self._schedule_drafts(scheduled, running_ids) if self.proposer and not preempted else {}
+        return self._make_output(
+            scheduled, computed_before, running_ids, new_ids, resumed_ids, preempted, imported, drafts
+        )
+
+    def _schedule_drafts(self, scheduled: dict[str, int], running_ids: list[str]) -> dict[str, list[int]]:
+        """Draft tokens for the decoding requests, with the budget that new prompts left over (a first
+        token matters more than a faster stream), and only where their blocks can be had without
+        preempting anyone. A request never gets more drafts than it has tokens left to generate
+        minus one (the token sampled after the drafts), so max_tokens and max_model_len still hold.
+        Each draft is also one more sampled row, and the step samples at most ``max_num_seqs`` rows (the
+        width of its sampling axis): drafts fill the seats that requests leave empty."""
+        budget = self.config.max_num_batched_tokens - sum(scheduled.values())
+        rows = self.config.max_num_seqs - len(scheduled)
+        drafts: dict[str, list[int]] = {}
+        for rid in running_ids:
+            budget = min(budget, rows)
+            if budget <= 0:
+                break
+            request = self.requests[rid]
+            if scheduled[rid] != 1 or request.num_tokens - request.num_computed_tokens != 1:
+                continue  # a prompt chunk or a recompute, not a decode step
+            left = min(
+                request.sampling_params.max_tokens - request.num_output_tokens,
+                self.config.max_model_len - request.num_tokens + 1,
+            )
+            k = min(budget, left - 1)
+            if k < 1:
+                continue
+            draft = self.proposer.propose(rid, request.all_token_ids, k)
+            if not draft or self.kv_cache_manager.allocate_slots(request, 1 + len(draft)) is None:
+                continue
+            drafts[rid] = draft
+            budget -= len(draft)
+            rows -= len(draft)
+        return drafts
 
     def _num_tokens_to_schedule(self, request: Request, num_computed: int, budget: int) -> int:
         num_new = request.num_tokens - num_computed
@@ -369,15 +412,18 @@ class Scheduler:
         resumed_ids: list[str],
         preempted: list[str],
         imported: dict[str, int],
+        drafts: dict[str, list[int]],
     ) -> SchedulerOutput:
         token_ids: dict[str, list[int]] = {}
         sample_ids: list[str] = []
         for req_id, num_new in scheduled.items():
             request = self.requests[req_id]
             start = computed_before[req_id]
-            token_ids[req_id] = request.token_slice(start, start + num_new)
+            token_ids[req_id] = request.token_slice(start, start + num_new) + drafts.get(req_id, [])
             if start + num_new == request.num_tokens:
                 sample_ids.append(req_id)
+        for req_id, draft in drafts.items():
+            scheduled[req_id] += len(draft)
         finished = tuple(self._finished_req_ids)
         self._finished_req_ids = []
         return SchedulerOutput(
@@ -394,37 +440,57 @@ class Scheduler:
             preempted_req_ids=tuple(preempted),
             finished_req_ids=finished,
             imported_kv_starts=imported,
+            draft_token_ids=drafts,
         )
 
     # ---- results of a step ---------------------------------------------------------------------
 
     def update_from_output(
-        self, scheduler_output: SchedulerOutput, sampled_token_ids: dict[str, int]
+        self, scheduler_output: SchedulerOutput, sampled_token_ids: dict[str, int | list[int]]
     ) -> list[RequestUpdate]:
         """Advance ``num_computed_tokens`` by what the step computed, append the sampled tokens,
         finish requests that hit a stop condition and free their KV.
 
         ``sampled_token_ids`` must hold a token for every id in ``scheduler_output.sample_req_ids``
-        (requests aborted since ``schedule()`` may be missing) and for no other id. Returns one
-        update per request that produced a token, in step order.
+        (requests aborted since ``schedule()`` may be missing) and for no other id: an int, or for a
+        request with drafts the list of 1 + len(drafts) tokens sampled after its real token and after
+        each draft. The drafts are kept while they equal what was sampled, and the request gains the
+        kept ones plus the token sampled after them; its KV counts only the rows fed the right tokens.
+        Returns one update per request that produced tokens, in step order.
         """
         self._check_sampled(scheduler_output, sampled_token_ids)
         updates: list[RequestUpdate] = []
+        drafts = scheduler_output.draft_token_ids
         for req_id, num_new in scheduler_output.num_scheduled_tokens.items():
             request = self._running_request(req_id)
             if request is None:
                 continue  # aborted between schedule() and now
-            request.num_computed_tokens += num_new
+            draft = drafts.get(req_id)
+            if draft:
+                sampled = list(sampled_token_ids[req_id])
+                kept = num_accepted(draft, sampled)
+                self.proposer.record(req_id, len(draft), kept)
+                request.num_computed_tokens += num_new - len(draft) + kept
+                tokens = sampled[: kept + 1]
+            else:
+                request.num_computed_tokens += num_new
+                tokens = None
             self.kv_cache_manager.cache_full_blocks(request)
             if request.num_computed_tokens < request.num_tokens:
                 continue  # a prompt (or a recompute after preemption) still catching up
-            token = sampled_token_ids[req_id]
-            self._append_token(request, token)
-            status = self._stop_status(request, token)
+            tokens = tokens or [sampled_token_ids[req_id]]
+            appended: list[int] = []
+            status = None
+            for token in tokens:
+                self._append_token(request, token)
+                appended.append(token)
+                status = self._stop_status(request, token)
+                if status is not None:
+                    break
             if status is not None:
                 self.running.remove(request)
                 self._finish(request, status)
-            updates.append(RequestUpdate(req_id, (token,), request.finish_reason))
+            updates.append(RequestUpdate(req_id, tuple(appended), request.finish_reason))
         return updates
 
     def _running_request(self, req_id: str) -> Request | None:
@@ -462,6 +528,8 @@ class Scheduler:
 
     def _finish(self, request: Request, status: RequestStatus) -> None:
         self.kv_cache_manager.free(request)
+        if self.proposer:
+            self.proposer.forget(request.request_id)
         request.status = status
         request.finish_time = self._clock()
         del self.requests[request.request_id]

@@ -34,6 +34,7 @@ from runtime.core.kv_sizing import (
 )
 from runtime.core.request import Request
 from runtime.core.scheduler import Scheduler, SchedulerConfig
+from runtime.core.speculative import SpeculativeConfig
 from runtime.core.stopping import StopStringMatcher
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV
 from runtime.distributed.kv_transfer import stage as stage_kv
@@ -51,7 +52,7 @@ from runtime.platform import (
     resolve_dtype,
 )
 from runtime.quant.kv import KV_DTYPES, kv_dtype_support_error
-from runtime.quant.weights import quantize_params
+from runtime.quant.weights import dense_params, quantize_params
 from runtime.worker.attention import resolve_backend
 from runtime.worker.model_runner import ModelRunner, enable_compilation_cache, params_to_device
 
@@ -154,11 +155,12 @@ class LLMEngine:
         if tp:
             params = tp.shard_params(tp.replicate_kv_heads(loaded.params), DTYPES[dtype])
         else:
-            host = (
-                native_params(loaded.path)  # the file's own Q8_0 / Q4_1 blocks
-                if config.weight_quant == "gguf"
-                else quantize_params(loaded.params, config.weight_quant, config.weight_quant_group)
-            )
+            if config.weight_quant == "gguf":
+                host = native_params(loaded.path)  # the file's own Q8_0 / Q4_1 blocks
+            elif config.weight_quant == "none" and config.dense_kernel and platform == "cpu" and dtype == "float32":
+                host = dense_params(loaded.params)  # row-major for the CPU kernel (same float32 weights)
+            else:
+                host = quantize_params(loaded.params, config.weight_quant, config.weight_quant_group)
             params = params_to_device(host, DTYPES[dtype])
         devices = list(tp.mesh.devices.flat) if tp else None
         if memory_stats is None:
@@ -195,6 +197,11 @@ class LLMEngine:
                 enable_chunked_prefill=config.enable_chunked_prefill,
                 enable_prefix_caching=config.enable_prefix_caching,
                 prefix_cache_salt=self._fingerprint(config, dtype, kv_dtype),
+                speculative=(
+                    SpeculativeConfig(config.num_speculative_tokens, config.prompt_lookup_min, config.prompt_lookup_max)
+                    if config.speculative == "ngram"
+                    else None
+                ),
             )
         )
         self.runner = ModelRunner(
@@ -234,8 +241,9 @@ class LLMEngine:
 
     # ------------------------------------------------------------ requests
 
-    def warmup(self, progress: Callable[[int, int], None] | None = None) -> int:
-        n = self.runner.warmup(progress)
+    def warmup(self, progress: Callable[[int, int], None] | None = None, *, background: bool = False) -> int:
+        """Compile the step's buckets (``ModelRunner.warmup``; ``background``: the rest after two)."""
+        n = self.runner.warmup(progress, background=background)
         export, imports = self.transfer_warmup
         if export or imports:  # a prefill or decode role (runtime/serving/disagg.py): its KV transfer programs too
             n += self.runner.warmup_transfer(export, imports)
@@ -426,7 +434,12 @@ class LLMEngine:
     def _output(self, state: _ReqState, new_ids, finish_reason: str | None) -> RequestOutput:
         req = state.request
         text = ""
-        for tok in new_ids:
+        unused = 0  # tokens of this step after a stop string (several with speculative decoding)
+        for i, tok in enumerate(new_ids):
+            if state.matcher.stopped:
+                unused = len(new_ids) - i
+                new_ids = new_ids[:i]
+                break
             if finish_reason == "stop" and tok in state.stop_ids:
                 continue  # the end token is not part of the answer
             text += state.matcher.feed(state.detok.add(tok))
@@ -437,7 +450,7 @@ class LLMEngine:
             if not state.matcher.stopped:
                 text += state.matcher.feed(state.detok.flush()) + state.matcher.flush()
             self._states.pop(req.request_id, None)
-        completion = req.num_output_tokens
+        completion = req.num_output_tokens - unused
         if finish_reason == "stop" and req.output_token_ids and req.output_token_ids[-1] in state.stop_ids:
             completion -= 1
         metrics = {}
@@ -499,6 +512,8 @@ class LLMEngine:
             self.num_blocks,
             kv.prefix_cache_queries,
             kv.prefix_cache_hits,
+            s.proposer.num_draft_tokens if s.proposer else 0,
+            s.proposer.num_accepted_tokens if s.proposer else 0,
         )
 
     # ------------------------------------------------------------ offline convenience

@@ -38,6 +38,7 @@ FLAGS = ("-O3", "-march=native", "-std=c++17", "-shared", "-fPIC")
 TARGETS = {8: ("jaxserve_q8_matmul", "JaxserveQ8Matmul"), 4: ("jaxserve_q4_matmul", "JaxserveQ4Matmul")}
 GGUF_TARGET = ("jaxserve_gguf_matmul", "JaxserveGgufMatmul")  # the file's Q8_0 / Q4_1 blocks (gguf_blocks.py)
 GGUF_BLOCK_TYPE_ID = {"q8_0": 0, "q4_1": 1}  # the kernel's "block_type" attribute
+DENSE_TARGET = ("jaxserve_dense_matmul", "JaxserveDenseMatmul")  # float32 W [N, K] (weights.DenseMatrix)
 # Above this many rows of x (prefill chunks) the dot is compute-bound (the same FMAs as float32):
 # one float32 dequantization of the matrix is amortized and XLA's GEMM beats the kernel's
 # dot-product blocking (measured, [M, 576] x [576, 1536] int8: M = 16 kernel 0.70 ms, XLA 0.73 ms;
@@ -108,7 +109,7 @@ def _kernel_available() -> bool:
         try:
             lib = ctypes.cdll.LoadLibrary(str(build_library()))
             if not _STATE["registered"]:
-                for name, symbol in (*TARGETS.values(), GGUF_TARGET):
+                for name, symbol in (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET):
                     jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu")
                 _STATE["registered"] = True
             _STATE["available"] = True
@@ -153,6 +154,20 @@ def gguf_matmul(x: jax.Array, blocks: jax.Array, *, block_type: str, in_features
     return call(
         x.astype(jnp.float32), blocks, block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]), threads=np.int64(THREADS)
     ).astype(x.dtype)
+
+
+# Threads for the float32 kernel (JAXSERVE_DENSE_THREADS): float32 is 4x the bytes of int8 and one
+# core streams it at ~15 GB/s here, two at ~26.
+DENSE_THREADS = max(1, int(os.environ.get("JAXSERVE_DENSE_THREADS", "2")))
+
+
+def dense_matmul(x: jax.Array, w: jax.Array) -> jax.Array:
+    """``x [M, K] . w^T -> [M, N]`` for float32 ``w [N, K]``: the C++ kernel for up to MAX_KERNEL_ROWS rows
+    of x, XLA's dot (contracting both on K: no transposed copy of w) above that or without the kernel."""
+    if x.shape[0] > MAX_KERNEL_ROWS or not kernel_available():
+        return jnp.einsum("mk,nk->mn", x, w.astype(x.dtype))
+    call = jax.ffi.ffi_call(DENSE_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], w.shape[0]), jnp.float32))
+    return call(x.astype(jnp.float32), w, threads=np.int64(DENSE_THREADS)).astype(x.dtype)
 
 
 CHUNK_BYTES = 1 << 20  # float32 bytes of W dequantized per loop step: stays in L2

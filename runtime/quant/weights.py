@@ -132,6 +132,73 @@ class QuantizedMatrix:
         return y.reshape(*lead, self.q.shape[0])
 
 
+@jax.tree_util.register_pytree_node_class
+class DenseMatrix:
+    """A float32 matrix W [rows, in_features] held row-major (a row per output feature, as QuantizedMatrix
+    keeps its codes), so that on CPU the C++ kernel runs its small-row products (``runtime.quant.cpu.
+    dense_matmul``: XLA:CPU's dot reads the weights at 10-17 GB/s for 2-16 rows of x, the kernel at
+    20-27). Nothing is quantized: same weights, same float32 arithmetic (summed in another order)."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def tree_flatten(self):
+        return (self.w,), ()
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+    def __repr__(self) -> str:
+        return f"DenseMatrix(float32, shape={self.shape})"
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return tuple(self.w.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.w.nbytes)
+
+    def dequantize(self) -> jax.Array:
+        return self.w
+
+    def take_rows(self, idx: jax.Array) -> jax.Array:
+        return jnp.take(self.w, idx, axis=0)
+
+    def matvec(self, x: jax.Array) -> jax.Array:
+        """x [..., in_features] -> x . W^T [..., rows] in x.dtype."""
+        lead = x.shape[:-1]
+        x2 = x.reshape(-1, self.w.shape[1])
+        if platform_family(target_platform()) == "cpu":
+            from runtime.quant import cpu as quant_cpu
+
+            y = quant_cpu.dense_matmul(x2, self.w)
+        else:
+            y = jnp.einsum("mk,nk->mn", x2, self.w.astype(x.dtype))
+        return y.reshape(*lead, self.w.shape[0])
+
+
+def dense_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Every Linear ``kernel`` [in, out] (transposed once, on the host) and the ``embed`` table [V, D] as a
+    float32 ``DenseMatrix``: the CPU layout for float32 weights (``EngineConfig.dense_kernel``)."""
+
+    def walk(tree):
+        out = {}
+        for key, value in tree.items():
+            if isinstance(value, Mapping):
+                out[key] = walk(value)
+            elif key == "kernel" and np.ndim(value) == 2:
+                out[key] = DenseMatrix(np.ascontiguousarray(np.asarray(value, np.float32).T))
+            elif key == "embed" and np.ndim(value) == 2:
+                out[key] = DenseMatrix(np.asarray(value, np.float32))
+            else:
+                out[key] = value
+        return out
+
+    return walk(params)
+
+
 def _quantize_rows(w: np.ndarray, bits: int, group: int) -> tuple[np.ndarray, np.ndarray]:
     w = w.astype(np.float32)
     if bits == 8:

@@ -34,7 +34,10 @@ class LocalEngine:
         return self.engine.max_model_len
 
     async def start(self, warmup: bool = True) -> None:
-        """Compile every bucket off the event loop, then start the step loop and report ready."""
+        """Compile the step's buckets off the event loop, then start the step loop and report ready.
+
+        With ``EngineConfig.background_compile`` (the default) ready comes after two buckets (the
+        largest and the one-token one) and the rest compile on a background thread, logged when done."""
         if warmup and not self.engine.warmed_up:
             t = time.perf_counter()
             total, done = len(self.engine.runner.buckets), [0]
@@ -43,17 +46,24 @@ class LocalEngine:
                 done[0] += 1
                 if done[0] == total or done[0] % max(1, total // 4) == 0:
                     log.info(
-                        "model %s: compiled %d/%d step programs (tokens %d, sequences %d)",
+                        "model %s: compiled %d/%d step programs (tokens %d, sequences %d) in %.1f s",
                         self.name,
                         done[0],
                         total,
                         tokens,
                         seqs,
+                        time.perf_counter() - t,
                     )
 
-            await asyncio.to_thread(self.engine.warmup, progress)
+            background = self.engine.config.background_compile
+            await asyncio.to_thread(self.engine.warmup, progress, background=background)
             self.warmup_seconds = time.perf_counter() - t
-            log.info("model %s warmed up in %.1f s", self.name, self.warmup_seconds)
+            log.info(
+                "model %s warmed up in %.1f s%s",
+                self.name,
+                self.warmup_seconds,
+                f" ({done[0]} of {total} step programs; the rest compile in the background)" if done[0] < total else "",
+            )
         self.front.start()
         self.ready = True
 

@@ -14,7 +14,7 @@ LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2
 
 
 class EngineCollector:
-    """Engine gauges (running, waiting, KV usage, preemptions, prefix cache) of every backend, read at
+    """Engine gauges (running, waiting, KV usage, preemptions, prefix cache, speculative drafts) of every backend, read at
     scrape time from ``backend.stats()``; shared by the runtime server and the gateway."""
 
     def __init__(self, backends: Callable[[], Mapping]):
@@ -31,6 +31,12 @@ class EngineCollector:
             "prefix_cache_queries", "Prompt tokens looked up in the prefix cache", labels=["model"]
         )
         hits = CounterMetricFamily("prefix_cache_hits", "Prompt tokens found in the prefix cache", labels=["model"])
+        drafts = CounterMetricFamily(
+            "spec_decode_num_draft_tokens", "Speculative draft tokens verified", labels=["model"]
+        )
+        accepted = CounterMetricFamily(
+            "spec_decode_num_accepted_tokens", "Speculative draft tokens kept", labels=["model"]
+        )
         for name, backend in self._backends().items():
             s = backend.stats()
             running.add_metric([name], s.num_running)
@@ -39,7 +45,9 @@ class EngineCollector:
             preempt.add_metric([name], s.num_preemptions_total)
             queries.add_metric([name], getattr(s, "prefix_cache_queries", 0))
             hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
-        yield from (running, waiting, kv, preempt, queries, hits)
+            drafts.add_metric([name], getattr(s, "spec_draft_tokens", 0))
+            accepted.add_metric([name], getattr(s, "spec_accepted_tokens", 0))
+        yield from (running, waiting, kv, preempt, queries, hits, drafts, accepted)
 
 
 class ServerMetrics:

@@ -316,6 +316,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="split the model over this many devices (heads, MLP columns, KV cache by kv head)",
     )
     p.add_argument(
+        "--speculative",
+        default="none",
+        choices=("none", "ngram"),
+        help="speculative decoding: ngram drafts tokens from the request's own text (prompt lookup)",
+    )
+    p.add_argument("--num-speculative-tokens", type=int, default=3, help="draft tokens per request and step")
+    p.add_argument(
         "--max-waiting",
         type=int,
         default=256,
@@ -369,6 +376,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig:
         weight_quant=args.weight_quant,
         weight_quant_group=args.weight_quant_group,
         tensor_parallel=args.tensor_parallel,
+        speculative=args.speculative,
+        num_speculative_tokens=args.num_speculative_tokens,
     )
 
 

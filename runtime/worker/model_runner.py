@@ -9,7 +9,9 @@ back to the host each step.
 from __future__ import annotations
 
 import functools
+import logging
 import os
+import threading
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jax
@@ -27,6 +29,8 @@ from runtime.worker.sampling import SamplingArrays, sample
 
 if TYPE_CHECKING:  # sharding imports nothing of this module: no cycle
     from runtime.distributed.sharding import TensorParallel
+
+log = logging.getLogger("runtime.engine")
 
 # DTYPES (runtime/dtypes.py) and KV_DTYPES (runtime/quant/kv.py), imported above, are also read from this
 # module by pallas_kernels/lowering_check.py and tests.
@@ -302,6 +306,10 @@ class ModelRunner:
             config, attention_backend=attention_backend, dtype=dtype, tensor_parallel=tensor_parallel, platform=platform
         )
         self._seeds: dict[str, int] = {}
+        # Ahead-of-time compiled step programs by bucket (``warmup``); written by the compile thread, read
+        # by the step thread (one dict store per bucket: atomic under the GIL).
+        self._compiled: dict[tuple[int, int], Any] = {}
+        self._background: threading.Thread | None = None
 
     @property
     def buckets(self) -> list[tuple[int, int]]:
@@ -312,6 +320,16 @@ class ModelRunner:
         return sum(int(x.nbytes) for x in jax.tree_util.tree_leaves(self.kv_caches))  # scales included
 
     def _bucket(self, num_tokens: int, num_seqs: int) -> tuple[int, int]:
+        """The smallest compiled bucket holding the step: the natural one, or while ``warmup(background=
+        True)`` is still compiling, the smallest of those already compiled that fits."""
+        natural = self._natural_bucket(num_tokens, num_seqs)
+        ready = self._compiled
+        if not ready or natural in ready:
+            return natural
+        fits = [b for b in list(ready) if b[0] >= num_tokens and b[1] >= num_seqs]
+        return min(fits) if fits else natural
+
+    def _natural_bucket(self, num_tokens: int, num_seqs: int) -> tuple[int, int]:
         need = max(num_tokens, num_seqs)
         small = next((b for b in self.small_token_buckets if b >= need), None)
         if small is not None:
@@ -320,15 +338,49 @@ class ModelRunner:
         s = next(b for b in self.seq_buckets if b >= num_seqs)
         return max(t, s), s
 
-    def warmup(self, progress=None) -> int:
-        """Compile every bucket (dummy inputs, writes go to the null block). Returns the bucket count."""
-        for t, s in self.buckets:
-            inputs = self._dummy_inputs(t, s)
-            tokens, self.kv_caches = self._step(self.params, self.kv_caches, inputs)
-            tokens.block_until_ready()
+    def warmup(self, progress=None, *, background: bool = False) -> int:
+        """Compile the buckets ahead of time (traced and lowered with dummy inputs; nothing runs).
+
+        ``background=False``: every bucket, before returning. ``True``: only the largest bucket (it
+        holds any step, padded) and the one-token decode bucket before returning, the rest on a daemon
+        thread, smallest first; until a bucket is ready, its steps run padded in the smallest ready one
+        that fits, so nothing compiles on the step thread either way. With a warm persistent cache the
+        cost of a bucket is tracing and lowering the model (1-4 s here), not XLA: that is what makes a
+        start wait for 33 of them (``docs/DECODE.md``, start-up). Returns the bucket count."""
+        buckets = self.buckets
+        first = [buckets[-1], buckets[0]] if background else buckets
+        for t, s in first:
+            self._compile(t, s)
             if progress is not None:
                 progress(t, s)
-        return len(self.buckets)
+        rest = [b for b in buckets if b not in self._compiled]
+        if rest:
+            self._background = threading.Thread(
+                target=self._compile_all, args=(rest, progress), name="jaxserve-compile", daemon=True
+            )
+            self._background.start()
+        return len(buckets)
+
+    def _compile(self, T: int, S: int) -> None:
+        if (T, S) not in self._compiled:
+            lowered = self._step.lower(self.params, self.kv_caches, self._dummy_inputs(T, S))
+            self._compiled[(T, S)] = lowered.compile()
+
+    def _compile_all(self, buckets, progress) -> None:
+        for t, s in buckets:
+            try:
+                self._compile(t, s)
+            except Exception:  # a bucket that fails to compile stays on the padded path; say so
+                log.exception("compiling the step for %d tokens, %d sequences failed", t, s)
+                continue
+            if progress is not None:
+                progress(t, s)
+
+    def wait_compiled(self, timeout: float | None = None) -> bool:
+        """Block until the background compilation (if any) is done; True when every bucket is ready."""
+        if self._background is not None:
+            self._background.join(timeout)
+        return all(b in self._compiled for b in self.buckets)
 
     def _dummy_inputs(self, T: int, S: int) -> StepInputs:
         md = AttentionMetadata(
@@ -358,11 +410,18 @@ class ModelRunner:
         for r in req_ids:
             self._seeds.pop(r, None)
 
-    def prepare(self, out) -> tuple[StepInputs, list[str]]:
-        """Lay the scheduled tokens out on one axis and pad to a bucket (NumPy, then one transfer)."""
+    def prepare(self, out) -> tuple[StepInputs, list[tuple[str, int]]]:
+        """Lay the scheduled tokens out on one axis and pad to a bucket (NumPy, then one transfer).
+
+        Returns the inputs and, per sampled row, (request id, rows of that request sampled): one row
+        per sequence (its last token), plus one per draft token of a speculating request (the rows
+        of its drafts: ``SchedulerOutput.draft_token_ids``). The sampling axis is padded to the
+        bucket's sequence count, so a bucket is chosen for max(sequences, sampled rows)."""
         req_ids = list(out.num_scheduled_tokens)
+        drafts = out.draft_token_ids
         n_tok, n_seq = out.total_num_scheduled_tokens, len(req_ids)
-        T, S = self._bucket(n_tok, n_seq)
+        n_rows = n_seq + sum(len(d) for d in drafts.values())
+        T, S = self._bucket(n_tok, max(n_seq, n_rows))
         tokens = np.zeros(T, np.int32)
         positions = np.zeros(T, np.int32)
         slots = np.zeros(T, np.int32)  # padding writes land in the null block
@@ -375,7 +434,8 @@ class ModelRunner:
         top_k = np.zeros(S, np.int32)
         seeds = np.zeros(S, np.uint32)
         tok_index = np.zeros(S, np.int32)
-        t = 0
+        rows: list[tuple[str, int]] = []
+        t = row = 0
         for i, r in enumerate(req_ids):
             n, c = out.num_scheduled_tokens[r], out.num_computed_tokens[r]
             table = np.asarray(out.block_tables[r], np.int32)
@@ -387,15 +447,20 @@ class ModelRunner:
             kv_lens[i] = c + n
             t += n
             cu[i + 1] = t
-            logits_idx[i] = t - 1
+            m = 1 + len(drafts.get(r, ()))  # rows sampled: the last real token's, then each draft's
             sp = out.sampling_params[r]
-            temp[i], top_p[i], top_k[i] = sp.temperature, sp.top_p, sp.top_k
-            seeds[i] = self.seed_for(r, sp.seed)
-            tok_index[i] = c + n  # absolute position of the sampled token: recompute draws it again
+            sl = slice(row, row + m)
+            logits_idx[sl] = np.arange(t - m, t)
+            temp[sl], top_p[sl], top_k[sl] = sp.temperature, sp.top_p, sp.top_k
+            seeds[sl] = self.seed_for(r, sp.seed)
+            # The absolute position of each sampled token: plain decoding (and a recompute) draws the same.
+            tok_index[sl] = np.arange(c + n - m + 1, c + n + 1)
+            rows.append((r, m))
+            row += m
         cu[len(req_ids) + 1 :] = t
         md = AttentionMetadata(slots, kv_lens, pages, cu, np.array([n_seq], np.int32))
         inputs = StepInputs(tokens, positions, md, logits_idx, SamplingArrays(temp, top_p, top_k, seeds, tok_index))
-        return jax.device_put(inputs), req_ids
+        return jax.device_put(inputs), rows
 
     def score(self, token_ids, chunk: int = 128, *, last_only: bool = False) -> np.ndarray:
         """Teacher-forced logits [len, V] (float32) of one token sequence, for quality measurements;
@@ -484,13 +549,29 @@ class ModelRunner:
                 n += 1
         return n
 
-    def execute(self, out) -> dict[str, int]:
-        """Run one step; {req_id: sampled token} for ``out.sample_req_ids``."""
+    def execute(self, out) -> dict[str, int | list[int]]:
+        """Run one step; {req_id: sampled token} for ``out.sample_req_ids``, a list of tokens (after the
+        real token, then after each draft) for a request with draft tokens."""
         self.forget(out.finished_req_ids)  # seeds survive preemption: a recompute samples the same
         if out.is_empty:
             return {}
-        inputs, req_ids = self.prepare(out)
-        tokens, self.kv_caches = self._step(self.params, self.kv_caches, inputs)
-        tokens = np.asarray(tokens)
-        row = {r: i for i, r in enumerate(req_ids)}
-        return {r: int(tokens[row[r]]) for r in out.sample_req_ids}
+        inputs, rows = self.prepare(out)
+        return self.unpack(out, rows, self.run(inputs))
+
+    def run(self, inputs: StepInputs) -> list[int]:
+        """The step on prepared inputs (the cache updated in place): the sampled row tokens. Its bucket's
+        compiled program when warm-up made one, else the jitted function (which compiles on a miss)."""
+        step = self._compiled.get((inputs.tokens.shape[0], inputs.logits_indices.shape[0]), self._step)
+        tokens, self.kv_caches = step(self.params, self.kv_caches, inputs)
+        return np.asarray(tokens).tolist()
+
+    @staticmethod
+    def unpack(out, rows: list[tuple[str, int]], tokens: list[int]) -> dict[str, int | list[int]]:
+        sample, drafts = set(out.sample_req_ids), out.draft_token_ids
+        sampled: dict[str, int | list[int]] = {}
+        start = 0
+        for r, m in rows:
+            if r in sample:
+                sampled[r] = tokens[start : start + m] if r in drafts else tokens[start]
+            start += m
+        return sampled
