@@ -129,7 +129,10 @@ async def readyz(request: web.Request) -> web.Response:
     state = {t.name: st.backends[t.name].ready if t.name in st.backends else False for t in spec.tiers}
     local = [state[t.name] for t in spec.tiers if not t.remote]
     ready = bool(state) and all(local) and any(state.values()) and st.cache_ready
-    return web.json_response({"ready": ready, "models": state}, status=200 if ready else 503)
+    # Tiers still compiling step programs in the background (they serve meanwhile, padded to compiled ones).
+    compiling = sorted(name for name, b in st.backends.items() if getattr(b, "compiling", False))
+    body = {"ready": ready, "models": state, "compiling": compiling}
+    return web.json_response(body, status=200 if ready else 503)
 
 
 async def usage(request: web.Request) -> web.Response:

@@ -64,6 +64,7 @@ import sys
 import tempfile
 import time
 import urllib.parse
+import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,10 +165,22 @@ class SpawnedGateway(ServerProcess):
         super().start()
         try:
             self.wait(ready_timeout)
+            self.wait_compiled(ready_timeout)
         except TimeoutError:
             self.kill()
             raise
         return self
+
+    def wait_compiled(self, timeout: float) -> None:
+        """Until /readyz lists no tier still compiling in the background: the idle memory baseline must
+        include every step program (they are not a leak)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(self.url + "/readyz", timeout=5) as r:
+                if not json.loads(r.read()).get("compiling"):
+                    return
+            time.sleep(0.5)
+        raise TimeoutError(f"the gateway still compiling after {timeout:.0f} s")
 
     def terminate(self) -> tuple[int | None, float]:
         """SIGTERM, then wait for the drain and the exit: (exit status, seconds)."""

@@ -30,6 +30,11 @@ class LocalEngine:
         return cls(name, LLMEngine(config))
 
     @property
+    def compiling(self) -> bool:
+        """Step programs still compiling on the background thread (``EngineConfig.background_compile``)."""
+        return self.ready and not self.engine.runner.all_compiled
+
+    @property
     def max_model_len(self) -> int:
         return self.engine.max_model_len
 
@@ -69,6 +74,7 @@ class LocalEngine:
 
     async def close(self) -> None:
         self.ready = False
+        await asyncio.to_thread(self.engine.runner.stop_background)  # a compile thread must not outlive us
         await asyncio.to_thread(self.front.shutdown)
 
     async def encode(self, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:

@@ -8,6 +8,7 @@ back to the host each step.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import os
@@ -261,8 +262,9 @@ class ModelRunner:
 
     Buckets: token counts are powers of two from 16 up to the token budget, sequence counts powers of
     two up to ``max_num_seqs`` (never more sequences than tokens); with the XLA attention also 1, 2, 4
-    and 8 tokens with as many sequences (or all of them): small decode batches. All of them are compiled by
-    ``warmup()``; ``execute`` never meets a new shape after that. The page-table width is fixed
+    and 8 tokens with as many sequences (or all of them): small decode batches. ``warmup()`` compiles them
+    ahead of time (all before it returns, or two and the rest on a background thread); ``execute`` runs a
+    compiled program and never meets a new shape after that. The page-table width is fixed
     (``ceil(max_model_len / block_size)``) and the attention loop's trip count is data, so context
     length adds no buckets. Runs on the engine's step thread.
     """
@@ -310,6 +312,7 @@ class ModelRunner:
         # by the step thread (one dict store per bucket: atomic under the GIL).
         self._compiled: dict[tuple[int, int], Any] = {}
         self._background: threading.Thread | None = None
+        self._stop = threading.Event()
 
     @property
     def buckets(self) -> list[tuple[int, int]]:
@@ -355,6 +358,9 @@ class ModelRunner:
                 progress(t, s)
         rest = [b for b in buckets if b not in self._compiled]
         if rest:
+            # Stopped and joined before the interpreter finalizes (atexit runs before daemon threads are
+            # killed): a thread killed inside XLA's compiler aborts the process ("terminate called ...").
+            atexit.register(self.stop_background)
             self._background = threading.Thread(
                 target=self._compile_all, args=(rest, progress), name="jaxserve-compile", daemon=True
             )
@@ -368,6 +374,8 @@ class ModelRunner:
 
     def _compile_all(self, buckets, progress) -> None:
         for t, s in buckets:
+            if self._stop.is_set():
+                return
             try:
                 self._compile(t, s)
             except Exception:  # a bucket that fails to compile stays on the padded path; say so
@@ -375,6 +383,16 @@ class ModelRunner:
                 continue
             if progress is not None:
                 progress(t, s)
+
+    def stop_background(self, timeout: float | None = 60) -> None:
+        """Stop the background compilation after the bucket it is on, and wait for it (shutdown)."""
+        self._stop.set()
+        if self._background is not None and self._background is not threading.current_thread():
+            self._background.join(timeout)
+
+    @property
+    def all_compiled(self) -> bool:
+        return self._background is None or not self._background.is_alive()
 
     def wait_compiled(self, timeout: float | None = None) -> bool:
         """Block until the background compilation (if any) is done; True when every bucket is ready."""

@@ -261,3 +261,21 @@ def test_score_is_teacher_forced_prefill_through_the_paged_cache(tiny_path):
     assert int(whole[-1].argmax()) == first
     # teacher forcing: row t predicts token t + 1, so scoring ids + [first] leaves row len(ids) - 1 unchanged
     np.testing.assert_allclose(eng.score(ids + [first], chunk=64)[len(ids) - 1], whole[-1], rtol=1e-4, atol=1e-4)
+
+
+def test_background_compilation_serves_before_every_bucket_is_ready(tiny_path):
+    """``warmup(background=True)``: two buckets before it returns (the largest, the one-token one), the rest
+    on a thread; steps meanwhile run padded in a compiled bucket, with the same tokens; shutdown joins it."""
+    params = [SamplingParams(max_tokens=n, ignore_eos=True) for n in (6, 3, 8, 5)]
+    ref = tiny_engine(tiny_path)
+    ref.warmup()
+    eng = tiny_engine(tiny_path)
+    runner = eng.runner
+    assert eng.warmup(background=True) == len(runner.buckets)
+    assert {runner.buckets[0], runner.buckets[-1]} <= set(runner._compiled)
+    assert runner._bucket(1, 1) in runner._compiled  # served at once, padded if its own is not ready
+    got = [o.token_ids for o in eng.generate(TINY_PROMPTS, params)]
+    assert got == [o.token_ids for o in ref.generate(TINY_PROMPTS, params)]
+    assert runner.wait_compiled(600) and runner.all_compiled
+    assert set(runner._compiled) == set(runner.buckets)
+    runner.stop_background()  # idempotent once done

@@ -139,6 +139,8 @@ def test_health_ready_stats_models(tiny_server):
         "num_blocks",
         "prefix_cache_queries",
         "prefix_cache_hits",
+        "spec_draft_tokens",
+        "spec_accepted_tokens",
     }
     assert stats["model"] == "tiny" and stats["ready"] is True and stats["max_model_len"] == 256
     # 1 MiB of float32 KV: 2 (K, V) x 2 layers x 2 kv heads x 16 dims x 16 tokens x 4 bytes = 8 KiB a block
