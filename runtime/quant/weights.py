@@ -183,15 +183,21 @@ def dense_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """Every Linear ``kernel`` [in, out] (transposed once, on the host) and the ``embed`` table [V, D] as a
     float32 ``DenseMatrix``: the CPU layout for float32 weights (``EngineConfig.dense_kernel``)."""
 
+    return map_matrices(params, lambda w: DenseMatrix(np.ascontiguousarray(np.asarray(w, np.float32))))
+
+
+def map_matrices(params: Mapping[str, Any], convert) -> dict[str, Any]:
+    """The tree with every Linear ``kernel`` [in, out] and the ``embed`` table [V, D] replaced by
+    ``convert(W)`` of the matrix row-major ([out, in]: a kernel is passed transposed, on the host);
+    everything else (norm scales, anything not 2-D) as it was."""
+
     def walk(tree):
         out = {}
         for key, value in tree.items():
             if isinstance(value, Mapping):
                 out[key] = walk(value)
-            elif key == "kernel" and np.ndim(value) == 2:
-                out[key] = DenseMatrix(np.ascontiguousarray(np.asarray(value, np.float32).T))
-            elif key == "embed" and np.ndim(value) == 2:
-                out[key] = DenseMatrix(np.asarray(value, np.float32))
+            elif key in ("kernel", "embed") and np.ndim(value) == 2:
+                out[key] = convert(np.asarray(value).T if key == "kernel" else value)
             else:
                 out[key] = value
         return out
@@ -249,18 +255,4 @@ def quantize_params(params: Mapping[str, Any], mode: str, group: int = 64) -> di
     validate_weight_quant(mode, group)
     if mode == "none":
         return dict(params)
-
-    def walk(tree):
-        out = {}
-        for key, value in tree.items():
-            if isinstance(value, Mapping):
-                out[key] = walk(value)
-            elif key == "kernel" and np.ndim(value) == 2:
-                out[key] = QuantizedMatrix.from_float(np.asarray(value).T, mode, group)
-            elif key == "embed" and np.ndim(value) == 2:
-                out[key] = QuantizedMatrix.from_float(value, mode, group)
-            else:
-                out[key] = value
-        return out
-
-    return walk(params)
+    return map_matrices(params, lambda w: QuantizedMatrix.from_float(w, mode, group))
