@@ -591,11 +591,6 @@ inline void dense_block(const DenseProblem& p, int64_t m0, int64_t n0) {
     UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = _mm512_reduce_add_ps(acc[m][r]);
 }
 
-template <int MT, int R>
-inline void dense_tile_rows(const DenseProblem& p, int64_t m, int64_t n) {
-  dense_block<MT, R, false>(p, m, n);
-}
-
 // Every row of x against one R-row tile of W: the first block of (up to) 4 rows streams W.
 template <int R>
 inline void dense_tile(const DenseProblem& p, int64_t n) {
@@ -606,11 +601,11 @@ inline void dense_tile(const DenseProblem& p, int64_t n) {
     case 2: dense_block<2, R, true>(p, 0, n); m = 2; break;
     default: dense_block<1, R, true>(p, 0, n); m = 1; break;
   }
-  for (; m + 4 <= p.M; m += 4) dense_tile_rows<4, R>(p, m, n);
+  for (; m + 4 <= p.M; m += 4) dense_block<4, R, false>(p, m, n);
   switch (p.M - m) {
-    case 3: dense_tile_rows<3, R>(p, m, n); break;
-    case 2: dense_tile_rows<2, R>(p, m, n); break;
-    case 1: dense_tile_rows<1, R>(p, m, n); break;
+    case 3: dense_block<3, R, false>(p, m, n); break;
+    case 2: dense_block<2, R, false>(p, m, n); break;
+    case 1: dense_block<1, R, false>(p, m, n); break;
     default: break;
   }
 }
