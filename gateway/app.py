@@ -89,7 +89,7 @@ class ChatHandler:
             )
             return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier))
 
-        answer = Answer()
+        answer = Answer(logprobs=[] if chat.logprobs is not None else None)
         chain = FallbackChain(
             state.router.spec,
             state.backends,

@@ -377,7 +377,7 @@ def engine_backend(target: Target) -> str:
 
 def build_engine_step(shape: EngineShape, target: Target) -> tuple[Callable, tuple, dict]:
     """The engine's jitted step (``runtime.model_runner.abstract_step``) with ``auto`` attention
-    resolved for the target's platform, and its abstract (params, kv_caches, inputs)."""
+    resolved for the target's platform, and its abstract (params, kv_caches, sampler_state, inputs)."""
     from runtime.worker.model_runner import abstract_step
 
     config = model_config(shape.model)

@@ -73,6 +73,11 @@ class Bound:
     def limits(self) -> dict[str, float]:
         return {k: v for k, v in (("ge", self.ge), ("gt", self.gt), ("le", self.le)) if v is not None}
 
+    def describe(self) -> str:
+        lo = f"[{self.ge:g}" if self.ge is not None else f"({self.gt:g}" if self.gt is not None else "(-inf"
+        hi = f"{self.le:g}]" if self.le is not None else "inf)"
+        return f"{lo}, {hi}"
+
     def contains(self, x: float) -> bool:
         return (
             (self.ge is None or x >= self.ge) and (self.gt is None or x > self.gt) and (self.le is None or x <= self.le)
@@ -85,6 +90,12 @@ TEMPERATURE = Bound(ge=0.0)  # 0 is greedy
 TOP_P = Bound(gt=0.0, le=1.0)  # 1 switches the filter off
 TOP_K = Bound(ge=0)  # 0 switches the filter off
 MAX_TOKENS = Bound(ge=1)
+MIN_P = Bound(ge=0.0, le=1.0)  # 0 switches the filter off
+PENALTY = Bound(ge=-2.0, le=2.0)  # presence_penalty, frequency_penalty (OpenAI's range); 0 is off
+REPETITION_PENALTY = Bound(gt=0.0, le=10.0)  # 1 is off
+LOGIT_BIAS = Bound(ge=-100.0, le=100.0)  # per token, added to its logit (OpenAI's range)
+MIN_TOKENS = Bound(ge=0)
+MAX_LOGPROBS = 20  # top_logprobs: at most this many alternatives per token (OpenAI's limit)
 
 
 @dataclass(frozen=True)
@@ -96,6 +107,16 @@ class SamplingParams:
     ``stop_token_ids`` end the request like the model's own end-of-sequence tokens do;
     ``ignore_eos`` switches off both kinds, so exactly ``max_tokens`` tokens come out (benchmarks
     use it), the same rule as ``runtime.generate``.
+
+    Logit processing, in this order, on the device inside the step (``runtime.worker.sampling``):
+    ``repetition_penalty`` (a token seen in the prompt or the output: a positive logit divided by it, a
+    negative one multiplied), ``presence_penalty`` and ``frequency_penalty`` (OpenAI's: minus the
+    penalty once for a token the output holds, minus the frequency penalty per occurrence),
+    ``logit_bias`` ({token id: bias} added), ``min_tokens`` (the end tokens masked until that many came
+    out); then greedy takes the argmax, or temperature, ``min_p`` (drop tokens less likely than min_p x
+    the likeliest), ``top_k`` and ``top_p`` shape the distribution a token is drawn from.
+    ``logprobs``: None, or return each token's log-probability and that many (0..20) likeliest
+    alternatives, from the model's own distribution (before any of the processing above).
     """
 
     temperature: float = 0.0
@@ -106,6 +127,13 @@ class SamplingParams:
     seed: int | None = None
     ignore_eos: bool = False
     stop: tuple[str, ...] = ()  # stop strings, matched on the detokenized text by the engine
+    min_p: float = 0.0
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    repetition_penalty: float = 1.0
+    logit_bias: tuple[tuple[int, float], ...] = ()  # a {token id: bias} mapping is accepted and stored sorted
+    min_tokens: int = 0
+    logprobs: int | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
@@ -138,10 +166,58 @@ class SamplingParams:
         if not all(isinstance(x, str) and x for x in stop):
             raise ValueError(f"stop must be a string or a list of non-empty strings, got {self.stop!r}")
         object.__setattr__(self, "stop", stop)
+        for name, bound in (
+            ("min_p", MIN_P),
+            ("presence_penalty", PENALTY),
+            ("frequency_penalty", PENALTY),
+            ("repetition_penalty", REPETITION_PENALTY),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+            if not bound.contains(value):
+                raise ValueError(f"{name} must be in {bound.describe()}, got {value}")
+        object.__setattr__(self, "logit_bias", _logit_bias(self.logit_bias))
+        if not is_int(self.min_tokens) or not MIN_TOKENS.contains(self.min_tokens):
+            raise ValueError(f"min_tokens must be an int >= 0, got {self.min_tokens!r}")
+        if self.min_tokens > self.max_tokens:
+            raise ValueError(f"min_tokens ({self.min_tokens}) must be <= max_tokens ({self.max_tokens})")
+        if self.logprobs is not None and (not is_int(self.logprobs) or not 0 <= self.logprobs <= MAX_LOGPROBS):
+            raise ValueError(f"logprobs must be None or an int in [0, {MAX_LOGPROBS}], got {self.logprobs!r}")
 
     @property
     def is_greedy(self) -> bool:
         return self.temperature == 0.0
+
+    @property
+    def needs_history(self) -> bool:
+        """Whether sampling reads this request's tokens so far (penalties) or per-token settings (a bias,
+        the end tokens to hold back): the engine keeps a row of device state for it while it runs."""
+        return bool(
+            self.presence_penalty
+            or self.frequency_penalty
+            or self.repetition_penalty != 1.0
+            or self.logit_bias
+            or self.min_tokens
+        )
+
+
+def _logit_bias(value) -> tuple[tuple[int, float], ...]:
+    items = value.items() if isinstance(value, dict) else value
+    try:
+        pairs = [(k, v) for k, v in items]
+    except (TypeError, ValueError):
+        raise ValueError(f"logit_bias must map token ids to numbers, got {value!r}") from None
+    for k, v in pairs:
+        if not is_int(k) or k < 0:
+            raise ValueError(f"logit_bias: token ids must be ints >= 0, got {k!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not LOGIT_BIAS.contains(v):
+            raise ValueError(
+                f"logit_bias: the bias of token {k} must be a number in {LOGIT_BIAS.describe()}, got {v!r}"
+            )
+    if len({k for k, _ in pairs}) != len(pairs):
+        raise ValueError("logit_bias: a token id appears twice")
+    return tuple(sorted((k, float(v)) for k, v in pairs))
 
 
 def is_int(x: object) -> bool:
@@ -248,6 +324,9 @@ class RequestOutput:
     completion_tokens: int = 0
     metrics: dict = field(default_factory=dict)  # on the final output: queue, ttft, tpot, e2e seconds
     prefilled: PrefilledKV | None = None  # the final output of a prefill-only request: its KV to hand over
+    # With SamplingParams.logprobs: one OpenAI chat logprobs entry per token of ``text`` ({"token", "logprob",
+    # "bytes", "top_logprobs": [{"token", "logprob", "bytes"}, ...]}); None otherwise.
+    logprobs: list[dict] | None = None
 
 
 @dataclass(frozen=True)

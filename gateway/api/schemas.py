@@ -5,10 +5,14 @@
                            defaults filled in)
     Completion -> ChatCompletion (JSON) or ChatCompletionChunk (each SSE event)
 
-``gateway.api.openapi`` publishes the models' JSON Schema at ``GET /openapi.json``. Unknown fields are
-ignored, as OpenAI's SDKs send some that do not apply here; fields whose non-default value would change
-the answer in a way we do not implement (``n > 1``, penalties, logprobs, tools) are rejected rather than
-silently ignored. The sampling bounds are ``runtime.api``'s, the ones ``SamplingParams`` checks.
+``gateway.api.openapi`` publishes the models' JSON Schema at ``GET /openapi.json``.
+
+Fields, one policy: nothing a client asks for is silently dropped. A field is honoured (OpenAI's
+sampling fields, and vLLM's extensions ``top_k``, ``min_p``, ``repetition_penalty``, ``min_tokens``,
+``stop_token_ids``), or accepted and ignored because it cannot change the answer (``IGNORED``: ``store``,
+``metadata``, ...), or rejected with a 400 naming it: a value we do not implement (``n > 1``,
+``tools``, ``response_format`` other than text) or a field we do not know. The sampling bounds are
+``runtime.api``'s, the ones ``SamplingParams`` checks.
 """
 
 from __future__ import annotations
@@ -23,13 +27,31 @@ from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from gateway.config.typed import describe, location
-from runtime.api import MAX_TOKENS, TEMPERATURE, TOP_P
+from runtime.api import (
+    LOGIT_BIAS,
+    MAX_LOGPROBS,
+    MAX_TOKENS,
+    MIN_P,
+    MIN_TOKENS,
+    PENALTY,
+    REPETITION_PENALTY,
+    TEMPERATURE,
+    TOP_P,
+)
 from runtime.serving.errors import APIError, invalid
 
 MAX_STOP = 4
 OPENAI_MAX_TEMPERATURE = 2.0  # OpenAI's API stops at 2; the runtime takes any finite temperature >= 0
-UNSUPPORTED = ("logprobs", "tools", "functions", "tool_choice", "logit_bias", "response_format")
-NOT_ASKED = (None, False, {}, [], "none")  # what an SDK sends for a feature it does not ask for
+UNSUPPORTED = ("tools", "functions", "tool_choice", "function_call", "response_format", "audio", "modalities")
+NOT_ASKED = (None, False, {}, [], "none", ["text"])  # what an SDK sends for a feature it does not ask for
+# Fields that cannot change the answer: accepted with any value, and ignored.
+IGNORED = ("store", "metadata", "service_tier", "parallel_tool_calls", "prompt_cache_key", "safety_identifier")
+UNKNOWN_FIELD = (
+    "unknown field: this server takes OpenAI's chat-completions fields and vLLM's top_k, min_p, "
+    "repetition_penalty, min_tokens and stop_token_ids (README, API)"
+)
+MAX_LOGIT_BIAS = 1024  # entries of logit_bias
+MAX_STOP_TOKEN_IDS = 64
 
 
 def _one_error(message: str) -> WrapValidator:
@@ -50,6 +72,12 @@ def _one_error(message: str) -> WrapValidator:
 class _Request(BaseModel):
     # strict: "9" is not a number, nor 1.5 an integer; JSON's integers still pass as floats
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+
+def _token_id(key: str) -> int:
+    if not key.isdigit():
+        raise PydanticCustomError("token_id", "keys must be token ids (digits), got '{key}'", {"key": key})
+    return int(key)
 
 
 class TextPart(_Request):
@@ -95,22 +123,61 @@ class ChatRequest:
     stream: bool = False
     include_usage: bool = False
     user: str | None = None
+    top_k: int = 0
+    min_p: float = 0.0
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    repetition_penalty: float = 1.0
+    logit_bias: tuple[tuple[int, float], ...] = ()
+    min_tokens: int = 0
+    stop_token_ids: tuple[int, ...] = ()
+    logprobs: int | None = None  # None: not asked; else top_logprobs (0 when only the chosen token's)
 
     def answer_params(self) -> dict[str, Any]:
-        """Every parameter that changes the answer (part of the cache scope)."""
-        return {
+        """Every parameter that changes the answer (part of the cache scope); those left at their
+        default are left out, so a scope made before a parameter existed still matches."""
+        params = {
             "temperature": self.temperature,
             "top_p": self.top_p,
             "max_tokens": self.max_tokens,
             "stop": list(self.stop),
             "seed": self.seed,
         }
+        extra = {
+            "top_k": self.top_k,
+            "min_p": self.min_p,
+            "presence_penalty": self.presence_penalty,
+            "frequency_penalty": self.frequency_penalty,
+            "repetition_penalty": self.repetition_penalty,
+            "logit_bias": [list(p) for p in self.logit_bias],
+            "min_tokens": self.min_tokens,
+            "stop_token_ids": list(self.stop_token_ids),
+        }
+        defaults = {"repetition_penalty": 1.0}
+        params.update({k: v for k, v in extra.items() if v != defaults.get(k, type(v)())})
+        return params
+
+    def sampling_fields(self) -> dict[str, Any]:
+        """The ``SamplingParams`` fields this request sets beyond temperature, top_p and seed."""
+        return {
+            "top_k": self.top_k,
+            "min_p": self.min_p,
+            "presence_penalty": self.presence_penalty,
+            "frequency_penalty": self.frequency_penalty,
+            "repetition_penalty": self.repetition_penalty,
+            "logit_bias": self.logit_bias,
+            "stop_token_ids": self.stop_token_ids,
+            "logprobs": self.logprobs,
+        }
 
 
 class ChatCompletionRequest(_Request):
     """The last message must have role 'user'. Prompt plus max_tokens must fit the tier's context (else
     400 context_length_exceeded). Fields that would change the answer in ways this server does not
-    implement (n > 1, penalties, logprobs, tools) are rejected; other unknown fields are ignored."""
+    implement (n > 1, tools, response_format) are rejected, and so are fields it does not know; those in
+    ``IGNORED`` cannot change the answer and are accepted."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     model: str = Field(min_length=1, description="a tier, the model a tier serves, or auto")
     messages: list[Message] = Field(min_length=1)
@@ -124,15 +191,34 @@ class ChatCompletionRequest(_Request):
     stream_options: StreamOptions | None = None
     user: str | None = None
     n: Literal[1] | None = None
-    presence_penalty: Literal[0] | None = None
-    frequency_penalty: Literal[0] | None = None
+    presence_penalty: float | None = Field(None, **PENALTY.limits, allow_inf_nan=False)
+    frequency_penalty: float | None = Field(None, **PENALTY.limits, allow_inf_nan=False)
+    logit_bias: dict[str, Annotated[float, Field(**LOGIT_BIAS.limits, allow_inf_nan=False)]] | None = Field(
+        None, max_length=MAX_LOGIT_BIAS, description="token id (as a string) -> bias added to its logit"
+    )
+    logprobs: bool | None = None
+    top_logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS, description="with logprobs: true")
+    # vLLM's extensions
+    top_k: int | None = Field(None, ge=-1, description="keep the k likeliest tokens; 0 or -1: off")
+    min_p: float | None = Field(None, **MIN_P.limits, allow_inf_nan=False)
+    repetition_penalty: float | None = Field(None, **REPETITION_PENALTY.limits, allow_inf_nan=False)
+    min_tokens: int | None = Field(None, **MIN_TOKENS.limits)
+    stop_token_ids: list[Annotated[int, Field(ge=0)]] | None = Field(None, max_length=MAX_STOP_TOKEN_IDS)
     # Not in the schema: accepted only as an SDK sends them when the feature is not asked for.
-    logprobs: SkipJsonSchema[Any] = None
     tools: SkipJsonSchema[Any] = None
     functions: SkipJsonSchema[Any] = None
     tool_choice: SkipJsonSchema[Any] = None
-    logit_bias: SkipJsonSchema[Any] = None
+    function_call: SkipJsonSchema[Any] = None
     response_format: SkipJsonSchema[Any] = None
+    audio: SkipJsonSchema[Any] = None
+    modalities: SkipJsonSchema[Any] = None
+    # Accepted and ignored: they cannot change the answer.
+    store: SkipJsonSchema[Any] = None
+    metadata: SkipJsonSchema[Any] = None
+    service_tier: SkipJsonSchema[Any] = None
+    parallel_tool_calls: SkipJsonSchema[Any] = None
+    prompt_cache_key: SkipJsonSchema[Any] = None
+    safety_identifier: SkipJsonSchema[Any] = None
 
     @field_validator("messages", mode="before")
     @classmethod
@@ -152,7 +238,29 @@ class ChatCompletionRequest(_Request):
             raise PydanticCustomError("last_not_user", "the last message must have role 'user'")
         return value
 
-    @field_validator("n", "presence_penalty", "frequency_penalty", mode="before")
+    @field_validator("logit_bias")
+    @classmethod
+    def _token_ids(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        for key in value or {}:
+            _token_id(key)
+        return value
+
+    @field_validator("min_tokens")
+    @classmethod
+    def _within_max_tokens(cls, value: int | None, info: ValidationInfo) -> int | None:
+        limit = info.data.get("max_completion_tokens") or info.data.get("max_tokens")
+        if value is not None and limit is not None and value > limit:
+            raise PydanticCustomError("min_over_max", "must be <= max_tokens ({limit})", {"limit": limit})
+        return value
+
+    @field_validator("top_logprobs")
+    @classmethod
+    def _with_logprobs(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and not info.data.get("logprobs"):
+            raise PydanticCustomError("needs_logprobs", "needs logprobs: true")
+        return value
+
+    @field_validator("n", mode="before")
     @classmethod
     def _not_a_bool(cls, value: Any) -> Any:
         """``True == 1`` in Python, so ``Literal[1]`` alone would take ``n: true``; JSON's true is not a number."""
@@ -181,6 +289,15 @@ class ChatCompletionRequest(_Request):
             stream=self.stream,
             include_usage=self.stream_options is not None and self.stream_options.include_usage,
             user=self.user,
+            top_k=max(self.top_k or 0, 0),
+            min_p=self.min_p or 0.0,
+            presence_penalty=self.presence_penalty or 0.0,
+            frequency_penalty=self.frequency_penalty or 0.0,
+            repetition_penalty=1.0 if self.repetition_penalty is None else self.repetition_penalty,
+            logit_bias=tuple(sorted((_token_id(k), float(v)) for k, v in (self.logit_bias or {}).items())),
+            min_tokens=self.min_tokens or 0,
+            stop_token_ids=tuple(self.stop_token_ids or ()),
+            logprobs=(self.top_logprobs or 0) if self.logprobs else None,
         )
 
 
@@ -190,6 +307,8 @@ def request_error(exc: ValidationError) -> APIError:
     problems = []
     for error in errors:
         where, what = location(error), describe(error, mapping="a JSON object")
+        if error["type"] == "extra_forbidden":
+            what = UNKNOWN_FIELD
         problems.append(f"{where}: {what}" if where else f"the request body {what}")
     return invalid("; ".join(problems), location(errors[0]) or None)
 
@@ -236,11 +355,27 @@ class AssistantMessage(_Response):
 FINISH_REASON = "stop (the answer ended, or met a stop string) or length (max_tokens reached)"
 
 
+class TopLogprob(_Response):
+    token: str
+    logprob: float
+    bytes: list[int] | None
+
+
+class TokenLogprob(TopLogprob):
+    top_logprobs: list[TopLogprob]
+
+
+class ChoiceLogprobs(_Response):
+    """``logprobs: true``: one entry per token of the content, the model's own log-probabilities."""
+
+    content: list[TokenLogprob] | None
+
+
 class Choice(_Response):
     index: int = 0
     message: AssistantMessage
     finish_reason: str = Field(description=FINISH_REASON)
-    logprobs: None = None
+    logprobs: ChoiceLogprobs | None = None
 
 
 class _Completion(_Response):
@@ -273,7 +408,7 @@ class ChunkChoice(_Response):
     index: int = 0
     delta: Delta
     finish_reason: str | None = Field(None, description="on the last content event: " + FINISH_REASON)
-    logprobs: None = None
+    logprobs: ChoiceLogprobs | None = None
 
 
 class ChatCompletionChunk(_Completion):
@@ -324,21 +459,30 @@ class Completion:
     model: str
     created: int = field(default_factory=lambda: int(time.time()))
 
-    def response(self, text: str, finish_reason: str, prompt_tokens: int, completion_tokens: int) -> dict:
+    def response(
+        self,
+        text: str,
+        finish_reason: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+        logprobs: list[dict] | None = None,
+    ) -> dict:
+        lp = None if logprobs is None else ChoiceLogprobs(content=logprobs)
         return ChatCompletion(
             id=self.id,
             created=self.created,
             model=self.model,
-            choices=[Choice(message=AssistantMessage(content=text), finish_reason=finish_reason)],
+            choices=[Choice(message=AssistantMessage(content=text), finish_reason=finish_reason, logprobs=lp)],
             usage=Usage.of(prompt_tokens, completion_tokens),
         ).model_dump()
 
-    def chunk(self, delta: dict, finish_reason: str | None = None) -> dict:
+    def chunk(self, delta: dict, finish_reason: str | None = None, logprobs: list[dict] | None = None) -> dict:
+        lp = None if logprobs is None else ChoiceLogprobs(content=logprobs)
         return ChatCompletionChunk(
             id=self.id,
             created=self.created,
             model=self.model,
-            choices=[ChunkChoice(delta=Delta(**delta), finish_reason=finish_reason)],
+            choices=[ChunkChoice(delta=Delta(**delta), finish_reason=finish_reason, logprobs=lp)],
         ).model_dump()
 
     def usage_chunk(self, prompt_tokens: int, completion_tokens: int) -> dict:

@@ -56,6 +56,15 @@ class Answer:
     # or held text back): how the cache cuts a stored greedy answer to a shorter max_tokens.
     cuts: tuple[int, ...] = ()
     charges: list = field(default_factory=list)  # (tier, prompt_tokens, completion_tokens)
+    # logprobs: true: entries of tokens generated and not yet handed to the client (``take_logprobs``)
+    logprobs: list | None = None
+
+    def take_logprobs(self) -> list | None:
+        """The log-probability entries that arrived since the last call (None when not asked for)."""
+        if self.logprobs is None:
+            return None
+        taken, self.logprobs = self.logprobs, []
+        return taken
 
     def finished(self, tier: str, prompt_tokens: int, completion_tokens: int, finish_reason: str | None) -> None:
         self.served_by, self.prompt_tokens, self.finish_reason = tier, prompt_tokens, finish_reason
@@ -118,14 +127,16 @@ def sampling_params(
             "max_tokens",
             "context_length_exceeded",
         )
-    max_tokens = (chat.max_tokens or min(default_max_tokens, room + already)) - already
+    max_tokens = max(1, (chat.max_tokens or min(default_max_tokens, room + already)) - already)
     try:
         return SamplingParams(
             temperature=chat.temperature,
             top_p=chat.top_p,
-            max_tokens=max(1, max_tokens),
+            max_tokens=max_tokens,
             stop=chat.stop,
             seed=None if chat.seed is None else chat.seed % 2**32,
+            min_tokens=min(max(0, chat.min_tokens - already), max_tokens),
+            **chat.sampling_fields(),
         )
     except ValueError as exc:
         raise invalid(str(exc)) from None
@@ -235,6 +246,8 @@ class FallbackChain:
                     # nothing back (a stop string may: those requests get no cuts).
                     known = len(out.token_ids) == 1 and bool(out.text) and not chat.stop
                     cuts.extend([-1] * (len(out.token_ids) - 1) + [chars if known else -1] if out.token_ids else [])
+                    if out.logprobs and answer.logprobs is not None:
+                        answer.logprobs.extend(out.logprobs)
                     if out.text:
                         attempt.texts.append(out.text)
                         yield out.text

@@ -78,6 +78,7 @@ class Reply:
                 async for delta in deltas:
                     if delta is None:  # an abandoned tier's partial text is not part of this answer
                         text.clear()
+                        miss.answer.take_logprobs()
                     else:
                         text.append(delta)
         except ChainFailed as exc:
@@ -90,7 +91,9 @@ class Reply:
         if miss.store is not None:
             await miss.store(body, answer)
         return web.json_response(
-            self.completion.response(body, answer.finish_reason, answer.prompt_tokens, answer.completion_tokens),
+            self.completion.response(
+                body, answer.finish_reason, answer.prompt_tokens, answer.completion_tokens, answer.take_logprobs()
+            ),
             headers=self.headers,
         )
 
@@ -108,7 +111,7 @@ class Reply:
                     if not events.opened:  # headers go out with the first text: they name the serving tier
                         await events.open({**self.headers, **answer.headers()})
                     text.append(delta)
-                    await events.text(delta)
+                    await events.text(delta, answer.take_logprobs())
         except ChainFailed as exc:
             miss.settle()
             if not events.opened:
@@ -119,7 +122,9 @@ class Reply:
             await events.open({**self.headers, **answer.headers()})
         miss.settle()
         await events.finish(
-            answer.finish_reason, (answer.prompt_tokens, answer.completion_tokens) if self.chat.include_usage else None
+            answer.finish_reason,
+            (answer.prompt_tokens, answer.completion_tokens) if self.chat.include_usage else None,
+            answer.take_logprobs() or None,
         )
         await events.done()
         self.request[keys.ANSWERED] = events.response.status  # a hang-up from here on is no failure

@@ -57,15 +57,18 @@ class EventStream:
         await self.response.prepare(self.request)
         await self._send(self.completion.chunk({"role": "assistant", "content": ""}))
 
-    async def text(self, delta: str) -> None:
-        await self._send(self.completion.chunk({"content": delta}))
+    async def text(self, delta: str, logprobs: list[dict] | None = None) -> None:
+        await self._send(self.completion.chunk({"content": delta}, logprobs=logprobs))
 
     async def comment(self, line: str) -> None:
         await self.response.write(f": {line}\n\n".encode())
 
-    async def finish(self, finish_reason: str | None, usage: tuple[int, int] | None = None) -> None:
-        """The finish chunk, then the usage chunk when ``usage`` (prompt, completion tokens) is given."""
-        await self._send(self.completion.chunk({}, finish_reason))
+    async def finish(
+        self, finish_reason: str | None, usage: tuple[int, int] | None = None, logprobs: list[dict] | None = None
+    ) -> None:
+        """The finish chunk (with the log-probabilities of tokens whose text was held back to the end),
+        then the usage chunk when ``usage`` (prompt, completion tokens) is given."""
+        await self._send(self.completion.chunk({}, finish_reason, logprobs=logprobs))
         if usage is not None:
             await self._send(self.completion.usage_chunk(*usage))
 

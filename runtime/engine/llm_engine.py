@@ -286,6 +286,13 @@ class LLMEngine:
         except ValueError as exc:  # bad chat messages, template errors
             raise RequestError(str(exc)) from None
         self.check_length(len(prompt_ids), sampling_params.max_tokens)
+        vocab = self.model_config.vocab_size
+        for what, ids in (
+            ("logit_bias", [t for t, _ in sampling_params.logit_bias]),
+            ("stop_token_ids", sampling_params.stop_token_ids),
+        ):
+            if any(t >= vocab for t in ids):
+                raise RequestError(f"{what}: token id {max(ids)} is outside the vocabulary (size {vocab})")
         stop_ids = frozenset() if sampling_params.ignore_eos else self.tokenizer.stop_token_ids
         return Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
 
@@ -322,7 +329,9 @@ class LLMEngine:
         side's business), then it finishes and its final ``RequestOutput.prefilled`` carries the
         prompt's KV (``runtime.kv_transfer.PrefilledKV``) for another engine's
         ``add_prefilled_request``."""
-        params = dataclasses.replace(sampling_params, max_tokens=1, stop=(), stop_token_ids=(), ignore_eos=True)
+        params = dataclasses.replace(
+            sampling_params, max_tokens=1, stop=(), stop_token_ids=(), ignore_eos=True, min_tokens=0, logprobs=None
+        )
         request_id = self.add_request(prompt, params, request_id)
         self._exports[request_id] = 0
         return request_id
@@ -427,14 +436,17 @@ class LLMEngine:
                 if u.finished and u.request_id in self._exports
                 else None
             )
-            outputs.append(self._output(state, u.new_token_ids, u.finish_reason))
+            outputs.append(
+                self._output(state, u.new_token_ids, u.finish_reason, self.runner.logprobs.get(u.request_id))
+            )
             outputs[-1].prefilled = prefilled
         return outputs
 
-    def _output(self, state: _ReqState, new_ids, finish_reason: str | None) -> RequestOutput:
+    def _output(self, state: _ReqState, new_ids, finish_reason: str | None, logprobs=None) -> RequestOutput:
         req = state.request
         text = ""
         unused = 0  # tokens of this step after a stop string (several with speculative decoding)
+        entries = None if req.sampling_params.logprobs is None else []
         for i, tok in enumerate(new_ids):
             if state.matcher.stopped:
                 unused = len(new_ids) - i
@@ -443,6 +455,8 @@ class LLMEngine:
             if finish_reason == "stop" and tok in state.stop_ids:
                 continue  # the end token is not part of the answer
             text += state.matcher.feed(state.detok.add(tok))
+            if entries is not None and logprobs is not None:  # one token a step: no drafts with logprobs
+                entries.append(self._logprob_entry(tok, *logprobs))
         if state.matcher.stopped and finish_reason is None:
             finish_reason = "stop"  # a stop string: end it here and free its blocks
             self.scheduler.abort_request(req.request_id)
@@ -472,7 +486,17 @@ class LLMEngine:
             req.num_prompt_tokens,
             completion,
             metrics,
+            logprobs=entries,
         )
+
+    def _logprob_entry(self, token: int, logprob: float, top_ids: list[int], top_logprobs: list[float]) -> dict:
+        """OpenAI's chat logprobs entry of one generated token."""
+
+        def one(t: int, lp: float) -> dict:
+            raw = self.tokenizer.token_bytes(t) if t < self.tokenizer.vocab_size else b""
+            return {"token": raw.decode("utf-8", errors="replace"), "logprob": lp, "bytes": list(raw)}
+
+        return {**one(token, logprob), "top_logprobs": [one(t, lp) for t, lp in zip(top_ids, top_logprobs)]}
 
     def score(self, token_ids, chunk: int = 128):
         """Teacher-forced logits [len, V] of ``token_ids`` through this engine's model, attention and KV
@@ -529,13 +553,17 @@ class LLMEngine:
         ids = [self.add_request(p, sp) for p, sp in zip(prompts, params)]
         texts: dict[str, list[str]] = {i: [] for i in ids}
         tokens: dict[str, list[int]] = {i: [] for i in ids}
+        logprobs: dict[str, list[dict]] = {i: [] for i in ids}
         final: dict[str, RequestOutput] = {}
         while self.has_unfinished_requests():
             for o in self.step():
                 texts[o.request_id].append(o.text)
                 tokens[o.request_id].extend(o.token_ids)
+                logprobs[o.request_id].extend(o.logprobs or ())
                 if o.finished:
                     o.text, o.token_ids = "".join(texts[o.request_id]), tokens[o.request_id]
+                    if o.logprobs is not None:
+                        o.logprobs = logprobs[o.request_id]
                     final[o.request_id] = o
                     if progress:
                         progress(o)

@@ -137,6 +137,11 @@ def _byte_alphabet() -> dict[int, str]:
     return table
 
 
+@lru_cache(maxsize=1)
+def _inverse_byte_alphabet() -> dict[str, int]:
+    return {c: b for b, c in _byte_alphabet().items()}
+
+
 def _byte_level_pre_tokenizer(pre: str) -> pre_tokenizers.PreTokenizer:
     byte_level = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
     if pre in _GPT2_PRE:
@@ -459,6 +464,24 @@ class Tokenizer:
 
     def token_to_id(self, token: str) -> int | None:
         return self._parse.token_to_id(token)
+
+    def token_bytes(self, token_id: int) -> bytes:
+        """The bytes a token stands for in generated text (OpenAI's logprobs ``bytes``): a byte-level
+        token's characters mapped back through GPT-2's byte alphabet; a SentencePiece token's text with
+        ▁ as a space, or its ``<0xNN>`` byte; a control token's own text."""
+        token = self._tokens[token_id]
+        if token_id in self.control_token_ids:
+            return token.encode()
+        if self.model == "gpt2":
+            inverse = _inverse_byte_alphabet()
+            return bytes(inverse[c] for c in token) if all(c in inverse for c in token) else token.encode()
+        if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+            return bytes([int(token[3:5], 16)])
+        return token.replace(SPM_SPACE, " ").encode()
+
+    def token_text(self, token_id: int) -> str:
+        """``token_bytes`` as text (an incomplete UTF-8 sequence shows as U+FFFD)."""
+        return self.token_bytes(token_id).decode("utf-8", errors="replace")
 
     @property
     def bos_token(self) -> str | None:

@@ -47,7 +47,18 @@ if TYPE_CHECKING:
 ENCODE_PATH, GENERATE_PATH, PREFILL_PATH, STATS_PATH = "/v1/encode", "/v1/generate", "/v1/prefill", "/v1/stats"
 NDJSON = "application/x-ndjson"
 GENERATE_PARAMS = tuple(f.name for f in dataclasses.fields(SamplingParams))
-PREFILL_PARAMS = ("temperature", "top_p", "top_k", "seed")
+# What the first token is drawn with on a prefill server (its log-probabilities stay there: not sent)
+PREFILL_PARAMS = (
+    "temperature",
+    "top_p",
+    "top_k",
+    "seed",
+    "min_p",
+    "presence_penalty",
+    "frequency_penalty",
+    "repetition_penalty",
+    "logit_bias",
+)
 RETRY_AFTER_S = "1"  # what a 503 asks the client to wait
 
 
@@ -101,7 +112,10 @@ def parse_output_line(line: bytes | str, request_id: str) -> tuple[RequestOutput
             int(d["prompt_tokens"]),
             int(d["completion_tokens"]),
             dict(d.get("metrics") or {}),
+            logprobs=d.get("logprobs"),
         )
+        if out.logprobs is not None and not isinstance(out.logprobs, list):
+            raise ValueError("logprobs must be a list")
         return out, has_ids
     except StreamError:
         raise
@@ -161,6 +175,8 @@ def output_line(out: RequestOutput) -> bytes:
     }
     if out.finished and out.metrics:  # queue, TTFT, TPOT, e2e seconds as the engine measured them
         line["metrics"] = out.metrics
+    if out.logprobs is not None:
+        line["logprobs"] = out.logprobs
     return (json.dumps(line, ensure_ascii=False) + "\n").encode()
 
 

@@ -26,7 +26,18 @@ from runtime.models.config import ModelConfig
 from runtime.models.kv_cache import AttentionMetadata, slot_mapping
 from runtime.quant.kv import KV_DTYPES, allocate_pages, split_pages
 from runtime.worker.attention import make_attend_fn, resolve_backend
-from runtime.worker.sampling import SamplingArrays, sample
+from runtime.worker.sampling import (
+    BIAS,
+    END,
+    OUTPUT,
+    PROMPT,
+    SamplerState,
+    SamplingArrays,
+    StepOutput,
+    allocate_sampler_state,
+    init_state_row,
+    sample_step,
+)
 
 if TYPE_CHECKING:  # sharding imports nothing of this module: no cycle
     from runtime.distributed.sharding import TensorParallel
@@ -69,7 +80,9 @@ def make_step_fn(
     tensor_parallel: TensorParallel | None = None,
     platform: str | None = None,
 ):
-    """Build ``step(params, kv_caches, inputs) -> (tokens int32[S], kv_caches)``, jitted, cache donated.
+    """Build ``step(params, kv_caches, sampler_state, inputs) -> (StepOutput, kv_caches, sampler_state)``,
+    jitted, cache and sampler state donated (``runtime.worker.sampling``), and the teacher-forced
+    ``logits_fn(params, kv_caches, inputs) -> (logits, kv_caches)``.
 
     With ``tensor_parallel`` (runtime/distributed/sharding.py), attention runs per device over its heads and the
     returned cache keeps its kv-head sharding; the rest follows from the sharded inputs (GSPMD).
@@ -81,11 +94,12 @@ def make_step_fn(
         make_attend = tensor_parallel.shard_attention(make_attend)
     model = build_model(config, make_attend, dtype)
 
-    def step(params, kv_caches, inputs: StepInputs):
+    def step(params, kv_caches, sampler_state, inputs: StepInputs):
         logits, kv_caches = model.apply(
             {"params": params}, inputs.tokens, inputs.positions, kv_caches, inputs.metadata, inputs.logits_indices
         )
-        return sample(logits, inputs.sampling), kv_caches
+        out, sampler_state = sample_step(logits, inputs.sampling, sampler_state)
+        return out, kv_caches, sampler_state
 
     def logits_fn(params, kv_caches, inputs: StepInputs):
         return model.apply(
@@ -94,7 +108,7 @@ def make_step_fn(
 
     if tensor_parallel is not None:
         step, logits_fn = tensor_parallel.keep_kv_sharding(step), tensor_parallel.keep_kv_sharding(logits_fn)
-    return jax.jit(step, donate_argnums=(1,)), jax.jit(logits_fn, donate_argnums=(1,))
+    return jax.jit(step, donate_argnums=(1, 2)), jax.jit(logits_fn, donate_argnums=(1,))
 
 
 # ---------------------------------------------------------------- shapes only (lowering checks)
@@ -146,8 +160,8 @@ def abstract_step_args(
     pages_per_seq: int,
     dtype=jnp.float32,
     kv_dtype=None,
-) -> tuple[Any, Any, StepInputs]:
-    """``(params, kv_caches, inputs)`` of the engine's step as ``ShapeDtypeStruct`` pytrees, for
+) -> tuple[Any, Any, SamplerState, StepInputs]:
+    """``(params, kv_caches, sampler_state, inputs)`` of the engine's step as ``ShapeDtypeStruct`` pytrees, for
     ``jax.jit(step).trace(*args).lower(...)``; nothing is allocated.
 
     num_tokens, num_seqs: the bucket (T, S); num_pages: the KV cache's pages (page 0 the null page);
@@ -167,11 +181,9 @@ def abstract_step_args(
         cu_q_lens=sds((S + 1,), i32),
         num_seqs=sds((1,), i32),
     )
-    sampling = SamplingArrays(
-        sds((S,), jnp.float32), sds((S,), jnp.float32), sds((S,), i32), sds((S,), jnp.uint32), sds((S,), i32)
-    )
-    inputs = StepInputs(sds((T,), i32), sds((T,), i32), md, sds((S,), i32), sampling)
-    return abstract_params(config, dtype), kv_caches, inputs
+    inputs = StepInputs(sds((T,), i32), sds((T,), i32), md, sds((S,), i32), SamplingArrays.abstract(S))
+    state = jax.eval_shape(lambda: allocate_sampler_state(num_seqs, config.vocab_size))
+    return abstract_params(config, dtype), kv_caches, state, inputs
 
 
 def abstract_step(
@@ -308,6 +320,11 @@ class ModelRunner:
             config, attention_backend=attention_backend, dtype=dtype, tensor_parallel=tensor_parallel, platform=platform
         )
         self._seeds: dict[str, int] = {}
+        # Sampler state (runtime/worker/sampling.py): a row per running request that needs one, row 0 null.
+        self.sampler_state = allocate_sampler_state(max_num_seqs, config.vocab_size)
+        self._state_rows: dict[str, int] = {}
+        self.logprobs: dict[str, tuple[float, list[int], list[float]]] = {}  # the last step's (``unpack``)
+        self._free_rows = list(range(max_num_seqs, 0, -1))
         # Ahead-of-time compiled step programs by bucket (``warmup``); written by the compile thread, read
         # by the step thread (one dict store per bucket: atomic under the GIL).
         self._compiled: dict[tuple[int, int], Any] = {}
@@ -369,7 +386,7 @@ class ModelRunner:
 
     def _compile(self, T: int, S: int) -> None:
         if (T, S) not in self._compiled:
-            lowered = self._step.lower(self.params, self.kv_caches, self._dummy_inputs(T, S))
+            lowered = self._step.lower(self.params, self.kv_caches, self.sampler_state, self._dummy_inputs(T, S))
             self._compiled[(T, S)] = lowered.compile()
 
     def _compile_all(self, buckets, progress) -> None:
@@ -408,15 +425,10 @@ class ModelRunner:
             cu_q_lens=np.zeros(S + 1, np.int32),
             num_seqs=np.zeros(1, np.int32),
         )
-        sampling = SamplingArrays(
-            np.zeros(S, np.float32),
-            np.ones(S, np.float32),
-            np.zeros(S, np.int32),
-            np.zeros(S, np.uint32),
-            np.zeros(S, np.int32),
-        )
         return jax.device_put(
-            StepInputs(np.zeros(T, np.int32), np.zeros(T, np.int32), md, np.zeros(S, np.int32), sampling)
+            StepInputs(
+                np.zeros(T, np.int32), np.zeros(T, np.int32), md, np.zeros(S, np.int32), SamplingArrays.neutral(S)
+            )
         )
 
     def seed_for(self, req_id: str, seed: int | None) -> int:
@@ -427,6 +439,39 @@ class ModelRunner:
     def forget(self, req_ids) -> None:
         for r in req_ids:
             self._seeds.pop(r, None)
+            self.release_state_row(r)
+
+    def release_state_row(self, req_id: str) -> None:
+        row = self._state_rows.pop(req_id, None)
+        if row is not None:
+            self._free_rows.append(row)
+
+    def _state_row(self, req_id: str, request) -> int:
+        """The request's sampler-state row, filled from its tokens on first use (or after a preemption,
+        which released it): prompt, outputs so far, end tokens (for min_tokens), logit_bias."""
+        row = self._state_rows.get(req_id)
+        if row is not None:
+            return row
+        row = self._free_rows.pop()  # at most max_num_seqs requests run: a row is free
+        self._state_rows[req_id] = row
+        sp = request.sampling_params
+        ends = () if sp.ignore_eos else (*request.eos_token_ids, *sp.stop_token_ids)
+        parts = [
+            (request.prompt_token_ids, PROMPT),
+            (request.output_token_ids, OUTPUT),
+            (ends if sp.min_tokens else (), END),
+            ([t for t, _ in sp.logit_bias], BIAS),
+        ]
+        n = sum(len(ids) for ids, _ in parts)
+        size = next_power_of_two(n, 16)
+        ids, kinds, values = np.zeros(size, np.int32), np.full(size, -1, np.int32), np.zeros(size, np.float32)
+        at = 0
+        for part, kind in parts:
+            ids[at : at + len(part)], kinds[at : at + len(part)] = part, kind
+            at += len(part)
+        values[at - len(sp.logit_bias) : at] = [b for _, b in sp.logit_bias]
+        self.sampler_state = init_state_row(self.sampler_state, np.int32(row), ids, kinds, values)
+        return row
 
     def prepare(self, out) -> tuple[StepInputs, list[tuple[str, int]]]:
         """Lay the scheduled tokens out on one axis and pad to a bucket (NumPy, then one transfer).
@@ -447,11 +492,8 @@ class ModelRunner:
         cu = np.zeros(S + 1, np.int32)
         pages = np.zeros((S, self.pages_per_seq), np.int32)
         logits_idx = np.zeros(S, np.int32)
-        temp = np.zeros(S, np.float32)
-        top_p = np.ones(S, np.float32)
-        top_k = np.zeros(S, np.int32)
-        seeds = np.zeros(S, np.uint32)
-        tok_index = np.zeros(S, np.int32)
+        sa = SamplingArrays.neutral(S)
+        sample = set(out.sample_req_ids)
         rows: list[tuple[str, int]] = []
         t = row = 0
         for i, r in enumerate(req_ids):
@@ -469,16 +511,24 @@ class ModelRunner:
             sp = out.sampling_params[r]
             sl = slice(row, row + m)
             logits_idx[sl] = np.arange(t - m, t)
-            temp[sl], top_p[sl], top_k[sl] = sp.temperature, sp.top_p, sp.top_k
-            seeds[sl] = self.seed_for(r, sp.seed)
+            sa.temperature[sl], sa.top_p[sl], sa.top_k[sl], sa.min_p[sl] = sp.temperature, sp.top_p, sp.top_k, sp.min_p
+            sa.seeds[sl] = self.seed_for(r, sp.seed)
             # The absolute position of each sampled token: plain decoding (and a recompute) draws the same.
-            tok_index[sl] = np.arange(c + n - m + 1, c + n + 1)
+            sa.token_index[sl] = np.arange(c + n - m + 1, c + n + 1)
+            sa.logprobs[sl] = sp.logprobs is not None
+            request = out.history.get(r)
+            if request is not None:  # penalties, logit_bias, min_tokens: never with drafts (m == 1)
+                state_row = self._state_row(r, request)
+                sa.state_row[row] = state_row
+                sa.count_row[row] = state_row if r in sample else 0
+                sa.presence[row], sa.frequency[row] = sp.presence_penalty, sp.frequency_penalty
+                sa.repetition[row] = sp.repetition_penalty
+                sa.hold_end[row] = c + n - request.num_prompt_tokens < sp.min_tokens
             rows.append((r, m))
             row += m
         cu[len(req_ids) + 1 :] = t
         md = AttentionMetadata(slots, kv_lens, pages, cu, np.array([n_seq], np.int32))
-        inputs = StepInputs(tokens, positions, md, logits_idx, SamplingArrays(temp, top_p, top_k, seeds, tok_index))
-        return jax.device_put(inputs), rows
+        return jax.device_put(StepInputs(tokens, positions, md, logits_idx, sa)), rows
 
     def score(self, token_ids, chunk: int = 128, *, last_only: bool = False) -> np.ndarray:
         """Teacher-forced logits [len, V] (float32) of one token sequence, for quality measurements;
@@ -509,15 +559,8 @@ class ModelRunner:
             md = AttentionMetadata(
                 slots, np.array([start + t], np.int32), table[None], np.array([0, t], np.int32), np.array([1], np.int32)
             )
-            dummy = SamplingArrays(
-                np.zeros(1, np.float32),
-                np.ones(1, np.float32),
-                np.zeros(1, np.int32),
-                np.zeros(1, np.uint32),
-                np.zeros(1, np.int32),
-            )
             rows = np.array([t - 1], np.int32) if last_only else np.arange(T, dtype=np.int32)
-            inputs = jax.device_put(StepInputs(tokens, positions, md, rows, dummy))
+            inputs = jax.device_put(StepInputs(tokens, positions, md, rows, SamplingArrays.neutral(1)))
             logits, self.kv_caches = self._logits(self.params, self.kv_caches, inputs)
             out.append(np.asarray(logits[:t], np.float32))
         return out[-1][0] if last_only else np.concatenate(out)
@@ -571,25 +614,39 @@ class ModelRunner:
         """Run one step; {req_id: sampled token} for ``out.sample_req_ids``, a list of tokens (after the
         real token, then after each draft) for a request with draft tokens."""
         self.forget(out.finished_req_ids)  # seeds survive preemption: a recompute samples the same
+        for r in out.preempted_req_ids:  # its state row is refilled from its tokens when it is back
+            self.release_state_row(r)
+        self.logprobs = {}
         if out.is_empty:
             return {}
         inputs, rows = self.prepare(out)
         return self.unpack(out, rows, self.run(inputs))
 
-    def run(self, inputs: StepInputs) -> list[int]:
-        """The step on prepared inputs (the cache updated in place): the sampled row tokens. Its bucket's
-        compiled program when warm-up made one, else the jitted function (which compiles on a miss)."""
+    def run(self, inputs: StepInputs) -> StepOutput:
+        """The step on prepared inputs (the cache updated in place): the sampled row tokens (a list) and,
+        when a row asked for them, the log-probabilities (NumPy; else the device arrays, never read). Its
+        bucket's compiled program when warm-up made one, else the jitted function (compiles on a miss)."""
         step = self._compiled.get((inputs.tokens.shape[0], inputs.logits_indices.shape[0]), self._step)
-        tokens, self.kv_caches = step(self.params, self.kv_caches, inputs)
-        return np.asarray(tokens).tolist()
+        out, self.kv_caches, self.sampler_state = step(self.params, self.kv_caches, self.sampler_state, inputs)
+        if bool(np.asarray(inputs.sampling.logprobs).any()):
+            return StepOutput(np.asarray(out.tokens).tolist(), *(np.asarray(x) for x in out[1:]))
+        return out._replace(tokens=np.asarray(out.tokens).tolist())
 
-    @staticmethod
-    def unpack(out, rows: list[tuple[str, int]], tokens: list[int]) -> dict[str, int | list[int]]:
-        sample, drafts = set(out.sample_req_ids), out.draft_token_ids
+    def unpack(self, out, rows: list[tuple[str, int]], step: StepOutput) -> dict[str, int | list[int]]:
+        """{request: token (or tokens, with drafts)}; ``self.logprobs`` gets, for each sampled request
+        that asked, ``(logprob, top ids, top logprobs)`` of its token."""
+        sample, drafts, tokens = set(out.sample_req_ids), out.draft_token_ids, step.tokens
         sampled: dict[str, int | list[int]] = {}
         start = 0
         for r, m in rows:
             if r in sample:
                 sampled[r] = tokens[start : start + m] if r in drafts else tokens[start]
+                k = out.sampling_params[r].logprobs
+                if k is not None:
+                    self.logprobs[r] = (
+                        float(step.logprob[start]),
+                        step.top_ids[start, :k].tolist(),
+                        step.top_logprobs[start, :k].tolist(),
+                    )
             start += m
         return sampled

@@ -97,9 +97,20 @@ def test_bounds_in_the_schema_are_the_runtimes():
         (body(stop=["a"] * 5), "stop", "stop: must be a non-empty string or a list of at most 4 of them"),
         (body(stop=""), "stop", "stop: must be a non-empty string"),
         (body(n=2), "n", "n: must be 1"),
-        (body(presence_penalty=0.5), "presence_penalty", "presence_penalty: must be 0"),
+        (body(presence_penalty=2.5), "presence_penalty", "presence_penalty: must be <= 2.0"),
         (body(n=True), "n", "n: must be a number, got true"),  # True == 1 in Python, not in JSON
-        (body(frequency_penalty=False), "frequency_penalty", "frequency_penalty: must be a number, got false"),
+        (body(frequency_penalty=False), "frequency_penalty", "frequency_penalty: must be a number"),
+        (body(repetition_penalty=0), "repetition_penalty", "repetition_penalty: must be > 0"),
+        (body(min_p=1.5), "min_p", "min_p: must be <= 1.0"),
+        (body(top_k=-2), "top_k", "top_k: must be >= -1"),
+        (body(min_tokens=-1), "min_tokens", "min_tokens: must be >= 0"),
+        (body(stop_token_ids=[-1]), "stop_token_ids[0]", "stop_token_ids[0]: must be >= 0"),
+        (body(logit_bias={"x": 1}), "logit_bias", "keys must be token ids (digits), got 'x'"),
+        (body(logit_bias={"5": 101}), "logit_bias.5", "logit_bias.5: must be <= 100.0"),
+        (body(top_logprobs=3), "top_logprobs", "top_logprobs: needs logprobs: true"),
+        (body(logprobs=True, top_logprobs=21), "top_logprobs", "top_logprobs: must be <= 20"),
+        (body(foo=1), "foo", "foo: unknown field"),
+        (body(audio={"voice": "x"}), "audio", "audio: not supported by this server"),
         (body(tools=[{"type": "function"}]), "tools", "tools: not supported by this server"),
         (body(response_format={"type": "json_object"}), "response_format", "response_format: not supported"),
         (body(stream="yes"), "stream", "stream: must be true or false"),
@@ -145,13 +156,20 @@ def test_a_valid_request_as_the_pipeline_reads_it():
     chat = parse_chat_request(
         {
             "model": "auto",
-            "unknown_field": {"ignored": True},
+            "store": False,  # IGNORED: cannot change the answer
+            "metadata": {"k": "v"},
             "logprobs": False,
             "tool_choice": "none",
             "response_format": {"type": "text"},
+            "modalities": ["text"],
             "n": 1,
-            "presence_penalty": 0.0,
+            "presence_penalty": 0.5,
             "frequency_penalty": 0,
+            "top_k": -1,
+            "min_p": 0.1,
+            "logit_bias": {"7": -100, "3": 2.5},
+            "stop_token_ids": [2],
+            "min_tokens": 1,
             "messages": [
                 {"role": "developer", "content": [{"type": "text", "text": "Be "}, {"type": "text", "text": "brief."}]},
                 {"role": "user", "content": "Hi", "name": "ann"},
@@ -169,6 +187,11 @@ def test_a_valid_request_as_the_pipeline_reads_it():
     assert chat.messages == ({"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"})
     assert (chat.max_tokens, chat.stop, chat.seed, chat.temperature, chat.top_p) == (5, ("\n",), -(2**63), 0.0, 1.0)
     assert chat.stream and chat.include_usage and chat.user == "u1"
+    assert (chat.presence_penalty, chat.top_k, chat.min_p, chat.logit_bias) == (0.5, 0, 0.1, ((3, 2.5), (7, -100.0)))
+    assert (chat.stop_token_ids, chat.min_tokens, chat.logprobs, chat.repetition_penalty) == ((2,), 1, None, 1.0)
+    assert chat.answer_params()["logit_bias"] == [[3, 2.5], [7, -100.0]] and "top_k" not in chat.answer_params()
+    asked = parse_chat_request(body(logprobs=True, top_logprobs=4))
+    assert asked.logprobs == 4 and parse_chat_request(body(logprobs=True)).logprobs == 0
     defaults = parse_chat_request(body())
     assert (defaults.temperature, defaults.top_p, defaults.max_tokens, defaults.stop) == (1.0, 1.0, None, ())
     assert not defaults.stream and not defaults.include_usage
@@ -265,7 +288,8 @@ def test_openapi_is_generated_from_the_models():
         "user",
         "n",
     } <= set(props) and request["required"] == ["model", "messages"]
-    assert not {"tools", "logprobs", "response_format"} & set(props)  # refused unless not asked for
+    assert not {"tools", "response_format", "store"} & set(props)  # refused unless not asked for; ignored
+    assert {"logprobs", "top_logprobs", "logit_bias", "presence_penalty", "top_k", "min_p"} <= set(props)
     # what only this gateway knows
     assert props["model"]["enum"] == ["auto", "smollm2-135m"] and props["messages"]["maxItems"] == 12
     assert "enum" not in ChatCompletionRequest.model_json_schema()["properties"]["model"]  # a copy was filled in

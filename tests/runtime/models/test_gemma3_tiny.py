@@ -330,9 +330,7 @@ def test_chunked_prefill_matches_reference(tiny, gen):
             jnp.asarray([0, n], jnp.int32),
             jnp.asarray([1], jnp.int32),
         )
-        sampling = SamplingArrays(
-            *(jnp.zeros(n, d) for d in (jnp.float32, jnp.float32, jnp.int32, jnp.uint32, jnp.int32))
-        )
+        sampling = SamplingArrays.neutral(n)
         inputs = StepInputs(jnp.asarray(tokens), jnp.asarray(positions), md, jnp.arange(n, dtype=jnp.int32), sampling)
         logits, kv = logits_fn(gen.params, kv, inputs)
         rtol, atol = TOLERANCES["float32"]

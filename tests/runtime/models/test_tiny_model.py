@@ -171,12 +171,12 @@ def draw(logits, *, temperature=1.0, top_p=1.0, top_k=0, seeds=None, token_index
         out[:n] = np.broadcast_to(np.asarray(value, dtype), (n,))
         return jnp.asarray(out)
 
-    arrays = SamplingArrays(
-        rows(temperature, np.float32),
-        rows(top_p, np.float32),
-        rows(top_k, np.int32),
-        rows(np.arange(n) if seeds is None else seeds, np.uint32),
-        rows(token_index, np.int32),
+    arrays = SamplingArrays.neutral(ROWS)._replace(
+        temperature=rows(temperature, np.float32),
+        top_p=rows(top_p, np.float32),
+        top_k=rows(top_k, np.int32),
+        seeds=rows(np.arange(n) if seeds is None else seeds, np.uint32),
+        token_index=rows(token_index, np.int32),
     )
     return np.asarray(_sample(jnp.asarray(padded), arrays))[:n]
 

@@ -178,7 +178,7 @@ def test_abstract_step_lowers_for_cpu(tiny, dtype, kv_dtype):
     config = load_gguf(tiny.path).config
     T, S, P, page, width = 64, 8, 4096, 16, 32  # 4,096 pages: shapes only, nothing is allocated
     shapes = dict(num_tokens=T, num_seqs=S, num_pages=P, page_size=page, pages_per_seq=width)
-    step, (params, kv, inputs) = abstract_step(
+    step, (params, kv, state, inputs) = abstract_step(
         config, attention_backend="auto", platform="cpu", dtype=dtype, kv_dtype=kv_dtype, **shapes
     )
     assert all(isinstance(x, jax.ShapeDtypeStruct) for x in jax.tree.leaves((params, kv, inputs)))
@@ -190,10 +190,12 @@ def test_abstract_step_lowers_for_cpu(tiny, dtype, kv_dtype):
         assert k.dtype == want_kv
     assert k.shape == (P, page, 2, 16) and len(kv) == config.num_layers
     assert inputs.tokens.shape == (T,) and inputs.metadata.page_indices.shape == (S, width)
-    lowered = step.trace(params, kv, inputs).lower(lowering_platforms=("cpu",))
-    out_tokens, out_kv = lowered.out_info
-    assert out_tokens.shape == (S,) and out_tokens.dtype == jnp.int32
+    assert state.counts.shape == (S + 1, config.vocab_size)  # a sampler-state row per sequence, and the null row
+    lowered = step.trace(params, kv, state, inputs).lower(lowering_platforms=("cpu",))
+    out, out_kv, out_state = lowered.out_info
+    assert out.tokens.shape == (S,) and out.tokens.dtype == jnp.int32 and out.top_ids.shape == (S, 20)
     assert jax.tree.structure(out_kv) == jax.tree.structure(kv)
+    assert jax.tree.structure(out_state) == jax.tree.structure(state)
 
 
 def test_abstract_step_of_gemma3_lowers_for_cpu(tmp_path):
