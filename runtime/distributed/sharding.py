@@ -245,12 +245,13 @@ class TensorParallel:
         return jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, self._kv_sharding(x)), kv_caches)
 
     def keep_kv_sharding(self, fn: Callable) -> Callable:
-        """``fn(params, kv_caches, inputs) -> (out, kv_caches)`` with the returned cache constrained."""
+        """``fn(params, kv_caches, *rest) -> (out, kv_caches, *more)`` with the returned cache constrained
+        (the step's ``rest`` and ``more`` hold the sampler state, replicated like the step's outputs)."""
 
         @functools.wraps(fn)
-        def wrapped(params, kv_caches, inputs):
-            out, kv_caches = fn(params, kv_caches, inputs)
-            return out, self.constrain_kv_cache(kv_caches)
+        def wrapped(params, kv_caches, *rest):
+            out, kv_caches, *more = fn(params, kv_caches, *rest)
+            return (out, self.constrain_kv_cache(kv_caches), *more)
 
         return wrapped
 

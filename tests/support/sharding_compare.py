@@ -140,7 +140,8 @@ def collectives(engine) -> dict:
     shape of every op that moves data between devices other than an all-reduce (what was gathered)."""
     runner = engine.runner
     T, S = runner.token_buckets[0], runner.seq_buckets[-1]
-    hlo = runner._step.lower(runner.params, runner.kv_caches, runner._dummy_inputs(T, S)).compile().as_text()
+    args = (runner.params, runner.kv_caches, runner.sampler_state, runner._dummy_inputs(T, S))
+    hlo = runner._step.lower(*args).compile().as_text()
     counts = {k: len(re.findall(rf"\b{k}(?:-start)?\(", hlo)) for k in COLLECTIVES}
     moved = [
         [int(d) for d in dims.split(",") if d]
