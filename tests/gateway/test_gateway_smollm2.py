@@ -5,24 +5,15 @@ from __future__ import annotations
 import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
-from gateway.app import create_app
-from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from runtime.api import EngineConfig
-from tests.support.gateway_server import ServerThread
+from tests.support.gateway_server import smollm2_gateway
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    engine = EngineConfig(
-        model="smollm2-135m", max_num_seqs=2, max_num_batched_tokens=64, max_model_len=512, num_blocks=64
-    )
-    cache = {"store": "file", "path": str(tmp_path_factory.mktemp("cache") / "cache.jsonl")}
-    config = GatewayConfig(
-        port=0, models=(ModelEntry("smollm2-135m", engine),), cache=cache, limits=Limits(default_max_tokens=48)
-    )
-    srv = ServerThread(create_app(config)).start()
+    cache = str(tmp_path_factory.mktemp("cache") / "cache.jsonl")
+    srv = smollm2_gateway(cache, max_num_seqs=2, default_max_tokens=48)
     yield srv
     srv.stop()
 

@@ -8,25 +8,17 @@ import math
 import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
-from gateway.app import create_app
-from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
-from runtime.api import EngineConfig, RequestOutput, SamplingParams
+from runtime.api import RequestOutput, SamplingParams
 from runtime.serving import protocol
-from tests.support.gateway_server import ServerThread
+from tests.support.gateway_server import smollm2_gateway
 
 QUESTION = [{"role": "user", "content": "Name three colours."}]
 
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    engine = EngineConfig(
-        model="smollm2-135m", max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512, num_blocks=64
-    )
-    cache = {"store": "file", "path": str(tmp_path_factory.mktemp("cache") / "cache.jsonl")}
-    config = GatewayConfig(
-        port=0, models=(ModelEntry("smollm2-135m", engine),), cache=cache, limits=Limits(default_max_tokens=24)
-    )
-    srv = ServerThread(create_app(config)).start()
+    cache = str(tmp_path_factory.mktemp("cache") / "cache.jsonl")
+    srv = smollm2_gateway(cache, max_num_seqs=4, default_max_tokens=24)
     yield openai.OpenAI(base_url=srv.url + "/v1", api_key="k", max_retries=0)
     srv.stop()
 

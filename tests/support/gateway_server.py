@@ -103,3 +103,21 @@ def http(
             return r.status, dict(r.headers), r.read()
     except urllib.error.HTTPError as e:
         return e.code, dict(e.headers), e.read()
+
+
+def smollm2_gateway(cache_path: str, *, max_num_seqs: int, default_max_tokens: int) -> ServerThread:
+    """The gateway with SmolLM2 in-process (a 64-block cache) and the semantic cache on a file, started."""
+    from gateway.app import create_app
+    from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
+    from runtime.api import EngineConfig
+
+    engine = EngineConfig(
+        model="smollm2-135m", max_num_seqs=max_num_seqs, max_num_batched_tokens=64, max_model_len=512, num_blocks=64
+    )
+    config = GatewayConfig(
+        port=0,
+        models=(ModelEntry("smollm2-135m", engine),),
+        cache={"store": "file", "path": cache_path},
+        limits=Limits(default_max_tokens=default_max_tokens),
+    )
+    return ServerThread(create_app(config)).start()
