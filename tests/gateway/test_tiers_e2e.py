@@ -61,14 +61,20 @@ def tiers():
     config = GatewayConfig(
         port=0, models=(ModelEntry("smollm2-135m", engine),), tiers=spec, limits=Limits(default_max_tokens=8)
     )
-    gateway = ServerThread(create_app(config, cache_enabled=False)).start()
+    try:  # a gateway that never starts must not leave the large tier's process behind
+        gateway = ServerThread(create_app(config, cache_enabled=False)).start()
+    except BaseException:
+        large.stop()
+        raise
     deadline = time.monotonic() + 30  # the gateway polls the runtime server once a second
-    while json.loads(http(gateway.url, path="/readyz", method="GET")[2])["models"]["large"] is not True:
-        assert time.monotonic() < deadline, "the large tier never showed up as ready"
-        time.sleep(0.2)
-    yield gateway, large
-    gateway.stop()
-    large.stop()
+    try:
+        while json.loads(http(gateway.url, path="/readyz", method="GET")[2])["models"]["large"] is not True:
+            assert time.monotonic() < deadline, "the large tier never showed up as ready"
+            time.sleep(0.2)
+        yield gateway, large
+    finally:
+        gateway.stop()
+        large.stop()
 
 
 def ask(url, content, model="auto", stream=False, key="e2e", max_tokens=8, timeout=120):

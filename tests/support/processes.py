@@ -59,7 +59,11 @@ class ServerProcess:
             self.args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
         )
         if self.wait_ready:
-            self.wait()
+            try:
+                self.wait()
+            except BaseException:  # never left running behind a failed start
+                self.kill()
+                raise
         return self
 
     def wait(self, timeout: float | None = None) -> None:
