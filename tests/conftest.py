@@ -11,6 +11,23 @@ def pytest_configure(config):
     configure_xla()  # before any test touches JAX
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _return_memory_after_each_module():
+    """After a module (and its engines, set up after this fixture and torn down before it): collect, then
+    hand glibc's free heap back to the OS. Without it a worker's RSS only grows: an engine's ~3 GB stays
+    mapped after it is freed, two workers reached 9 and 11 GB next to a Gemma server and the OOM killer
+    took one (pytest-xdist then waits forever). With it a freed SmolLM2 engine's 2.9 GB drops to 0.2 GB."""
+    yield
+    import ctypes
+    import ctypes.util
+    import gc
+
+    gc.collect()
+    libc = ctypes.util.find_library("c")
+    if libc is not None and hasattr(ctypes.CDLL(libc), "malloc_trim"):
+        ctypes.CDLL(libc).malloc_trim(0)
+
+
 @pytest.fixture(scope="session")
 def smollm2():
     from runtime.engine.offline import Generator
