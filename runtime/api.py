@@ -225,7 +225,12 @@ def is_int(x: object) -> bool:
 
 
 class RequestError(ValueError):
-    """This request cannot be served as asked; the message says why. Other requests are unaffected."""
+    """This request cannot be served as asked; the message says why and ``param`` (when known) names the
+    request field at fault. Other requests are unaffected."""
+
+    def __init__(self, message: str, param: str | None = None):
+        super().__init__(message)
+        self.param = param
 
 
 @dataclass(frozen=True)

@@ -48,9 +48,9 @@ def main(argv=None) -> int:
     prepare, run = runner.prepare, runner.run
 
     def timed(fn, key):  # ModelRunner.prepare / ModelRunner.run, timed
-        def wrapper(*a):
+        def wrapper(*a, **kw):
             t0 = time.perf_counter()
-            result = fn(*a)
+            result = fn(*a, **kw)
             times[key].append((time.perf_counter() - t0) * 1e3)
             return result
 

@@ -134,8 +134,8 @@ class ChatRequest:
     logprobs: int | None = None  # None: not asked; else top_logprobs (0 when only the chosen token's)
 
     def answer_params(self) -> dict[str, Any]:
-        """Every parameter that changes the answer (part of the cache scope); those left at their
-        default are left out, so a scope made before a parameter existed still matches."""
+        """Every parameter that changes the answer (part of the cache scope); the ``sampling_fields``
+        left at their default are left out, so a scope made before a field existed still matches."""
         params = {
             "temperature": self.temperature,
             "top_p": self.top_p,
@@ -143,22 +143,18 @@ class ChatRequest:
             "stop": list(self.stop),
             "seed": self.seed,
         }
-        extra = {
-            "top_k": self.top_k,
-            "min_p": self.min_p,
-            "presence_penalty": self.presence_penalty,
-            "frequency_penalty": self.frequency_penalty,
-            "repetition_penalty": self.repetition_penalty,
-            "logit_bias": [list(p) for p in self.logit_bias],
-            "min_tokens": self.min_tokens,
-            "stop_token_ids": list(self.stop_token_ids),
-        }
+        extra = self.sampling_fields()
+        del extra["logprobs"]  # a request with logprobs bypasses the cache
+        extra["min_tokens"] = self.min_tokens
         defaults = {"repetition_penalty": 1.0}
-        params.update({k: v for k, v in extra.items() if v != defaults.get(k, type(v)())})
+        for k, v in extra.items():
+            if v != defaults.get(k, type(v)()):
+                params[k] = [list(p) for p in v] if k == "logit_bias" else list(v) if isinstance(v, tuple) else v
         return params
 
     def sampling_fields(self) -> dict[str, Any]:
-        """The ``SamplingParams`` fields this request sets beyond temperature, top_p and seed."""
+        """The ``SamplingParams`` fields this request sets beyond temperature, top_p, seed and min_tokens
+        (which the fallback chain adjusts for tokens already streamed)."""
         return {
             "top_k": self.top_k,
             "min_p": self.min_p,

@@ -35,6 +35,10 @@ from gateway.backends import BackendError
 from runtime.api import EngineStats, RequestError, RequestOutput, SamplingParams
 from runtime.serving import protocol
 
+# A runtime server's 400 naming one of these fields names the chat request's field of the same name; its
+# other fields (prompt_ids, ...) are the runtime protocol's own.
+REQUEST_FIELDS = frozenset({"logit_bias", "stop_token_ids"})
+
 log = logging.getLogger("gateway.remote")
 
 NO_STATS = EngineStats(
@@ -204,9 +208,9 @@ class RemoteBackend:
             parsed = protocol.parse_error(await resp.read())
         except Exception:  # the body broke off
             parsed = None
-        message, code = parsed or (f"HTTP {resp.status} {resp.reason or ''}".strip(), None)
+        message, code, param = parsed or (f"HTTP {resp.status} {resp.reason or ''}".strip(), None, None)
         if resp.status in (400, 413, 422):
-            return RequestError(message)
+            return RequestError(message, param if param in REQUEST_FIELDS else None)
         retry_after = _retry_after(resp.headers.get("Retry-After"))
         if resp.status == 503 and code == "not_ready":
             self.ready = False

@@ -193,7 +193,7 @@ class FallbackChain:
                 return
             except (RequestError, APIError) as exc:
                 if i == 0:  # the routed tier refuses the request itself: no other tier would do better
-                    raise invalid(str(exc), "messages") if isinstance(exc, RequestError) else exc from None
+                    raise invalid(str(exc), exc.param or "messages") if isinstance(exc, RequestError) else exc from None
                 cause = "failed"  # a fallback tier that cannot take this request (e.g. a shorter context)
             except BackendError as exc:
                 cause = exc.cause

@@ -5,7 +5,7 @@ that thread (nothing is locked); requests arriving from the asyncio front are ha
 loop, which calls ``add_request`` / ``abort_request`` between steps. One step is::
 
     out = scheduler.schedule()                      # plain data: ids -> token counts, block tables
-    sampled = runner.execute(out)                   # {req_id: token} for out.sample_req_ids only
+    sampled, logprobs = runner.execute(out)         # {req_id: token} for out.sample_req_ids only
     updates = scheduler.update_from_output(out, sampled)   # append tokens, stop checks, free KV
 
 ``schedule()`` and ``update_from_output()`` strictly alternate: ``num_computed_tokens`` only

@@ -292,7 +292,7 @@ class LLMEngine:
             ("stop_token_ids", sampling_params.stop_token_ids),
         ):
             if any(t >= vocab for t in ids):
-                raise RequestError(f"{what}: token id {max(ids)} is outside the vocabulary (size {vocab})")
+                raise RequestError(f"{what}: token id {max(ids)} is outside the vocabulary (size {vocab})", what)
         stop_ids = frozenset() if sampling_params.ignore_eos else self.tokenizer.stop_token_ids
         return Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
 
@@ -421,7 +421,7 @@ class LLMEngine:
         for rid in out.scheduled_new_reqs:
             if rid in self._exports:
                 self._exports[rid] = out.num_computed_tokens[rid]  # its prefix-cache hits
-        sampled = self.runner.execute(out)
+        sampled, logprobs = self.runner.execute(out)
         updates = self.scheduler.update_from_output(out, sampled)
         self.num_steps += 0 if out.is_empty else 1
         outputs = []
@@ -437,7 +437,7 @@ class LLMEngine:
                 else None
             )
             outputs.append(
-                self._output(state, u.new_token_ids, u.finish_reason, self.runner.logprobs.get(u.request_id))
+                self._output(state, u.new_token_ids, u.finish_reason, logprobs.get(u.request_id))
             )
             outputs[-1].prefilled = prefilled
         return outputs

@@ -105,7 +105,7 @@ class HTTPKVTransport:
                     self.bytes_received += len(data)
                     self.fetches += 1
                     return decode_prefilled(data)
-                message = (parse_error(data) or (data[:200].decode(errors="replace"), None))[0]
+                message = (parse_error(data) or (data[:200].decode(errors="replace"),))[0]
                 if resp.status == 400:
                     raise RequestError(message)
                 retry = resp.headers.get("Retry-After")

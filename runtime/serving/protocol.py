@@ -123,11 +123,11 @@ def parse_output_line(line: bytes | str, request_id: str) -> tuple[RequestOutput
         raise MalformedLine(f"unreadable output line {line[:200]!r}") from exc
 
 
-def parse_error(data: bytes) -> tuple[str, str | None] | None:
-    """(message, code) of an error body (``APIError.body()``); None when the body is not one."""
+def parse_error(data: bytes) -> tuple[str, str | None, str | None] | None:
+    """(message, code, param) of an error body (``APIError.body()``); None when the body is not one."""
     try:
         err = json.loads(data)["error"]
-        return str(err["message"]), err.get("code")
+        return str(err["message"]), err.get("code"), err.get("param")
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
 

@@ -178,7 +178,7 @@ class GenerateHandler:
         try:
             return await anext(outputs)
         except RequestError as exc:
-            raise invalid(str(exc), "prompt_ids") from None
+            raise invalid(str(exc), exc.param or "prompt_ids") from None
         except StopAsyncIteration:
             raise APIError(500, "the engine ended the request without output", type="server_error") from None
         except RuntimeError as exc:  # the engine step failed (the engine logged it)

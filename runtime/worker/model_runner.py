@@ -323,7 +323,6 @@ class ModelRunner:
         # Sampler state (runtime/worker/sampling.py): a row per running request that needs one, row 0 null.
         self.sampler_state = allocate_sampler_state(max_num_seqs, config.vocab_size)
         self._state_rows: dict[str, int] = {}
-        self.logprobs: dict[str, tuple[float, list[int], list[float]]] = {}  # the last step's (``unpack``)
         self._free_rows = list(range(max_num_seqs, 0, -1))
         # Ahead-of-time compiled step programs by bucket (``warmup``); written by the compile thread, read
         # by the step thread (one dict store per bucket: atomic under the GIL).
@@ -610,43 +609,46 @@ class ModelRunner:
                 n += 1
         return n
 
-    def execute(self, out) -> dict[str, int | list[int]]:
-        """Run one step; {req_id: sampled token} for ``out.sample_req_ids``, a list of tokens (after the
-        real token, then after each draft) for a request with draft tokens."""
+    def execute(self, out) -> tuple[dict[str, int | list[int]], dict[str, tuple[float, list[int], list[float]]]]:
+        """Run one step: ``({req_id: sampled token}, {req_id: (logprob, top ids, top logprobs)})`` for
+        ``out.sample_req_ids``; a request with draft tokens gets a list of tokens (after the real token,
+        then after each draft); the second dict holds only the requests that asked for logprobs."""
         self.forget(out.finished_req_ids)  # seeds survive preemption: a recompute samples the same
         for r in out.preempted_req_ids:  # its state row is refilled from its tokens when it is back
             self.release_state_row(r)
-        self.logprobs = {}
         if out.is_empty:
-            return {}
+            return {}, {}
         inputs, rows = self.prepare(out)
-        return self.unpack(out, rows, self.run(inputs))
+        want = any(out.sampling_params[r].logprobs is not None for r, _ in rows)
+        return self.unpack(out, rows, self.run(inputs, logprobs=want))
 
-    def run(self, inputs: StepInputs) -> StepOutput:
+    def run(self, inputs: StepInputs, *, logprobs: bool = False) -> StepOutput:
         """The step on prepared inputs (the cache updated in place): the sampled row tokens (a list) and,
-        when a row asked for them, the log-probabilities (NumPy; else the device arrays, never read). Its
-        bucket's compiled program when warm-up made one, else the jitted function (compiles on a miss)."""
+        with ``logprobs`` (a row asked for them), the log-probabilities as NumPy (else the device arrays,
+        never read). Its bucket's compiled program when warm-up made one, else the jitted function
+        (compiles on a miss)."""
         step = self._compiled.get((inputs.tokens.shape[0], inputs.logits_indices.shape[0]), self._step)
         out, self.kv_caches, self.sampler_state = step(self.params, self.kv_caches, self.sampler_state, inputs)
-        if bool(np.asarray(inputs.sampling.logprobs).any()):
+        if logprobs:
             return StepOutput(np.asarray(out.tokens).tolist(), *(np.asarray(x) for x in out[1:]))
         return out._replace(tokens=np.asarray(out.tokens).tolist())
 
-    def unpack(self, out, rows: list[tuple[str, int]], step: StepOutput) -> dict[str, int | list[int]]:
-        """{request: token (or tokens, with drafts)}; ``self.logprobs`` gets, for each sampled request
-        that asked, ``(logprob, top ids, top logprobs)`` of its token."""
+    def unpack(self, out, rows: list[tuple[str, int]], step: StepOutput):
+        """``({request: token (or tokens, with drafts)}, {request: (logprob, top ids, top logprobs)})``,
+        the second for each sampled request that asked."""
         sample, drafts, tokens = set(out.sample_req_ids), out.draft_token_ids, step.tokens
         sampled: dict[str, int | list[int]] = {}
+        logprobs: dict[str, tuple[float, list[int], list[float]]] = {}
         start = 0
         for r, m in rows:
             if r in sample:
                 sampled[r] = tokens[start : start + m] if r in drafts else tokens[start]
                 k = out.sampling_params[r].logprobs
                 if k is not None:
-                    self.logprobs[r] = (
+                    logprobs[r] = (
                         float(step.logprob[start]),
                         step.top_ids[start, :k].tolist(),
                         step.top_logprobs[start, :k].tolist(),
                     )
             start += m
-        return sampled
+        return sampled, logprobs

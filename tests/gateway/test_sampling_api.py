@@ -105,7 +105,8 @@ def test_refused_fields_are_400s_that_name_them(client):
     for body, param in [
         ({"extra_body": {"foo": 1}}, "foo"),
         ({"n": 2}, "n"),
-        ({"logit_bias": {"1000000": 5}}, None),  # outside the vocabulary: the engine refuses it
+        ({"logit_bias": {"1000000": 5}}, "logit_bias"),  # outside the vocabulary: the engine refuses it
+        ({"extra_body": {"stop_token_ids": [1000000]}}, "stop_token_ids"),
         ({"top_logprobs": 2}, "top_logprobs"),  # without logprobs
         ({"extra_body": {"min_tokens": 50}, "max_tokens": 10}, "min_tokens"),
     ]:
@@ -114,8 +115,7 @@ def test_refused_fields_are_400s_that_name_them(client):
             pytest.fail(f"{body} was answered")
         err = exc.value.body
         assert exc.value.status_code == 400 and err["type"] == "invalid_request_error", err
-        if param is not None:
-            assert err["param"] == param, err
+        assert err["param"] == param, err
     _, ok = ask(client, store=False, metadata={"app": "t"}, extra_body={"service_tier": "auto"})  # ignored fields
     assert ok.choices[0].message.content
 

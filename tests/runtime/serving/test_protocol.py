@@ -105,7 +105,7 @@ def test_error_lines_and_bad_lines():
 
 def test_error_bodies():
     body = json.dumps(APIError(503, "warming up", type="service_unavailable", code="not_ready").body()).encode()
-    assert protocol.parse_error(body) == ("warming up", "not_ready")
+    assert protocol.parse_error(body) == ("warming up", "not_ready", None)
     assert protocol.parse_error(b"<html>502</html>") is None
 
 
