@@ -29,20 +29,23 @@ from aiohttp import web
 
 from gateway import keys
 from gateway.accounting.usage import Caller, UsageLedger
-from gateway.api.schemas import ChatRequest, Completion, new_completion_id
+from gateway.api.schemas import ChatRequest, Completion, ModelCard, new_completion_id
 from gateway.config.gateway import GatewayConfig
+from gateway.embeddings import EMBEDDING_MODEL, setup_embeddings
+from gateway.http_headers import setup_headers
 from gateway.lifecycle import drain_middleware
 from gateway.observability.dashboard import setup_dashboard
 from gateway.observability.metrics import GatewayMetrics
 from gateway.pipeline.admission import Admission
 from gateway.pipeline.billing import Billing
 from gateway.pipeline.cache_step import CacheStep
+from gateway.pipeline.choices import Choices, Shape, respond, runs_of
 from gateway.pipeline.fallback import Answer, FallbackChain
 from gateway.pipeline.outcome import Outcome
 from gateway.pipeline.respond import Miss, Reply
 from gateway.pipeline.routing import AUTO, Decision, Router
 from gateway.security import log_content, setup_security
-from runtime.serving.errors import error_middleware
+from runtime.serving.errors import APIError, error_middleware
 
 
 class ChatHandler:
@@ -63,13 +66,18 @@ class ChatHandler:
             decision = state.router.route(chat, caller.policy, state.ledger.budget_left(caller))
             outcome.tier = decision.tier  # a budget refusal is counted under the tier it would have used
             admission.check_budget(caller, chat, decision)
+            # The routed tier's sampling defaults fill the fields the client left out (fallbacks keep them).
+            chat = chat.with_defaults(state.router.spec.tier(decision.tier).sampling_defaults)
+            if chat.n > 1:
+                return outcome.done(await answer_choices(self.app, request, outcome, caller, [chat], decision))
             return outcome.done(await self._answer(request, outcome, caller, chat, decision))
 
     async def _answer(
         self, request: web.Request, outcome: Outcome, caller: Caller, chat: ChatRequest, decision: Decision
     ) -> web.StreamResponse:
         config, state, metrics = self.app[keys.CONFIG], self.app[keys.STATE], self.app[keys.METRICS]
-        completion = Completion(new_completion_id(), chat.model if chat.model != AUTO else decision.tier)
+        # ``model`` in the answer: the model that answered (the routed tier's until one does; a fallback's after)
+        completion = Completion(new_completion_id(), state.router.spec.tier(decision.tier).model)
         log_content(config.log_content, "messages", completion.id, chat.messages)  # off by default
         reply = Reply(
             request,
@@ -84,10 +92,10 @@ class ChatHandler:
         reply.headers.update(cached.headers)
         if cached.entry is not None:
             p, c = int(cached.entry.usage.get("prompt_tokens", 0)), cached.served.completion_tokens
-            reply.headers.update(
-                billing.credit_hit(caller, decision.tier, {"prompt_tokens": p, "completion_tokens": c})
-            )
-            return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier))
+            credit = billing.credit_hit(caller, decision.tier, {"prompt_tokens": p, "completion_tokens": c})
+            reply.headers.update(credit)
+            saved = float(credit["x-cost-saved-usd"])
+            return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier), saved)
 
         answer = Answer(logprobs=[] if chat.logprobs is not None else None)
         chain = FallbackChain(
@@ -108,13 +116,107 @@ class ChatHandler:
         return await (reply.stream(miss, state.shielded) if chat.stream else reply.whole(miss))
 
 
+class CompletionsHandler:
+    """``POST /v1/completions``: admission -> routing (a tier that can complete text) -> the choices, one
+    fallback chain each (``gateway.pipeline.choices``). No semantic cache: text continuation is not a
+    question."""
+
+    def __init__(self, app: web.Application):
+        self.app = app
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        config, state, metrics = self.app[keys.CONFIG], self.app[keys.STATE], self.app[keys.METRICS]
+        with Outcome(metrics, request) as outcome:
+            admission = Admission(state.ledger, metrics, max_messages=config.limits.max_messages)
+            caller, chats = await admission.admit_completions(request)
+            decision = state.router.route(chats[0], caller.policy, state.ledger.budget_left(caller))
+            outcome.tier = decision.tier
+            admission.check_budget(caller, chats[0], decision)
+            defaults = state.router.spec.tier(decision.tier).sampling_defaults
+            chats = [c.with_defaults(defaults) for c in chats]
+            return outcome.done(await answer_choices(self.app, request, outcome, caller, chats, decision, text=True))
+
+
+async def answer_choices(
+    app: web.Application,
+    request: web.Request,
+    outcome: Outcome,
+    caller: Caller,
+    chats: list[ChatRequest],
+    decision: Decision,
+    *,
+    text: bool = False,
+) -> web.StreamResponse:
+    """Several choices (chat ``n`` > 1, or /v1/completions), each its own fallback chain, charged together."""
+    config, state, metrics = app[keys.CONFIG], app[keys.STATE], app[keys.METRICS]
+    spec = state.router.spec
+    for c in chats:
+        log_content(config.log_content, "prompt" if text else "messages", decision.tier, c.prompt or c.messages)
+    chain = FallbackChain(
+        spec, state.backends, state.inflight, metrics, default_max_tokens=config.limits.default_max_tokens
+    )
+    runs = runs_of(chats)
+    choices = Choices(chain, decision, outcome.t0, runs, stream=chats[0].stream)
+    shape = Shape(
+        text, new_completion_id("cmpl" if text else "chatcmpl"), spec.tier(decision.tier).model, int(time.time())
+    )
+    billing = Billing(state.ledger, spec, metrics)
+
+    def settle() -> float:
+        first = runs[0].answer
+        outcome.observe_miss(first.served_by or decision.tier, first.ttft)
+        return billing.charge_all(caller, [r.answer for r in runs])
+
+    headers = {"x-route-tier": decision.tier, "x-route-reason": decision.reason, "x-cache": "bypass"}
+    return await respond(request, choices, shape, headers, settle, chats[0].include_usage)
+
+
+def model_cards(state: keys.GatewayState) -> list[ModelCard]:
+    """Every name a request may use as ``model``: ``auto``, each tier, each model a tier serves (the first
+    tier serving it), and the embedding model; with context length, capabilities and sampling defaults."""
+    spec, router = state.router.spec, state.router
+    cards = []
+    all_caps = sorted(set().union(*(t.can for t in spec.tiers)))
+    cards.append(ModelCard(id=AUTO, created=state.started, owned_by="jaxserve", capabilities=all_caps))
+    seen = {AUTO}
+    for t in spec.tiers:
+        backend = state.backends.get(t.name)
+        served = getattr(backend, "max_model_len", None) or None
+        context = min(x for x in (t.max_context, served) if x) if (t.max_context or served) else None
+        card = dict(
+            created=state.started,
+            owned_by="jaxserve",
+            tier=t.name,
+            context_length=context,
+            capabilities=sorted(t.can),
+            sampling_defaults=t.sampling_defaults,
+            price={"input_per_mtok": t.price.input_per_mtok, "output_per_mtok": t.price.output_per_mtok},
+        )
+        for name in (t.name, t.model):
+            if name not in seen and router.resolve(name) == t.name:
+                seen.add(name)
+                cards.append(ModelCard(id=name, **card))
+    cards.append(ModelCard(id=EMBEDDING_MODEL, created=state.started, owned_by="jaxserve", capabilities=["embeddings"]))
+    return cards
+
+
 async def list_models(request: web.Request) -> web.Response:
-    st = request.app[keys.STATE]
-    data = [
-        {"id": name, "object": "model", "created": st.started, "owned_by": "jaxserve"}
-        for name in [*st.router.spec.names, AUTO]
-    ]
+    data = [c.model_dump() for c in model_cards(request.app[keys.STATE])]
     return web.json_response({"object": "list", "data": data})
+
+
+async def get_model(request: web.Request) -> web.Response:
+    name = request.match_info["model"]
+    cards = model_cards(request.app[keys.STATE])
+    card = next((c for c in cards if c.id == name), None)
+    if card is None:
+        raise APIError(
+            404,
+            f"the model {name!r} does not exist; available: {', '.join(c.id for c in cards)}",
+            param="model",
+            code="model_not_found",
+        )
+    return web.json_response(card.model_dump())
 
 
 async def healthz(request: web.Request) -> web.Response:
@@ -233,11 +335,15 @@ def create_app(
         app.cleanup_ctx.append(ledger_ctx)
     app.cleanup_ctx.append(models_ctx)
     app.router.add_post("/v1/chat/completions", ChatHandler(app).handle)
+    app.router.add_post("/v1/completions", CompletionsHandler(app).handle)
     app.router.add_get("/v1/models", list_models)
+    app.router.add_get("/v1/models/{model}", get_model)
     app.router.add_get("/healthz", healthz)
     app.router.add_get("/readyz", readyz)
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/v1/usage", usage)
+    setup_embeddings(app)
     setup_dashboard(app)
+    setup_headers(app, config.cors)
     setup_security(app, config.admin)  # the admin key for /metrics and the dashboard; GET /openapi.json
     return app

@@ -17,6 +17,7 @@ sampling fields, and vLLM's extensions ``top_k``, ``min_p``, ``repetition_penalt
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -51,10 +52,15 @@ UNKNOWN_FIELD = (
     "repetition_penalty, min_tokens and stop_token_ids (README, API)"
 )
 MAX_LOGIT_BIAS = 1024  # entries of logit_bias
+MAX_N = 8  # choices per request
+MAX_PROMPTS = 16  # prompts of one /v1/completions request
+MAX_COMPLETION_LOGPROBS = 5  # OpenAI's limit for /v1/completions
+# Request fields that a tier's sampling defaults fill in when a request leaves them out.
+DEFAULTED = ("temperature", "top_p", "top_k", "min_p", "presence_penalty", "frequency_penalty", "repetition_penalty")
 MAX_STOP_TOKEN_IDS = 64
 
 
-def _one_error(message: str) -> WrapValidator:
+def one_error(message: str) -> WrapValidator:
     """One error at the field for a value that fits none of a union's shapes, instead of one per shape."""
 
     def wrap(value: Any, handler) -> Any:
@@ -86,12 +92,12 @@ class TextPart(_Request):
 
 
 Content = Annotated[
-    str | list[TextPart], _one_error("must be a string or a list of text parts ({'type': 'text', 'text': ...})")
+    str | list[TextPart], one_error("must be a string or a list of text parts ({'type': 'text', 'text': ...})")
 ]
 StopString = Annotated[str, Field(min_length=1)]
 Stop = Annotated[
     StopString | Annotated[list[StopString], Field(max_length=MAX_STOP)],
-    _one_error(f"must be a non-empty string or a list of at most {MAX_STOP} of them"),
+    one_error(f"must be a non-empty string or a list of at most {MAX_STOP} of them"),
 ]
 
 
@@ -132,6 +138,23 @@ class ChatRequest:
     min_tokens: int = 0
     stop_token_ids: tuple[int, ...] = ()
     logprobs: int | None = None  # None: not asked; else top_logprobs (0 when only the chosen token's)
+    n: int = 1  # choices
+    truncation: str | None = None  # None: the tier's; "auto": drop the oldest turns to fit; "disabled"
+    prompt: str | tuple[int, ...] | None = None  # /v1/completions: the text (or token ids) to continue
+    echo: bool = False  # /v1/completions: the answer starts with the prompt
+    omitted: frozenset[str] = frozenset()  # DEFAULTED fields the client left out
+
+    @property
+    def needs(self) -> str:
+        """The capability a tier needs to answer this request (``gateway.config.tiers.CAPABILITIES``)."""
+        return "completion" if self.prompt is not None else "chat"
+
+    def with_defaults(self, defaults: dict[str, float]) -> ChatRequest:
+        """The request with a tier's sampling defaults in the fields the client left out."""
+        fill = {k: v for k, v in defaults.items() if k in self.omitted}
+        if "top_k" in fill:
+            fill["top_k"] = max(int(fill["top_k"]), 0)
+        return dataclasses.replace(self, **fill, omitted=self.omitted - fill.keys()) if fill else self
 
     def answer_params(self) -> dict[str, Any]:
         """Every parameter that changes the answer (part of the cache scope); the ``sampling_fields``
@@ -167,16 +190,12 @@ class ChatRequest:
         }
 
 
-class ChatCompletionRequest(_Request):
-    """The last message must have role 'user'. Prompt plus max_tokens must fit the tier's context (else
-    400 context_length_exceeded). Fields that would change the answer in ways this server does not
-    implement (n > 1, tools, response_format) are rejected, and so are fields it does not know; those in
-    ``IGNORED`` cannot change the answer and are accepted."""
+class _SamplingRequest(_Request):
+    """The fields chat and text completions share: sampling, stopping, streaming, the vLLM extensions."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
 
     model: str = Field(min_length=1, description="a tier, the model a tier serves, or auto")
-    messages: list[Message] = Field(min_length=1)
     temperature: float | None = Field(None, **TEMPERATURE.limits, le=OPENAI_MAX_TEMPERATURE, allow_inf_nan=False)
     top_p: float | None = Field(None, **TOP_P.limits, allow_inf_nan=False)
     max_tokens: int | None = Field(None, **MAX_TOKENS.limits)
@@ -186,20 +205,94 @@ class ChatCompletionRequest(_Request):
     stream: bool = False
     stream_options: StreamOptions | None = None
     user: str | None = None
-    n: Literal[1] | None = None
+    n: int | None = Field(None, ge=1, le=MAX_N, description="choices, sharing the prompt's KV blocks")
     presence_penalty: float | None = Field(None, **PENALTY.limits, allow_inf_nan=False)
     frequency_penalty: float | None = Field(None, **PENALTY.limits, allow_inf_nan=False)
     logit_bias: dict[str, Annotated[float, Field(**LOGIT_BIAS.limits, allow_inf_nan=False)]] | None = Field(
         None, max_length=MAX_LOGIT_BIAS, description="token id (as a string) -> bias added to its logit"
     )
-    logprobs: bool | None = None
-    top_logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS, description="with logprobs: true")
     # vLLM's extensions
     top_k: int | None = Field(None, ge=-1, description="keep the k likeliest tokens; 0 or -1: off")
     min_p: float | None = Field(None, **MIN_P.limits, allow_inf_nan=False)
     repetition_penalty: float | None = Field(None, **REPETITION_PENALTY.limits, allow_inf_nan=False)
     min_tokens: int | None = Field(None, **MIN_TOKENS.limits)
     stop_token_ids: list[Annotated[int, Field(ge=0)]] | None = Field(None, max_length=MAX_STOP_TOKEN_IDS)
+    truncation: Literal["auto", "disabled"] | None = Field(
+        None, description="auto: drop the oldest turns (never the system prompt) until the prompt fits"
+    )
+    # Accepted and ignored: they cannot change the answer.
+    store: SkipJsonSchema[Any] = None
+    metadata: SkipJsonSchema[Any] = None
+    service_tier: SkipJsonSchema[Any] = None
+    parallel_tool_calls: SkipJsonSchema[Any] = None
+    prompt_cache_key: SkipJsonSchema[Any] = None
+    safety_identifier: SkipJsonSchema[Any] = None
+
+    @field_validator("logit_bias")
+    @classmethod
+    def _token_ids(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        for key in value or {}:
+            _token_id(key)
+        return value
+
+    @field_validator("min_tokens")
+    @classmethod
+    def _within_max_tokens(cls, value: int | None, info: ValidationInfo) -> int | None:
+        limit = info.data.get("max_completion_tokens") or info.data.get("max_tokens")
+        if value is not None and limit is not None and value > limit:
+            raise PydanticCustomError("min_over_max", "must be <= max_tokens ({limit})", {"limit": limit})
+        return value
+
+    @field_validator("n", mode="before")
+    @classmethod
+    def _not_a_bool(cls, value: Any) -> Any:
+        """``True == 1`` in Python, so ``int`` alone would take ``n: true``; JSON's true is not a number."""
+        if isinstance(value, bool):
+            raise PydanticCustomError("not_a_number", "must be a number, got {value}", {"value": str(value).lower()})
+        return value
+
+    @property
+    def max_tokens_asked(self) -> int | None:
+        return self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens
+
+    def _common(self, max_tokens: int | None, logprobs: int | None) -> dict[str, Any]:
+        """``ChatRequest`` keyword arguments of the shared fields (``omitted``: those left out, which the
+        tier's defaults fill in)."""
+        omitted = frozenset(k for k in DEFAULTED if getattr(self, k, None) is None)
+        return dict(
+            model=self.model,
+            temperature=1.0 if self.temperature is None else self.temperature,  # OpenAI's default
+            top_p=1.0 if self.top_p is None else self.top_p,
+            max_tokens=max_tokens,
+            stop=(self.stop,) if isinstance(self.stop, str) else tuple(self.stop or ()),
+            seed=self.seed,
+            stream=self.stream,
+            include_usage=self.stream_options is not None and self.stream_options.include_usage,
+            user=self.user,
+            top_k=max(self.top_k or 0, 0),
+            min_p=self.min_p or 0.0,
+            presence_penalty=self.presence_penalty or 0.0,
+            frequency_penalty=self.frequency_penalty or 0.0,
+            repetition_penalty=1.0 if self.repetition_penalty is None else self.repetition_penalty,
+            logit_bias=tuple(sorted((_token_id(k), float(v)) for k, v in (self.logit_bias or {}).items())),
+            min_tokens=self.min_tokens or 0,
+            stop_token_ids=tuple(self.stop_token_ids or ()),
+            logprobs=logprobs,
+            n=self.n or 1,
+            truncation=self.truncation,
+            omitted=omitted,
+        )
+
+
+class ChatCompletionRequest(_SamplingRequest):
+    """The last message must have role 'user'. Prompt plus max_tokens must fit the tier's context (else
+    400 context_length_exceeded, or with ``truncation: auto`` the oldest turns go). Fields that would
+    change the answer in ways this server does not implement (audio) are rejected, and so are fields it
+    does not know; those in ``IGNORED`` cannot change the answer and are accepted."""
+
+    messages: list[Message] = Field(min_length=1)
+    logprobs: bool | None = None
+    top_logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS, description="with logprobs: true")
     # Not in the schema: accepted only as an SDK sends them when the feature is not asked for.
     tools: SkipJsonSchema[Any] = None
     functions: SkipJsonSchema[Any] = None
@@ -208,13 +301,6 @@ class ChatCompletionRequest(_Request):
     response_format: SkipJsonSchema[Any] = None
     audio: SkipJsonSchema[Any] = None
     modalities: SkipJsonSchema[Any] = None
-    # Accepted and ignored: they cannot change the answer.
-    store: SkipJsonSchema[Any] = None
-    metadata: SkipJsonSchema[Any] = None
-    service_tier: SkipJsonSchema[Any] = None
-    parallel_tool_calls: SkipJsonSchema[Any] = None
-    prompt_cache_key: SkipJsonSchema[Any] = None
-    safety_identifier: SkipJsonSchema[Any] = None
 
     @field_validator("messages", mode="before")
     @classmethod
@@ -234,34 +320,11 @@ class ChatCompletionRequest(_Request):
             raise PydanticCustomError("last_not_user", "the last message must have role 'user'")
         return value
 
-    @field_validator("logit_bias")
-    @classmethod
-    def _token_ids(cls, value: dict[str, float] | None) -> dict[str, float] | None:
-        for key in value or {}:
-            _token_id(key)
-        return value
-
-    @field_validator("min_tokens")
-    @classmethod
-    def _within_max_tokens(cls, value: int | None, info: ValidationInfo) -> int | None:
-        limit = info.data.get("max_completion_tokens") or info.data.get("max_tokens")
-        if value is not None and limit is not None and value > limit:
-            raise PydanticCustomError("min_over_max", "must be <= max_tokens ({limit})", {"limit": limit})
-        return value
-
     @field_validator("top_logprobs")
     @classmethod
     def _with_logprobs(cls, value: int | None, info: ValidationInfo) -> int | None:
         if value is not None and not info.data.get("logprobs"):
             raise PydanticCustomError("needs_logprobs", "needs logprobs: true")
-        return value
-
-    @field_validator("n", mode="before")
-    @classmethod
-    def _not_a_bool(cls, value: Any) -> Any:
-        """``True == 1`` in Python, so ``Literal[1]`` alone would take ``n: true``; JSON's true is not a number."""
-        if isinstance(value, bool):
-            raise PydanticCustomError("not_a_number", "must be a number, got {value}", {"value": str(value).lower()})
         return value
 
     @field_validator(*UNSUPPORTED)
@@ -273,28 +336,63 @@ class ChatCompletionRequest(_Request):
 
     def to_chat(self) -> ChatRequest:
         return ChatRequest(
-            model=self.model,
             messages=tuple(
                 {"role": "system" if m.role == "developer" else m.role, "content": m.text} for m in self.messages
             ),
-            temperature=1.0 if self.temperature is None else self.temperature,  # OpenAI's default
-            top_p=1.0 if self.top_p is None else self.top_p,
-            max_tokens=self.max_completion_tokens if self.max_completion_tokens is not None else self.max_tokens,
-            stop=(self.stop,) if isinstance(self.stop, str) else tuple(self.stop or ()),
-            seed=self.seed,
-            stream=self.stream,
-            include_usage=self.stream_options is not None and self.stream_options.include_usage,
-            user=self.user,
-            top_k=max(self.top_k or 0, 0),
-            min_p=self.min_p or 0.0,
-            presence_penalty=self.presence_penalty or 0.0,
-            frequency_penalty=self.frequency_penalty or 0.0,
-            repetition_penalty=1.0 if self.repetition_penalty is None else self.repetition_penalty,
-            logit_bias=tuple(sorted((_token_id(k), float(v)) for k, v in (self.logit_bias or {}).items())),
-            min_tokens=self.min_tokens or 0,
-            stop_token_ids=tuple(self.stop_token_ids or ()),
-            logprobs=(self.top_logprobs or 0) if self.logprobs else None,
+            **self._common(self.max_tokens_asked, (self.top_logprobs or 0) if self.logprobs else None),
         )
+
+
+PromptIds = Annotated[list[Annotated[int, Field(ge=0)]], Field(min_length=1)]
+
+
+class CompletionRequest(_SamplingRequest):
+    """``POST /v1/completions``: text continuation, for any tier (a pretrained model too). ``prompt`` is a
+    string, a list of strings (a choice each), token ids, or a list of token-id lists."""
+
+    prompt: Annotated[
+        str
+        | Annotated[list[str], Field(min_length=1, max_length=MAX_PROMPTS)]
+        | PromptIds
+        | Annotated[list[PromptIds], Field(min_length=1, max_length=MAX_PROMPTS)],
+        one_error(f"must be a string, a list of at most {MAX_PROMPTS} strings, token ids or lists of token ids"),
+    ]
+    echo: bool = False
+    logprobs: int | None = Field(None, ge=0, le=MAX_COMPLETION_LOGPROBS, description="top tokens per position")
+    suffix: SkipJsonSchema[Any] = None
+    best_of: int | None = Field(None, ge=1, le=MAX_N, description="only best_of == n is supported")
+
+    @field_validator("suffix")
+    @classmethod
+    def _no_suffix(cls, value: Any) -> Any:
+        if value in (None, ""):
+            return value
+        raise PydanticCustomError("unsupported", "not supported by this server (no fill-in-the-middle)")
+
+    @field_validator("best_of")
+    @classmethod
+    def _best_of_is_n(cls, value: int | None, info: ValidationInfo) -> int | None:
+        if value is not None and value != (info.data.get("n") or 1):
+            raise PydanticCustomError("unsupported", "only best_of == n is supported")
+        return value
+
+    def to_chats(self) -> list[ChatRequest]:
+        """One ``ChatRequest`` per prompt (its ``prompt`` set; ``messages`` holds it as one user turn, for
+        the router)."""
+        p = self.prompt
+        prompts = [p] if isinstance(p, str) or (p and isinstance(p[0], int)) else list(p)
+        out = []
+        for prompt in prompts:
+            text = prompt if isinstance(prompt, str) else ""
+            out.append(
+                ChatRequest(
+                    messages=({"role": "user", "content": text},),
+                    prompt=prompt if isinstance(prompt, str) else tuple(prompt),
+                    echo=self.echo,
+                    **self._common(16 if self.max_tokens_asked is None else self.max_tokens_asked, self.logprobs),
+                )
+            )
+        return out
 
 
 def request_error(exc: ValidationError) -> APIError:
@@ -317,6 +415,14 @@ def parse_chat_request(body: Any, *, max_messages: int = 256) -> ChatRequest:
     return request.to_chat()
 
 
+def parse_completion_request(body: Any) -> list[ChatRequest]:
+    try:
+        request = CompletionRequest.model_validate(body)
+    except ValidationError as exc:
+        raise request_error(exc) from None
+    return request.to_chats()
+
+
 # ---------------------------------------------------------------- responses
 
 
@@ -328,17 +434,33 @@ def _absent(value: Any) -> bool:
     return value is None
 
 
+class PromptTokensDetails(_Response):
+    cached_tokens: int = Field(0, description="prompt tokens found in the serving engine's prefix cache")
+
+
 class Usage(_Response):
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    prompt_tokens_details: PromptTokensDetails | None = Field(None, exclude_if=_absent)
+    truncated_prompt_tokens: int | None = Field(
+        None, exclude_if=_absent, description="truncation: auto: prompt tokens of the oldest turns left out"
+    )
+    cost_saved_usd: float | None = Field(
+        None, exclude_if=_absent, description="a semantic-cache hit: what the answer would have cost"
+    )
 
     @classmethod
-    def of(cls, prompt_tokens: int, completion_tokens: int) -> Usage:
+    def of(cls, prompt_tokens: int, completion_tokens: int, extras: dict | None = None) -> Usage:
+        """``extras``: ``cached_tokens``, ``truncated_prompt_tokens``, ``cost_saved_usd`` (each optional)."""
+        extras = dict(extras or {})
+        cached = extras.pop("cached_tokens", None)
         return cls(
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             total_tokens=prompt_tokens + completion_tokens,
+            prompt_tokens_details=None if cached is None else PromptTokensDetails(cached_tokens=cached),
+            **extras,
         )
 
 
@@ -416,15 +538,63 @@ class ChatCompletionChunk(_Completion):
     usage: Usage | None = Field(None, exclude_if=_absent)
 
 
+class CompletionLogprobs(_Response):
+    """``/v1/completions`` with ``logprobs: k``: per generated token, its text, log-probability, the k
+    likeliest tokens and their log-probabilities, and where its text starts in the choice's text."""
+
+    tokens: list[str]
+    token_logprobs: list[float]
+    top_logprobs: list[dict[str, float]]
+    text_offset: list[int]
+
+    @classmethod
+    def of(cls, entries: list[dict], offset: int = 0) -> CompletionLogprobs:
+        """From the chat-format entries the engine gives (``RequestOutput.logprobs``)."""
+        offsets = []
+        for e in entries:
+            offsets.append(offset)
+            offset += len(e["token"])
+        return cls(
+            tokens=[e["token"] for e in entries],
+            token_logprobs=[e["logprob"] for e in entries],
+            top_logprobs=[{t["token"]: t["logprob"] for t in e["top_logprobs"]} for e in entries],
+            text_offset=offsets,
+        )
+
+
+class TextChoice(_Response):
+    text: str
+    index: int = 0
+    logprobs: CompletionLogprobs | None = None
+    finish_reason: str | None = Field(None, description=FINISH_REASON)
+
+
+class TextCompletion(_Completion):
+    """``POST /v1/completions``: the whole answer, or (streamed) each event, with the same object name."""
+
+    object: Literal["text_completion"] = "text_completion"
+    choices: list[TextChoice]
+    usage: Usage | None = Field(None, exclude_if=_absent)
+
+
 class ModelCard(_Response):
+    """One name a request may use as ``model``: ``auto``, a tier, or the model a tier serves."""
+
     id: str
     object: Literal["model"] = "model"
     created: int
     owned_by: str
+    tier: str | None = Field(None, description="the tier this name routes to (None for auto)")
+    context_length: int | None = Field(None, description="tokens, prompt + answer (None while unknown)")
+    capabilities: list[str] = Field(default_factory=list, description="chat, completion, json, tools")
+    sampling_defaults: dict[str, float] = Field(
+        default_factory=dict, description="used when a request leaves the field out"
+    )
+    price: dict[str, float] | None = Field(None, description="USD per million tokens, input and output")
 
 
 class ModelList(_Response):
-    """``GET /v1/models``: the tiers and ``auto``."""
+    """``GET /v1/models``: ``auto``, every tier and every model a tier serves."""
 
     object: Literal["list"] = "list"
     data: list[ModelCard]
@@ -443,8 +613,8 @@ class ErrorResponse(_Response):
     error: ErrorDetail
 
 
-def new_completion_id() -> str:
-    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+def new_completion_id(prefix: str = "chatcmpl") -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:24]}"
 
 
 @dataclass
@@ -462,6 +632,7 @@ class Completion:
         prompt_tokens: int,
         completion_tokens: int,
         logprobs: list[dict] | None = None,
+        extras: dict | None = None,
     ) -> dict:
         lp = None if logprobs is None else ChoiceLogprobs(content=logprobs)
         return ChatCompletion(
@@ -469,23 +640,25 @@ class Completion:
             created=self.created,
             model=self.model,
             choices=[Choice(message=AssistantMessage(content=text), finish_reason=finish_reason, logprobs=lp)],
-            usage=Usage.of(prompt_tokens, completion_tokens),
+            usage=Usage.of(prompt_tokens, completion_tokens, extras),
         ).model_dump()
 
-    def chunk(self, delta: dict, finish_reason: str | None = None, logprobs: list[dict] | None = None) -> dict:
+    def chunk(
+        self, delta: dict, finish_reason: str | None = None, logprobs: list[dict] | None = None, index: int = 0
+    ) -> dict:
         lp = None if logprobs is None else ChoiceLogprobs(content=logprobs)
         return ChatCompletionChunk(
             id=self.id,
             created=self.created,
             model=self.model,
-            choices=[ChunkChoice(delta=Delta(**delta), finish_reason=finish_reason, logprobs=lp)],
+            choices=[ChunkChoice(index=index, delta=Delta(**delta), finish_reason=finish_reason, logprobs=lp)],
         ).model_dump()
 
-    def usage_chunk(self, prompt_tokens: int, completion_tokens: int) -> dict:
+    def usage_chunk(self, prompt_tokens: int, completion_tokens: int, extras: dict | None = None) -> dict:
         return ChatCompletionChunk(
             id=self.id,
             created=self.created,
             model=self.model,
             choices=[],
-            usage=Usage.of(prompt_tokens, completion_tokens),
+            usage=Usage.of(prompt_tokens, completion_tokens, extras),
         ).model_dump()

@@ -5,7 +5,8 @@ process (``gateway.backends.remote.RemoteBackend``) are interchangeable:
 
     name: str; ready: bool; max_model_len: int
     async start(warmup: bool) / async close()
-    async encode(messages, assistant_prefix="") -> list[int]     # RequestError: the request is bad (400)
+    async encode(messages, assistant_prefix="") -> list[int]     # RequestError: the request is bad (400);
+                                                                 # messages may be a str: a text prompt
     generate(prompt_ids, params, request_id) -> AsyncIterator[RequestOutput]
     stats() -> EngineStats
 

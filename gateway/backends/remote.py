@@ -136,8 +136,10 @@ class RemoteBackend:
 
     # ------------------------------------------------------------ requests
 
-    async def encode(self, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
-        body = {"messages": list(messages), "assistant_prefix": assistant_prefix}
+    async def encode(self, messages: Sequence[dict] | str, assistant_prefix: str = "") -> list[int]:
+        """Chat messages, or a text prompt (a str), -> the server's prompt ids."""
+        what = {"prompt": messages} if isinstance(messages, str) else {"messages": list(messages)}
+        body = {**what, "assistant_prefix": assistant_prefix}
         timeout = aiohttp.ClientTimeout(total=self.encode_timeout, sock_connect=self.connect_timeout)
         try:
             async with self._require_session().post(

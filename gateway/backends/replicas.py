@@ -174,7 +174,7 @@ class ReplicaSet:
             self._cursor = (i + 1) % len(self.replicas)
         return i
 
-    async def encode(self, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
+    async def encode(self, messages: Sequence[dict] | str, assistant_prefix: str = "") -> list[int]:
         tried: set[int] = set()
         last: BackendError | None = None
         while (i := choose(self.replicas, self._cursor, frozenset(tried))) is not None:

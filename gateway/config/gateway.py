@@ -8,6 +8,7 @@ Unknown keys are errors too: a typo must not silently fall back to a default.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, ClassVar
@@ -18,7 +19,7 @@ from pydantic.dataclasses import dataclass
 
 from gateway.config.admin import AdminConfig
 from gateway.config.tiers import TiersSpec
-from gateway.config.typed import LIST_OK, STRICT, ConfigError, NonEmptyStr, key_error, validate
+from gateway.config.typed import LIST_OK, STRICT, ConfigError, NonEmptyStr, StrTuple, key_error, validate
 from runtime.api import EngineConfig
 
 __all__ = ["ConfigError", "GatewayConfig", "Limits", "ModelEntry", "load_config"]
@@ -66,6 +67,23 @@ class Limits:
 
 
 @dataclass(frozen=True, config=STRICT)
+class CorsConfig:
+    """Cross-origin requests from browser apps (gateway/security.py): ``allow_origins`` lists the origins
+    (``https://app.example``) or ``"*"``; preflights are answered before authentication."""
+
+    allow_origins: StrTuple = ()
+    allow_headers: StrTuple = ("authorization", "content-type", "x-request-id", "cache-control", "openai-organization")
+    max_age_s: int = Field(600, ge=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> CorsConfig:
+        for i, o in enumerate(self.allow_origins):
+            if o != "*" and not re.fullmatch(r"https?://[^/\s]+", o):
+                raise ValueError(f"allow_origins[{i}]: must be '*' or scheme://host[:port], got {o!r}")
+        return self
+
+
+@dataclass(frozen=True, config=STRICT)
 class GatewayConfig:
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
@@ -76,6 +94,7 @@ class GatewayConfig:
     tiers: TiersSpec | None = None  # None: one free tier per model
     admin: AdminConfig | None = None  # None: /metrics and the dashboard are open (gateway/security.py)
     log_content: bool = False  # log prompts and answers (INFO); off by default, -v does not turn it on
+    cors: CorsConfig | None = None  # None: no CORS headers (a browser app on another origin cannot call)
 
     @field_validator("admin", mode="before")
     @classmethod

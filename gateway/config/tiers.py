@@ -26,6 +26,7 @@ mapping on its own; ``gateway.config.gateway`` validates it as its ``tiers`` key
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar
@@ -49,6 +50,44 @@ class Price:
         return self
 
 
+# What a tier can do: "chat" needs a model trained to follow a chat template; "completion" is plain text
+# continuation (/v1/completions, any model); "json" (response_format) and "tools" are grammar-constrained
+# chat answers.
+CAPABILITIES = ("chat", "completion", "json", "tools")
+TRUNCATION = ("disabled", "auto")
+
+
+@dataclass(frozen=True, config=STRICT)
+class SamplingDefaults:
+    """A tier's sampling settings for requests that leave them out (None: the model preset's, else
+    OpenAI's defaults)."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    repetition_penalty: float | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> SamplingDefaults:
+        from runtime.api import SamplingParams  # the runtime's bounds: one source
+
+        SamplingParams(**self.items())  # ValueError naming the field
+        return self
+
+    def items(self) -> dict[str, float]:
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+
+
+def model_preset(model: str):
+    """The runtime's preset of ``model`` (runtime.loading.presets), or None for another model."""
+    from runtime.loading.presets import PRESETS
+
+    return PRESETS.get(model)
+
+
 @dataclass(frozen=True, config=STRICT)
 class TierConfig:
     name: str
@@ -60,6 +99,10 @@ class TierConfig:
     capacity: int = 64  # requests in flight through this gateway before overflow goes down the chain
     timeout_s: float = 60.0  # seconds without progress (first token, next token) before falling back
     fallback: StrTuple = ()
+    # None: from the model preset (a pretrained model: completion only), else everything
+    capabilities: StrTuple | None = None
+    sampling: SamplingDefaults | None = None  # None: the model preset's recommended settings
+    truncation: str = "disabled"  # "auto": drop the oldest turns of a conversation too long for the context
 
     @model_validator(mode="before")
     @classmethod
@@ -95,7 +138,31 @@ class TierConfig:
                 raise ValueError(f"urls: the same replica is listed twice ({', '.join(dupes)})")
         if self.name in self.fallback:
             raise ValueError(f"fallback: a tier cannot fall back to itself ({self.name!r})")
+        for c in self.capabilities or ():
+            if c not in CAPABILITIES:
+                raise ValueError(f"capabilities: unknown capability {c!r} (known: {', '.join(CAPABILITIES)})")
+        if self.capabilities is not None and not self.capabilities:
+            raise ValueError("capabilities: must name at least one (leave it out for the model's own)")
+        if self.truncation not in TRUNCATION:
+            raise ValueError(f"truncation: must be one of {', '.join(TRUNCATION)}, got {self.truncation!r}")
         return self
+
+    @property
+    def can(self) -> frozenset[str]:
+        """The capabilities: configured, or the model preset's (a pretrained model only completes text)."""
+        if self.capabilities is not None:
+            return frozenset(self.capabilities)
+        preset = model_preset(self.model)
+        return frozenset(CAPABILITIES if preset is None or preset.chat else ("completion",))
+
+    @property
+    def sampling_defaults(self) -> dict[str, float]:
+        """What a request that leaves a sampling field out gets: this tier's ``sampling``, else the model
+        preset's recommended settings (fields neither names: OpenAI's defaults)."""
+        if self.sampling is not None:
+            return self.sampling.items()
+        preset = model_preset(self.model)
+        return dict(preset.sampling) if preset is not None else {}
 
     @property
     def replica_urls(self) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from aiohttp import web
 
 from gateway.accounting.usage import Caller, UsageLedger
-from gateway.api.schemas import ChatRequest, parse_chat_request
+from gateway.api.schemas import ChatRequest, parse_chat_request, parse_completion_request
 from gateway.observability.metrics import GatewayMetrics
 from gateway.pipeline.routing import AUTO, Decision
 from runtime.serving.errors import APIError, read_json
@@ -40,6 +40,15 @@ class Admission:
         if chat.user and caller.tenant == "anonymous":
             caller = self.ledger.identify(request, chat.user)
         return caller, chat
+
+    async def admit_completions(self, request: web.Request) -> tuple[Caller, list[ChatRequest]]:
+        """``admit`` for ``POST /v1/completions``: one ``ChatRequest`` per prompt."""
+        caller = self.ledger.identify(request)
+        self._within(self.ledger.check_rate, caller, "rate")
+        chats = parse_completion_request(await read_json(request))
+        if chats[0].user and caller.tenant == "anonymous":
+            caller = self.ledger.identify(request, chats[0].user)
+        return caller, chats
 
     def check_budget(self, caller: Caller, chat: ChatRequest, decision: Decision) -> None:
         """After routing: 429 when the caller's budget is spent; a request let through is counted

@@ -25,15 +25,20 @@ class Billing:
     def charge(self, caller: Caller, answer: Answer) -> float:
         """Charge each tier's part of an answer (also of one that failed: what the client got is paid
         for) and count the request; returns the total cost."""
+        return self.charge_all(caller, [answer])
+
+    def charge_all(self, caller: Caller, answers: list[Answer]) -> float:
+        """``charge`` for the choices of one request (``n``, several prompts): counted once."""
         cost = 0.0
-        for name, p, c in answer.charges:
-            part = self.spec.tier(name).cost(p, c)
-            cost += part
-            self.ledger.charge(caller, name, p, c, part)
-            self.metrics.cost.labels(name).inc(part)
-            self.metrics.prompt_tokens.labels(name).inc(p)
-            self.metrics.generation_tokens.labels(name).inc(c)
-        self.ledger.count_request(caller, fallback=bool(answer.fallbacks))
+        for answer in answers:
+            for name, p, c in answer.charges:
+                part = self.spec.tier(name).cost(p, c)
+                cost += part
+                self.ledger.charge(caller, name, p, c, part)
+                self.metrics.cost.labels(name).inc(part)
+                self.metrics.prompt_tokens.labels(name).inc(p)
+                self.metrics.generation_tokens.labels(name).inc(c)
+        self.ledger.count_request(caller, fallback=any(a.fallbacks for a in answers))
         return cost
 
     def credit_hit(self, caller: Caller, tier: str, usage: Mapping[str, int]) -> dict[str, str]:

@@ -58,6 +58,9 @@ class Answer:
     charges: list = field(default_factory=list)  # (tier, prompt_tokens, completion_tokens)
     # logprobs: true: entries of tokens generated and not yet handed to the client (``take_logprobs``)
     logprobs: list | None = None
+    model: str | None = None  # the model of the tier generating now / that finished the answer
+    cached_tokens: int = 0  # of the serving tier's prompt, found in its prefix cache
+    dropped_tokens: int = 0  # prompt tokens left out by ``truncation: auto`` (the oldest turns)
 
     def take_logprobs(self) -> list | None:
         """The log-probability entries that arrived since the last call (None when not asked for)."""
@@ -75,6 +78,13 @@ class Answer:
         """An abandoned tier's text that the client keeps: it counts, and is charged, like any other."""
         self.completion_tokens += completion_tokens
         self.charges.append((tier, prompt_tokens, completion_tokens))
+
+    def usage_extras(self) -> dict:
+        """``Usage.of``'s extras: the prefix-cache hits, and what ``truncation: auto`` left out."""
+        extras = {"cached_tokens": self.cached_tokens}
+        if self.dropped_tokens:
+            extras["truncated_prompt_tokens"] = self.dropped_tokens
+        return extras
 
     def headers(self, cost: float | None = None) -> dict[str, str]:
         """Who answered and how: ``x-served-by`` (and its replica), ``x-fallback``, ``x-cost-usd``."""
@@ -103,6 +113,27 @@ class ChainFailed(Exception):
             code="tiers_unavailable",
             headers={"Retry-After": "5"},
         )
+
+
+def context_room(chat: ChatRequest, tier: TierConfig, max_model_len: int, prompt_len: int, already: int) -> bool:
+    """Whether a prompt of ``prompt_len`` tokens and the answer's ``max_tokens`` (at least one token) fit."""
+    context = min(tier.max_context or max_model_len, max_model_len)
+    need = 1 if chat.max_tokens is None else chat.max_tokens - already
+    return prompt_len + max(need, 1) <= context
+
+
+def truncated(messages: tuple[dict, ...]) -> tuple[dict, ...] | None:
+    """``messages`` without their oldest turn (the system prompt and the last user turn always stay):
+    the first non-system message and, when it is a user turn answered by the assistant, its answer.
+    None when nothing more can go."""
+    keep_last = len(messages) - 1
+    for i, m in enumerate(messages):
+        if m["role"] != "system":
+            if i >= keep_last:
+                return None
+            end = i + 2 if i + 1 < keep_last and messages[i + 1]["role"] == "assistant" else i + 1
+            return messages[:i] + messages[end:]
+    return None
 
 
 def sampling_params(
@@ -225,9 +256,9 @@ class FallbackChain:
         tier, backend = self.spec.tier(name), self.backends[name]
         self.inflight[name] += 1
         try:
-            prompt_ids = await asyncio.wait_for(backend.encode(chat.messages, sent), tier.timeout_s)
+            prompt_ids = await self._encode(chat, tier, backend, sent, answer)
             attempt.prompt_len = len(prompt_ids)
-            answer.current = name
+            answer.current, answer.model = name, tier.model
             params = sampling_params(
                 chat, tier, backend.max_model_len, len(prompt_ids), answer.completion_tokens, self.default_max_tokens
             )
@@ -253,12 +284,33 @@ class FallbackChain:
                         yield out.text
                     if out.finished:
                         answer.cuts = tuple(cuts[: out.completion_tokens])
+                        answer.cached_tokens = int(out.metrics.get("cached_tokens") or 0)
                         if out.metrics.get("queue_s") is not None:
                             self.metrics.queue.labels(name).observe(out.metrics["queue_s"])
                         answer.finished(name, attempt.prompt_len, out.completion_tokens, out.finish_reason)
                         return
         finally:
             self.inflight[name] -= 1
+
+    async def _encode(self, chat: ChatRequest, tier: TierConfig, backend, sent: str, answer: Answer) -> list[int]:
+        """The prompt's token ids on this tier (after the text earlier tiers streamed, ``sent``). With
+        ``truncation: auto`` (the request's, else the tier's), a conversation too long for the context
+        loses its oldest turns until it fits; ``answer.dropped_tokens`` counts what went."""
+        if isinstance(chat.prompt, tuple):  # token ids (/v1/completions); a fallback tier starts them over
+            return list(chat.prompt)
+        what = chat.prompt if chat.prompt is not None else chat.messages
+        ids = await asyncio.wait_for(backend.encode(what, sent), tier.timeout_s)
+        if (chat.truncation or tier.truncation) != "auto" or chat.prompt is not None:
+            return ids
+        full, messages = len(ids), chat.messages
+        already = answer.completion_tokens
+        while not context_room(chat, tier, backend.max_model_len, len(ids), already):
+            messages = truncated(messages)
+            if messages is None:  # only the system prompt and the last turn are left: sampling_params says why
+                break
+            ids = await asyncio.wait_for(backend.encode(messages, sent), tier.timeout_s)
+        answer.dropped_tokens = full - len(ids)
+        return ids
 
     def _tokens_arrived(self, tier: str, n: int, last: float | None, answer: Answer, t0: float) -> float:
         """Inter-token latency (an output may carry several tokens: the gap is shared among them) and

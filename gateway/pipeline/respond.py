@@ -53,20 +53,24 @@ class Reply:
     headers: dict[str, str]
     log_content: bool = False  # log the answer (the operator opted in)
 
-    async def hit(self, served: Served, prompt_tokens: int, observe: Callable[[], None]) -> web.StreamResponse:
-        """Replay a stored answer; ``observe`` runs once the client has all of it (its latency)."""
+    async def hit(
+        self, served: Served, prompt_tokens: int, observe: Callable[[], None], saved_usd: float = 0.0
+    ) -> web.StreamResponse:
+        """Replay a stored answer; ``observe`` runs once the client has all of it (its latency). Its usage
+        counts the whole prompt as cached, and says what the answer would have cost (``saved_usd``)."""
         p, c = prompt_tokens, served.completion_tokens
+        extras = {"cached_tokens": p, "cost_saved_usd": round(saved_usd, 9)}
         log_content(self.log_content, "answer (cache hit)", self.completion.id, served.answer)
         if not self.chat.stream:
             observe()
             return web.json_response(
-                self.completion.response(served.answer, served.finish_reason, p, c), headers=self.headers
+                self.completion.response(served.answer, served.finish_reason, p, c, extras=extras), headers=self.headers
             )
         events = EventStream(self.request, self.completion)
         await events.open(self.headers)
         for piece in split_for_stream(served.answer):
             await events.text(piece)
-        await events.finish(served.finish_reason, (p, c) if self.chat.include_usage else None)
+        await events.finish(served.finish_reason, (p, c, extras) if self.chat.include_usage else None)
         observe()  # before [DONE]: the client may close (cancelling this handler) once it has it
         await events.done()
         return events.response
@@ -86,13 +90,19 @@ class Reply:
             raise exc.api_error() from None
         answer = miss.answer
         self.headers.update(answer.headers(miss.settle()))
+        self.completion.model = answer.model or self.completion.model
         body = "".join(text)
         log_content(self.log_content, "answer", self.completion.id, body)
         if miss.store is not None:
             await miss.store(body, answer)
         return web.json_response(
             self.completion.response(
-                body, answer.finish_reason, answer.prompt_tokens, answer.completion_tokens, answer.take_logprobs()
+                body,
+                answer.finish_reason,
+                answer.prompt_tokens,
+                answer.completion_tokens,
+                answer.take_logprobs(),
+                answer.usage_extras(),
             ),
             headers=self.headers,
         )
@@ -109,6 +119,7 @@ class Reply:
                         await events.comment(f"tier {frm} {cause}; {to} continues the answer")
                         continue
                     if not events.opened:  # headers go out with the first text: they name the serving tier
+                        self.completion.model = answer.model or self.completion.model
                         await events.open({**self.headers, **answer.headers()})
                     text.append(delta)
                     await events.text(delta, answer.take_logprobs())
@@ -119,11 +130,14 @@ class Reply:
             await events.fail(exc.api_error().body())
             return events.response
         if not events.opened:  # an empty answer
+            self.completion.model = answer.model or self.completion.model
             await events.open({**self.headers, **answer.headers()})
         miss.settle()
         await events.finish(
             answer.finish_reason,
-            (answer.prompt_tokens, answer.completion_tokens) if self.chat.include_usage else None,
+            (answer.prompt_tokens, answer.completion_tokens, answer.usage_extras())
+            if self.chat.include_usage
+            else None,
             answer.take_logprobs() or None,
         )
         await events.done()

@@ -4,10 +4,13 @@ In: a parsed ``ChatRequest``, the caller's ``KeyPolicy`` and the fraction of its
 Out: a ``Decision`` (the tier, the fallback chain after it, a one-line reason for the
 ``x-route-reason`` header), or an ``APIError`` (404 unknown model, 403 a tier the key may not use).
 
-``model`` names a tier (or the model a tier serves): that tier, no questions asked. ``model: "auto"``
-escalates to ``router.escalate_to`` when the request shows code or maths markers, a long prompt or a
-deep conversation, and otherwise takes ``router.default``; a key that is nearly out of budget, or
-limited to some tiers, is held to what it may afford and use. No model runs in the router: it costs
+``model`` names a tier (or the model a tier serves): that tier, no questions asked (its reason says so
+when the tier's model cannot do what the request needs). ``model: "auto"`` escalates to
+``router.escalate_to`` when the request shows code or maths markers, a long prompt or a deep
+conversation, and otherwise takes ``router.default``; a key that is nearly out of budget, or limited to
+some tiers, is held to what it may afford and use; and ``auto`` only ever picks, and falls back to,
+tiers that can do the request (``TierConfig.can``: a pretrained model never gets a chat request; 400
+``model_not_capable`` when no tier the key may use can). No model runs in the router: it costs
 microseconds, and its reason names the rule that fired.
 """
 
@@ -114,10 +117,31 @@ class Router:
             return model
         return self._by_model.get(model)
 
+    def capable(self, need: str) -> set[str]:
+        """The tiers that can do ``need`` (a capability: chat, completion, json, tools)."""
+        return {t.name for t in self.spec.tiers if need in t.can}
+
     def route(self, chat: ChatRequest, policy: KeyPolicy, budget_left: float | None = None) -> Decision:
         allowed = set(policy.tiers) if policy.tiers is not None else set(self.spec.names)
+        capable = self.capable(chat.needs)
         if chat.model == AUTO:
+            if not capable & allowed:
+                raise APIError(
+                    400,
+                    f"no tier this key may use can do {chat.needs} (tiers: "
+                    + ", ".join(f"{t.name}: {'/'.join(sorted(t.can))}" for t in self.spec.tiers if t.name in allowed)
+                    + "); name one as model to use it anyway",
+                    param="model",
+                    code="model_not_capable",
+                )
             tier, reason = self._auto(chat, allowed, budget_left)
+            if tier not in capable:
+                to = next((t for t in self.spec.chain(tier) if t in allowed and t in capable), None)
+                to = to or next(t for t in self.spec.names if t in allowed and t in capable)
+                reason += f"; {tier} cannot do {chat.needs}: {to}"
+                tier = to
+            chain = tuple(t for t in self.spec.chain(tier) if t in allowed and t in capable)
+            return Decision(tier, chain, reason)
         else:
             tier = self.resolve(chat.model)
             if tier is None:
@@ -136,6 +160,8 @@ class Router:
                     code="tier_not_allowed",
                 )
             reason = f"explicit model {chat.model!r}"
+            if tier not in capable:
+                reason += f" (its model {self.spec.tier(tier).model} is not made for {chat.needs})"
         chain = tuple(t for t in self.spec.chain(tier) if t in allowed)
         return Decision(tier, chain, reason)
 

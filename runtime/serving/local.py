@@ -77,8 +77,9 @@ class LocalEngine:
         await asyncio.to_thread(self.engine.runner.stop_background)  # a compile thread must not outlive us
         await asyncio.to_thread(self.front.shutdown)
 
-    async def encode(self, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
-        """Chat messages -> prompt token ids through the model's chat template (raises RequestError)."""
+    async def encode(self, messages: Sequence[dict] | str, assistant_prefix: str = "") -> list[int]:
+        """Chat messages -> prompt token ids through the model's chat template, or a text prompt (a str:
+        /v1/completions) as it is; raises RequestError."""
         return encode_chat(self.engine, messages, assistant_prefix)
 
     def generate(self, prompt_ids: list[int], params: SamplingParams, request_id: str) -> AsyncIterator[RequestOutput]:
@@ -88,11 +89,12 @@ class LocalEngine:
         return self.engine.stats()
 
 
-def encode_chat(engine: LLMEngine, messages: Sequence[dict], assistant_prefix: str = "") -> list[int]:
-    """The chat template with its generation prompt, then ``assistant_prefix`` as plain text (never
-    control tokens). Shared by ``LocalEngine`` and the runtime server."""
+def encode_chat(engine: LLMEngine, messages: Sequence[dict] | str, assistant_prefix: str = "") -> list[int]:
+    """The chat template with its generation prompt (or, for a str, the text as it is, with the model's
+    BOS), then ``assistant_prefix`` as plain text (never control tokens). Shared by ``LocalEngine`` and
+    the runtime server."""
     try:
-        ids = engine.encode(list(messages))
+        ids = engine.encode(messages if isinstance(messages, str) else list(messages))
         if assistant_prefix:
             ids = ids + engine.tokenizer.encode(assistant_prefix, add_bos=False)
         return ids

@@ -119,14 +119,19 @@ async def metrics(request: web.Request) -> web.Response:
 
 
 async def encode(request: web.Request) -> web.Response:
-    """Chat messages -> prompt ids (works before warm-up: only the tokenizer is needed)."""
+    """Chat messages (or a text ``prompt``) -> prompt ids (works before warm-up: only the tokenizer is
+    needed)."""
     st = request.app[STATE]
     if st.backend is None:
         raise not_ready(st.name)
     body = await read_object(request)
     messages = body.get("messages")
+    if "prompt" in body and messages is None:
+        messages = body["prompt"]
+        if not isinstance(messages, str):
+            raise invalid("prompt must be a string", "prompt")
     # A list of ints would be taken for token ids by ``LLMEngine.encode``: only objects here.
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+    elif not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise invalid("messages must be a list of {role, content} objects", "messages")
     prefix = body.get("assistant_prefix") or ""
     if not isinstance(prefix, str):

@@ -81,7 +81,13 @@ def test_stop_string(client):
 
 
 def test_models_health_ready_metrics(server, client):
-    assert [m.id for m in client.models.list().data] == ["tiny", "auto"]
+    cards = client.models.list().data
+    assert [m.id for m in cards] == ["auto", "tiny", "all-minilm-l6-v2"]
+    tiny = client.models.retrieve("tiny")
+    assert tiny.tier == "tiny" and tiny.context_length > 0 and "chat" in tiny.capabilities
+    with pytest.raises(openai.NotFoundError) as exc:
+        client.models.retrieve("gpt-9")
+    assert exc.value.body["code"] == "model_not_found" and "tiny" in exc.value.body["message"]
     for path in ("/healthz", "/readyz"):
         status, _, body = post(server, None, path=path, method="GET")
         assert status == 200, body
@@ -135,7 +141,7 @@ BAD = [
     ("max_tokens type", {"model": "tiny", "messages": MSG, "max_tokens": "9"}, None, {}, 400, "max_tokens"),
     ("max_tokens too big", {"model": "tiny", "messages": MSG, "max_tokens": 100000}, None, {}, 400, "max_tokens"),
     ("stop too many", {"model": "tiny", "messages": MSG, "stop": ["a", "b", "c", "d", "e"]}, None, {}, 400, "stop"),
-    ("n=2", {"model": "tiny", "messages": MSG, "n": 2}, None, {}, 400, "n"),
+    ("n=9", {"model": "tiny", "messages": MSG, "n": 9}, None, {}, 400, "n"),
     ("stream type", {"model": "tiny", "messages": MSG, "stream": "yes"}, None, {}, 400, "stream"),
     ("too many messages", {"model": "tiny", "messages": MSG * 17}, None, {}, 400, "messages"),
     ("unknown model", {"model": "gpt-9", "messages": MSG}, None, {}, 404, "model"),

@@ -104,7 +104,7 @@ def test_the_cache_keeps_answers_of_different_sampling_fields_apart(client):
 def test_refused_fields_are_400s_that_name_them(client):
     for body, param in [
         ({"extra_body": {"foo": 1}}, "foo"),
-        ({"n": 2}, "n"),
+        ({"n": 9}, "n"),
         ({"logit_bias": {"1000000": 5}}, "logit_bias"),  # outside the vocabulary: the engine refuses it
         ({"extra_body": {"stop_token_ids": [1000000]}}, "stop_token_ids"),
         ({"top_logprobs": 2}, "top_logprobs"),  # without logprobs

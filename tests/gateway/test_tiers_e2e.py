@@ -98,17 +98,33 @@ def complete(stream: bool, body: str) -> bool:
 
 def test_routing_and_budgets_across_processes(tiers):
     gateway, _ = tiers
+    # auto never gives a chat request to the pretrained model (it cannot chat): maths goes to small
     status, h, body = ask(gateway.url, "What is 17 * 23?")
-    assert status == 200 and h["x-route-tier"] == "large" and h["x-served-by"] == "large", body
-    assert "maths markers" in h["x-route-reason"] and float(h["x-cost-usd"]) > 0
+    assert status == 200 and h["x-route-tier"] == "small" and h["x-served-by"] == "small", body
+    assert "maths markers" in h["x-route-reason"] and "large cannot do chat" in h["x-route-reason"]
+    assert json.loads(body)["model"] == "smollm2-135m"  # the model that answered
+    # ... but text continuation is what it does: auto escalates a maths completion to it
+    status, h, body = http(
+        gateway.url,
+        {"model": "auto", "prompt": "Question: what is 17 * 23?\nAnswer:", "max_tokens": 6, "temperature": 0},
+        path="/v1/completions",
+        headers={"Authorization": "Bearer e2e"},
+    )
+    out = json.loads(body)
+    assert status == 200 and h["x-served-by"] == "large" and out["model"] == "gemma3-270m", body
+    assert out["object"] == "text_completion" and out["usage"]["completion_tokens"] > 0
+    # named explicitly, a tier answers chat whatever its model (the reason says what it is made for)
+    status, h, body = ask(gateway.url, "What is 17 * 23?", model="large")
+    assert status == 200 and h["x-served-by"] == "large" and "not made for chat" in h["x-route-reason"], body
+    assert float(h["x-cost-usd"]) > 0
     status, h, _ = ask(gateway.url, "Hello! How are you today?")
     assert status == 200 and h["x-served-by"] == "small" and h["x-route-reason"] == "short general request"
     _, _, raw = http(gateway.url, path="/v1/usage", method="GET", headers={"Authorization": "Bearer e2e"})
     usage = json.loads(raw)
     assert set(usage["by_tier"]) == {"large", "small"} and usage["cost_usd"] > 0
     # a key whose budget one large answer exceeds: the next request is 429, and says why
-    assert ask(gateway.url, "What is 2 * 21?", key="sk-tight")[0] == 200
-    status, h, body = ask(gateway.url, "What is 2 * 21?", key="sk-tight")
+    assert ask(gateway.url, "What is 2 * 21?", key="sk-tight", model="large")[0] == 200
+    status, h, body = ask(gateway.url, "What is 2 * 21?", key="sk-tight", model="large")
     err = json.loads(body)["error"]
     assert status == 429 and err["code"] == "budget_exceeded" and int(h["retry-after"]) > 0
 
@@ -126,7 +142,7 @@ def test_killing_the_large_tier_loses_no_request(tiers):
         # The chain may take up to the large tier's timeout_s (30 s) and then the small tier's (60 s) per
         # token before it answers: a client limit below that would test this machine's load, not fallback.
         try:
-            status, h, body = ask(gateway.url, prompts[i], stream=stream, timeout=300)
+            status, h, body = ask(gateway.url, prompts[i], model="large", stream=stream, timeout=300)
         except OSError as exc:  # named in the failure below, with how long it waited
             status, h, body = None, {}, f"{exc!r} after {time.perf_counter() - t:.0f} s"
         with lock:

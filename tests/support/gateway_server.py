@@ -105,8 +105,9 @@ def http(
         return e.code, dict(e.headers), e.read()
 
 
-def smollm2_gateway(cache_path: str, *, max_num_seqs: int, default_max_tokens: int) -> ServerThread:
-    """The gateway with SmolLM2 in-process (a 64-block cache) and the semantic cache on a file, started."""
+def smollm2_gateway(cache_path: str, *, max_num_seqs: int, default_max_tokens: int, **extra) -> ServerThread:
+    """The gateway with SmolLM2 in-process (a 64-block cache) and the semantic cache on a file, started;
+    ``extra``: more ``GatewayConfig`` fields (cors, tiers, ...)."""
     from gateway.app import create_app
     from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
     from runtime.api import EngineConfig
@@ -119,5 +120,6 @@ def smollm2_gateway(cache_path: str, *, max_num_seqs: int, default_max_tokens: i
         models=(ModelEntry("smollm2-135m", engine),),
         cache={"store": "file", "path": cache_path},
         limits=Limits(default_max_tokens=default_max_tokens),
+        **extra,
     )
     return ServerThread(create_app(config)).start()

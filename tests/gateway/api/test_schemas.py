@@ -96,7 +96,7 @@ def test_bounds_in_the_schema_are_the_runtimes():
         (body(seed=2**64), "seed", "seed: must be <= 18446744073709551615"),
         (body(stop=["a"] * 5), "stop", "stop: must be a non-empty string or a list of at most 4 of them"),
         (body(stop=""), "stop", "stop: must be a non-empty string"),
-        (body(n=2), "n", "n: must be 1"),
+        (body(n=9), "n", "n: must be <= 8"),
         (body(presence_penalty=2.5), "presence_penalty", "presence_penalty: must be <= 2.0"),
         (body(n=True), "n", "n: must be a number, got true"),  # True == 1 in Python, not in JSON
         (body(frequency_penalty=False), "frequency_penalty", "frequency_penalty: must be a number"),

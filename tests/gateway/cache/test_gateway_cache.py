@@ -39,6 +39,12 @@ def test_hit_has_the_shape_of_a_miss(server):
     assert miss["choices"][0]["finish_reason"] == "stop"
     for d in (miss, hit):
         d.pop("id"), d.pop("created")
+    # the usage differs only where it should: a hit's whole prompt is cached, and it says what it saved
+    u_miss, u_hit = miss.pop("usage"), hit.pop("usage")
+    assert u_hit.pop("cost_saved_usd") >= 0 and "cost_saved_usd" not in u_miss
+    assert u_hit.pop("prompt_tokens_details") == {"cached_tokens": u_hit["prompt_tokens"]}
+    assert 0 <= u_miss.pop("prompt_tokens_details")["cached_tokens"] <= u_miss["prompt_tokens"]
+    assert u_hit == u_miss
     assert hit == miss
     # streaming: same events, same content, whether it came from the engine or the cache
     _, s_hit = chat(server, q, stop=[stop], stream=True)
@@ -109,6 +115,11 @@ def test_greedy_answers_are_served_cut_to_max_tokens(server):
     h, body = chat(server, q, max_tokens=3)  # fewer: the first 3 tokens, "length"
     d = json.loads(body)
     d.pop("id"), d.pop("created")
+    (
+        d["usage"].pop("cost_saved_usd"),
+        d["usage"].pop("prompt_tokens_details"),
+        ref[3]["usage"].pop("prompt_tokens_details"),
+    )
     assert h["x-cache"] == "hit" and d == ref[3]
     h, _ = chat(server, q, max_tokens=12)  # more than it holds: a miss, and the longer answer replaces it
     assert h["x-cache"] == "miss"

@@ -57,8 +57,8 @@ def test_every_error_is_reported_once_per_key():
     assert text.split("; ") == [
         "tiers[0].capacity: must be an integer, got 'x'",
         "router.code: must be true or false, got 'yes'",
-        "tiers[0]: unknown key(s) colour, size (known: capacity, fallback, max_context, "
-        "model, name, price, timeout_s, url, urls)",
+        "tiers[0]: unknown key(s) colour, size (known: capabilities, capacity, fallback, max_context, "
+        "model, name, price, sampling, timeout_s, truncation, url, urls)",
     ]
 
 

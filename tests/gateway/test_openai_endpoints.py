@@ -1,0 +1,215 @@
+"""The OpenAI API surface beyond one chat answer, end to end through the official ``openai`` client against
+the gateway with SmolLM2 in-process: ``n`` choices sharing the prompt's KV blocks, /v1/completions
+(echo, logprobs, several prompts, token ids, streaming), /v1/embeddings, /v1/models and its cards,
+per-model sampling defaults, ``model`` = what answered, x-request-id, usage's cached tokens, CORS, and
+``truncation: auto``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import openai  # a dev dependency: missing, fail rather than skip
+import pytest
+
+from gateway import keys
+from gateway.config.gateway import CorsConfig
+from tests.support.gateway_server import http, smollm2_gateway
+
+pytestmark = pytest.mark.slow
+MODEL = "smollm2-135m"
+ORIGIN = "http://app.example"
+NO_STORE = {"Cache-Control": "no-store"}
+LONG = (
+    "You are a careful assistant. Answer in one short sentence. The following notes describe a small "
+    "town by the sea: it has a harbour, a lighthouse, a bakery that opens at six, a school with two "
+    "hundred pupils, a library in the old customs house, and a market every Saturday morning. "
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    cache = str(tmp_path_factory.mktemp("cache") / "cache.jsonl")
+    srv = smollm2_gateway(cache, max_num_seqs=8, default_max_tokens=16, cors=CorsConfig(allow_origins=(ORIGIN,)))
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    return openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
+
+
+def engine_stats(server):
+    return server.app[keys.STATE].backends[MODEL].stats()
+
+
+def test_models_list_every_name_with_its_card(client):
+    ids = [m.id for m in client.models.list().data]
+    assert ids == ["auto", MODEL, "all-minilm-l6-v2"]
+    card = client.models.retrieve(MODEL)
+    assert card.tier == MODEL and card.context_length == 512
+    assert set(card.capabilities) == {"chat", "completion", "json", "tools"}
+    assert card.sampling_defaults == {"temperature": 0.2, "top_p": 0.9}  # the preset's (model card) settings
+    with pytest.raises(openai.NotFoundError):
+        client.models.retrieve("nope")
+
+
+def test_left_out_sampling_fields_take_the_model_defaults(client):
+    ask = dict(model=MODEL, messages=[{"role": "user", "content": "Tell me about cats."}], max_tokens=24, seed=7)
+    left_out = client.chat.completions.create(**ask, extra_headers=NO_STORE)
+    explicit = client.chat.completions.create(**ask, temperature=0.2, top_p=0.9, extra_headers=NO_STORE)
+    openai_default = client.chat.completions.create(**ask, temperature=1.0, top_p=1.0, extra_headers=NO_STORE)
+    assert left_out.choices[0].message.content == explicit.choices[0].message.content
+    assert openai_default.choices[0].message.content != explicit.choices[0].message.content
+    assert left_out.model == MODEL  # the model that answered
+
+
+def test_n_choices_share_the_prompt_blocks(server, client):
+    before = engine_stats(server).prefix_cache_hits
+    r = client.chat.completions.create(
+        model=MODEL,
+        messages=[{"role": "user", "content": LONG + "What does the town have?"}],
+        n=3,
+        temperature=1.0,
+        seed=3,
+        max_tokens=12,
+    )
+    hits = engine_stats(server).prefix_cache_hits - before
+    assert [c.index for c in r.choices] == [0, 1, 2]
+    texts = [c.message.content for c in r.choices]
+    assert all(texts) and len(set(texts)) > 1, texts  # seed + j per choice: not three copies
+    p = r.usage.prompt_tokens
+    assert hits >= 2 * 16 * ((p - 1) // 16), (hits, p)  # choices 1 and 2 found choice 0's full blocks
+    assert r.usage.completion_tokens >= 3  # every choice's tokens, the prompt once
+    # the same seed again: the same three choices
+    again = client.chat.completions.create(
+        model=MODEL,
+        messages=[{"role": "user", "content": LONG + "What does the town have?"}],
+        n=3,
+        temperature=1.0,
+        seed=3,
+        max_tokens=12,
+    )
+    assert [c.message.content for c in again.choices] == texts
+    # streamed: each choice's deltas under its index, each finished
+    parts: dict[int, str] = {0: "", 1: ""}
+    finished = set()
+    for chunk in client.chat.completions.create(
+        model=MODEL, messages=[{"role": "user", "content": "Say hi."}], n=2, max_tokens=8, stream=True
+    ):
+        for c in chunk.choices:
+            parts[c.index] += c.delta.content or ""
+            if c.finish_reason:
+                finished.add(c.index)
+    assert finished == {0, 1} and all(parts.values())
+
+
+def test_completions_echo_logprobs_prompts_and_stream(client):
+    prompt = "The capital of France is"
+    whole = client.completions.create(model=MODEL, prompt=prompt, max_tokens=8, temperature=0)
+    assert whole.object == "text_completion" and whole.choices[0].text and whole.model == MODEL
+    assert whole.usage.completion_tokens > 0 and whole.choices[0].finish_reason in ("stop", "length")
+    echo = client.completions.create(model=MODEL, prompt=prompt, max_tokens=8, temperature=0, echo=True)
+    assert echo.choices[0].text == prompt + whole.choices[0].text
+    lp = client.completions.create(model=MODEL, prompt=prompt, max_tokens=8, temperature=0, logprobs=2)
+    got = lp.choices[0].logprobs
+    assert "".join(got.tokens) == lp.choices[0].text == whole.choices[0].text
+    assert all(len(t) == 2 for t in got.top_logprobs) and all(x <= 0 for x in got.token_logprobs)
+    assert got.text_offset == [sum(len(t) for t in got.tokens[:i]) for i in range(len(got.tokens))]
+    streamed = "".join(
+        c.choices[0].text
+        for c in client.completions.create(model=MODEL, prompt=prompt, max_tokens=8, temperature=0, stream=True)
+    )
+    assert streamed == whole.choices[0].text
+    two = client.completions.create(model=MODEL, prompt=[prompt, "One, two, three,"], max_tokens=6, temperature=0)
+    assert [c.index for c in two.choices] == [0, 1]
+    assert (
+        two.choices[0].text
+        == client.completions.create(model=MODEL, prompt=prompt, max_tokens=6, temperature=0).choices[0].text
+    )
+    ids = client.completions.create(model=MODEL, prompt=[504, 3575, 282], max_tokens=4, temperature=0)
+    assert ids.usage.prompt_tokens == 3 and ids.choices[0].text
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.completions.create(model=MODEL, prompt=prompt, suffix="x")
+    assert exc.value.body["param"] == "suffix"
+
+
+def test_embeddings_are_the_models_own(client):
+    from sentence_transformers import SentenceTransformer
+
+    from gateway.cache.embedder import find_model_dir
+
+    texts = ["How do I boil an egg?", "The weather is nice today."]
+    r = client.embeddings.create(model="all-minilm-l6-v2", input=texts)  # the SDK asks for base64
+    got = np.array([d.embedding for d in r.data], np.float32)
+    assert got.shape == (2, 384) and r.usage.prompt_tokens > 0
+    ref = SentenceTransformer(str(find_model_dir()), device="cpu").encode(texts, normalize_embeddings=True)
+    assert np.allclose(got, ref, atol=1e-5)
+    floats = client.embeddings.create(model="all-minilm-l6-v2", input=texts[0], encoding_format="float")
+    assert np.allclose(floats.data[0].embedding, got[0], atol=1e-6)
+    with pytest.raises(openai.NotFoundError):
+        client.embeddings.create(model="text-embedding-3-small", input="x")
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.embeddings.create(model="all-minilm-l6-v2", input="x", dimensions=10)
+    assert exc.value.body["param"] == "dimensions"
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.embeddings.create(model="all-minilm-l6-v2", input="word " * 400)
+    assert exc.value.body["code"] == "context_length_exceeded"
+
+
+def test_request_ids_and_cors(server):
+    body = {"model": MODEL, "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2}
+    _, h, _ = http(server.url, body, headers={"x-request-id": "client-42"})
+    assert h["x-request-id"] == "client-42"
+    _, h1, _ = http(server.url, body)
+    _, h2, _ = http(server.url, {"model": "nope", "messages": []})  # an error has one too
+    assert h1["x-request-id"].startswith("req-") and h2["x-request-id"].startswith("req-")
+    assert h1["x-request-id"] != h2["x-request-id"]
+    _, h, _ = http(server.url, {**body, "stream": True}, headers={"x-request-id": "s-1"})
+    assert h["x-request-id"] == "s-1"
+    pre = {"Origin": ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "authorization"}
+    status, h, _ = http(server.url, raw=b"", headers=pre, method="OPTIONS")
+    assert status == 204 and "authorization" in h["Access-Control-Allow-Headers"]
+    _, h, _ = http(server.url, body, headers={"Origin": ORIGIN})
+    assert h["Access-Control-Allow-Origin"] == ORIGIN and "x-served-by" in h["Access-Control-Expose-Headers"]
+    _, h, _ = http(server.url, body, headers={"Origin": "http://evil.example"})
+    assert "Access-Control-Allow-Origin" not in h
+
+
+def test_usage_counts_cached_prompt_tokens(client):
+    messages = [{"role": "user", "content": LONG + "Where is the library?"}]
+    first = client.chat.completions.create(model=MODEL, messages=messages, max_tokens=4, extra_headers=NO_STORE)
+    second = client.chat.completions.create(model=MODEL, messages=messages, max_tokens=4, extra_headers=NO_STORE)
+    p = second.usage.prompt_tokens
+    assert second.usage.prompt_tokens_details.cached_tokens >= 16 * ((p - 1) // 16) > 0
+    assert first.usage.prompt_tokens_details.cached_tokens <= second.usage.prompt_tokens_details.cached_tokens
+
+
+def test_truncation_auto_drops_the_oldest_turns(client):
+    turn = "Tell me more about the harbour, the lighthouse and the market, please, in detail. " * 4
+    messages = [{"role": "system", "content": "You are brief."}]
+    for i in range(8):
+        messages += [{"role": "user", "content": f"{i}: {turn}"}, {"role": "assistant", "content": turn}]
+    messages.append({"role": "user", "content": "What opens at six?"})
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.chat.completions.create(model=MODEL, messages=messages, max_tokens=16)
+    assert exc.value.body["code"] == "context_length_exceeded"
+    r = client.chat.completions.create(
+        model=MODEL, messages=messages, max_tokens=16, extra_body={"truncation": "auto"}, extra_headers=NO_STORE
+    )
+    dropped = r.usage.model_extra["truncated_prompt_tokens"]
+    assert dropped > 0 and r.usage.prompt_tokens + 16 <= 512 and r.choices[0].message.content
+
+
+def test_errors_of_the_new_endpoints_are_openai_shaped(server):
+    for path, body, param in [
+        ("/v1/completions", {"model": MODEL}, "prompt"),
+        ("/v1/completions", {"model": MODEL, "prompt": "x", "n": 99}, "n"),
+        ("/v1/completions", {"model": MODEL, "prompt": "x", "foo": 1}, "foo"),
+        ("/v1/embeddings", {"model": "all-minilm-l6-v2"}, "input"),
+        ("/v1/embeddings", {"model": "all-minilm-l6-v2", "input": [1, 2]}, "input"),
+    ]:
+        status, _, raw = http(server.url, body, path=path)
+        err = json.loads(raw)["error"]
+        assert status == 400 and err["param"] == param and err["type"] == "invalid_request_error", (path, body, err)
