@@ -213,3 +213,24 @@ def test_errors_of_the_new_endpoints_are_openai_shaped(server):
         status, _, raw = http(server.url, body, path=path)
         err = json.loads(raw)["error"]
         assert status == 400 and err["param"] == param and err["type"] == "invalid_request_error", (path, body, err)
+
+
+def test_a_second_client_library_langchain(server):
+    from langchain_openai import ChatOpenAI, OpenAI, OpenAIEmbeddings
+
+    common = dict(base_url=server.url + "/v1", api_key="k", max_retries=0)
+    chat = ChatOpenAI(model=MODEL, temperature=0, max_tokens=12, **common)
+    whole = chat.invoke("What is the capital of France?")
+    streamed = "".join(part.content for part in chat.stream("What is the capital of France?"))
+    assert whole.content and streamed == whole.content
+    assert whole.response_metadata["model_name"] == MODEL
+    from langchain_core.messages import HumanMessage
+
+    several = ChatOpenAI(model=MODEL, temperature=1.0, max_tokens=8, n=2, **common).generate([[HumanMessage("Hi.")]])
+    assert len(several.generations[0]) == 2
+    llm = OpenAI(model=MODEL, temperature=0, max_tokens=8, **common)
+    assert llm.invoke("The capital of France is")
+    # tiktoken's encodings are a download away: the length check (it counts with them) is off
+    emb = OpenAIEmbeddings(model="all-minilm-l6-v2", check_embedding_ctx_length=False, **common)
+    vecs = emb.embed_documents(["a red apple", "a green pear"])
+    assert len(vecs) == 2 and len(vecs[0]) == 384 and abs(np.linalg.norm(vecs[0]) - 1) < 1e-4
