@@ -174,6 +174,66 @@ def test_router_depth_budget_keys_and_explicit_models():
     assert exc.value.status == 404 and "available: auto, big, lil" in exc.value.message
 
 
+def test_auto_only_routes_to_tiers_that_can_do_the_request():
+    from gateway.api.schemas import parse_completion_request
+
+    data = json.loads(json.dumps(TIERS))
+    data["tiers"][0]["capabilities"] = ["completion"]  # big: a pretrained model, text continuation only
+    r = Router(spec(data))
+    d = r.route(chat(content="What is 12 * 7?"), ANY)  # maths would escalate to big: big cannot chat
+    assert d.tier == "lil" and "big cannot do chat: lil" in d.reason and "big" not in d.chain
+    completion = parse_completion_request({"model": "auto", "prompt": "12 * 7 ="})[0]
+    assert r.route(completion, ANY).tier == "big"  # what big is good at
+    assert "not made for chat" in r.route(chat(model="big"), ANY).reason  # named: honoured, and said
+    data["tiers"][1]["capabilities"] = ["completion"]
+    with pytest.raises(APIError) as exc:  # nobody can chat
+        Router(spec(data)).route(chat(), ANY)
+    assert exc.value.status == 400 and exc.value.code == "model_not_capable"
+    with pytest.raises(ValueError, match="capabilities: unknown capability 'dance'"):
+        data["tiers"][1]["capabilities"] = ["dance"]
+        spec(data)
+
+
+def test_capabilities_and_sampling_defaults_come_from_the_preset():
+    from gateway.config.tiers import TierConfig
+
+    gemma, smol = TierConfig("l", "gemma3-270m"), TierConfig("s", "smollm2-135m")
+    assert gemma.can == {"completion"} and smol.can == {"chat", "completion", "json", "tools"}
+    assert smol.sampling_defaults == {"temperature": 0.2, "top_p": 0.9}
+    assert TierConfig("t", "tiny").can == {"chat", "completion", "json", "tools"}  # not a preset: everything
+    own = parse_tiers(
+        {"tiers": [{"name": "s", "model": "smollm2-135m", "sampling": {"temperature": 0.7}}]}, ["smollm2-135m"]
+    )
+    assert own.tiers[0].sampling_defaults == {"temperature": 0.7}
+    with pytest.raises(ConfigError, match="temperature"):
+        parse_tiers(
+            {"tiers": [{"name": "s", "model": "smollm2-135m", "sampling": {"temperature": -1}}]}, ["smollm2-135m"]
+        )
+    # a request's own values win; only the fields it left out take the defaults
+    c = chat(temperature=0.0).with_defaults({"temperature": 0.2, "top_p": 0.9, "top_k": 64})
+    assert (c.temperature, c.top_p, c.top_k) == (0.0, 0.9, 64) and not {"top_p", "top_k"} & c.omitted
+
+
+def test_truncation_drops_the_oldest_turn_keeping_system_and_last():
+    from gateway.pipeline.fallback import truncated
+
+    sys_, u1, a1, u2, a2, u3 = (
+        {"role": r, "content": c}
+        for r, c in [
+            ("system", "s"),
+            ("user", "1"),
+            ("assistant", "a1"),
+            ("user", "2"),
+            ("assistant", "a2"),
+            ("user", "3"),
+        ]
+    )
+    assert truncated((sys_, u1, a1, u2, a2, u3)) == (sys_, u2, a2, u3)
+    assert truncated((sys_, u2, a2, u3)) == (sys_, u3)
+    assert truncated((sys_, u3)) is None and truncated((u3,)) is None
+    assert truncated((a1, u3)) == (u3,)  # a leading assistant turn goes on its own
+
+
 # ---------------------------------------------------------------- ledger
 
 
