@@ -14,6 +14,17 @@ paraphrases a share of earlier questions (as real traffic does: that is what the
 Every request stops at its answer's first blank line (``stop: ["\n\n"]``), so most answers finish
 on their own, which is what the cache stores.
 Cost comes from the gateway's own accounting (x-cost-usd on each answer: usage x tier prices).
+
+Answer quality, scored automatically (``score``), two figures per mode:
+
+    correct      of the requests with one checkable answer (a product a * b, a linear equation's x, a
+                 country's capital): the share whose answer contains it (the number as digits, the city
+                 by name). A loose check (an answer that lists several numbers passes), the same for
+                 every mode; no thresholds here were tuned on this workload.
+    degenerate   of all requests: answers that are empty, echo the prompt (they contain its last 8
+                 words in order) or loop (over half of their word 3-grams are repeats): what a model
+                 that cannot chat does with a chat prompt.
+
 Prints one JSON object and writes it (and a PNG) under out/.
 
     python scripts/bench_tiers.py [--requests 120] [--concurrency 8] [--max-tokens 32] [--seed 0]
@@ -25,6 +36,7 @@ import argparse
 import asyncio
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -85,6 +97,50 @@ FOLLOW_UPS = [
 ]
 
 
+CAPITALS = {
+    "France": "Paris",
+    "Japan": "Tokyo",
+    "Canada": "Ottawa",
+    "Brazil": "Brasília",
+    "Egypt": "Cairo",
+    "Norway": "Oslo",
+    "Kenya": "Nairobi",
+}
+
+
+def reference(item: dict) -> str | None:
+    """The one checkable answer of a templated request (None when it has none)."""
+    t, s = item["template"], item["slots"]
+    if t in MATH:
+        a, b = int(s["a"]), int(s["b"])
+        if "x" not in t[0]:
+            return str(a * b)
+        x = (int(s["c"]) - b) / a
+        return str(int(x)) if x == int(x) else f"{x:.2f}".rstrip("0")
+    if "capital" in t[0]:
+        return CAPITALS[s["country"]]
+    return None
+
+
+def correct(answer: str, ref: str) -> bool:
+    text = answer.replace(",", "")
+    if ref[0].isdigit() or ref[0] == "-":
+        return re.search(rf"(?<![\d.]){re.escape(ref)}(?![\d])", text) is not None
+    return ref.lower() in text.lower() or (ref == "Brasília" and "brasilia" in text.lower())
+
+
+def degenerate(answer: str, prompt: str) -> bool:
+    """Empty, an echo of the prompt, or a loop."""
+    words = answer.lower().split()
+    if not words:
+        return True
+    asked = prompt.lower().split()
+    if len(asked) >= 4 and " ".join(asked[-min(len(asked), 8) :]) in " ".join(words):
+        return True
+    grams = [tuple(words[i : i + 3]) for i in range(len(words) - 2)]
+    return len(grams) >= 6 and len(set(grams)) < len(grams) / 2
+
+
 def _fill(template: tuple[str, str], rng: random.Random) -> dict:
     slots = {k: rng.choice(v) for k, v in SLOTS.items()}
     slots["task2"] = (
@@ -107,7 +163,13 @@ def workload(n: int, seed: int, repeat_share: float = 0.25) -> list[dict]:
             base = rng.choice(asked)
             same = rng.random() < 0.5
             text = base["template"][0 if same else 1].format(**base["slots"])
-            out.append({"kind": "repeat" if same else "paraphrase", "messages": [{"role": "user", "content": text}]})
+            out.append(
+                {
+                    "kind": "repeat" if same else "paraphrase",
+                    "messages": [{"role": "user", "content": text}],
+                    "reference": reference(base),
+                }
+            )
             continue
         r = rng.random()
         if r < 0.45:
@@ -124,7 +186,11 @@ def workload(n: int, seed: int, repeat_share: float = 0.25) -> list[dict]:
             item = _fill(rng.choice(pool), rng)
             asked.append(item)
             out.append(
-                {"kind": kind, "messages": [{"role": "user", "content": item["template"][0].format(**item["slots"])}]}
+                {
+                    "kind": kind,
+                    "messages": [{"role": "user", "content": item["template"][0].format(**item["slots"])}],
+                    "reference": reference(item),
+                }
             )
         elif kind == "long":
             out.append(
@@ -181,6 +247,8 @@ async def run_mode(
             async with session.post(url + "/v1/chat/completions", json=body, headers=headers) as r:
                 payload = await r.json()
                 elapsed = time.perf_counter() - t
+                answer = payload["choices"][0]["message"]["content"] if r.status == 200 else ""
+                ref = req.get("reference")
                 results.append(
                     {
                         "i": i,
@@ -193,6 +261,9 @@ async def run_mode(
                         "cache": r.headers.get("x-cache"),
                         "fallback": r.headers.get("x-fallback"),
                         "tokens": (payload.get("usage") or {}).get("completion_tokens", 0),
+                        "checked": ref is not None,
+                        "correct": ref is not None and correct(answer, ref),
+                        "degenerate": degenerate(answer, req["messages"][-1]["content"]),
                     }
                 )
         done += 1
@@ -229,6 +300,11 @@ async def run_mode(
         "fallbacks": sum(1 for r in ok if r["fallback"]),
         "cache_hit_rate": sum(1 for r in ok if r["cache"] == "hit") / max(1, len(ok)),
         "completion_tokens": sum(r["tokens"] for r in ok),
+        "quality": {
+            "checked": sum(r["checked"] for r in ok),
+            "correct": sum(r["correct"] for r in ok) / max(1, sum(r["checked"] for r in ok)),
+            "degenerate": sum(r["degenerate"] for r in ok) / max(1, len(ok)),
+        },
         "wall_s": wall,
         "requests_per_s": len(ok) / wall,
     }
@@ -241,7 +317,7 @@ def plot(results: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     names = [r["mode"] for r in results]
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(15, 4))
     a.bar(names, [r["cost_per_1k_requests_usd"] for r in results], color=["#c44", "#48c", "#4a4", "#a4a"])
     a.set_ylabel("USD per 1,000 requests")
     a.set_title("Cost (tier prices x usage)")
@@ -252,6 +328,12 @@ def plot(results: list[dict], path: Path) -> None:
     b.set_ylabel("ms")
     b.set_title("End-to-end latency")
     b.legend()
+    c.bar(x - 0.2, [r["quality"]["correct"] for r in results], 0.4, label="correct (checkable)")
+    c.bar(x + 0.2, [r["quality"]["degenerate"] for r in results], 0.4, label="degenerate (all)")
+    c.set_xticks(x, names)
+    c.set_ylim(0, 1)
+    c.set_title("Answer quality (automatic)")
+    c.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 

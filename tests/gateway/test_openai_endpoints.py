@@ -234,3 +234,27 @@ def test_a_second_client_library_langchain(server):
     emb = OpenAIEmbeddings(model="all-minilm-l6-v2", check_embedding_ctx_length=False, **common)
     vecs = emb.embed_documents(["a red apple", "a green pear"])
     assert len(vecs) == 2 and len(vecs[0]) == 384 and abs(np.linalg.norm(vecs[0]) - 1) < 1e-4
+
+
+def test_the_readme_examples_work_as_written(server):
+    """The Quick start's curl commands and Python snippet, as the README has them (only the URL moved)."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    quick = readme.read_text().split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    curls = re.findall(r"curl -s http://127\.0\.0\.1:8000(\S+) .*?-d '(.*?)'", quick, re.S)
+    assert [p for p, _ in curls] == ["/v1/chat/completions", "/v1/completions", "/v1/embeddings"]
+    out = {}
+    for path, data in curls:
+        status, _, raw = http(server.url, json.loads(data), path=path)
+        assert status == 200, raw
+        out[path] = json.loads(raw)
+    assert "Paris" in out["/v1/chat/completions"]["choices"][0]["message"]["content"]
+    assert out["/v1/completions"]["choices"][0]["text"].strip()
+    assert [len(d["embedding"]) for d in out["/v1/embeddings"]["data"]] == [384, 384]
+    snippet = re.search(r"```python\n(.*?)```", quick, re.S).group(1).replace("http://127.0.0.1:8000", server.url)
+    run = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and run.stdout.strip(), run.stderr
