@@ -111,7 +111,11 @@ class ChatHandler:
             return billing.charge(caller, answer)
 
         miss = Miss(
-            chain.run(chat, decision, answer, outcome.t0, continue_partial=chat.stream), answer, settle, cached.store
+            # a tool call is sent whole at the end: a fallback tier may start it over
+            chain.run(chat, decision, answer, outcome.t0, continue_partial=chat.stream and chat.needs != "tools"),
+            answer,
+            settle,
+            cached.store,
         )
         return await (reply.stream(miss, state.shielded) if chat.stream else reply.whole(miss))
 

@@ -117,6 +117,10 @@ class SamplingParams:
     the likeliest), ``top_k`` and ``top_p`` shape the distribution a token is drawn from.
     ``logprobs``: None, or return each token's log-probability and that many (0..20) likeliest
     alternatives, from the model's own distribution (before any of the processing above).
+    ``structured``: None, or grammar-constrained decoding: a JSON object of OpenAI's ``response_format``,
+    ``tools``, ``tool_choice`` and ``parallel_tool_calls`` (``runtime.structured.StructuredSpec``); each
+    token is drawn from those the grammar allows after every other step above, and the request ends
+    when the grammar does.
     """
 
     temperature: float = 0.0
@@ -134,6 +138,7 @@ class SamplingParams:
     logit_bias: tuple[tuple[int, float], ...] = ()  # a {token id: bias} mapping is accepted and stored sorted
     min_tokens: int = 0
     logprobs: int | None = None
+    structured: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
@@ -184,6 +189,8 @@ class SamplingParams:
             raise ValueError(f"min_tokens ({self.min_tokens}) must be <= max_tokens ({self.max_tokens})")
         if self.logprobs is not None and (not is_int(self.logprobs) or not 0 <= self.logprobs <= MAX_LOGPROBS):
             raise ValueError(f"logprobs must be None or an int in [0, {MAX_LOGPROBS}], got {self.logprobs!r}")
+        if self.structured is not None and not (isinstance(self.structured, str) and self.structured):
+            raise ValueError(f"structured must be None or a JSON object as a string, got {self.structured!r}")
 
     @property
     def is_greedy(self) -> bool:

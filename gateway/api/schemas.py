@@ -18,6 +18,8 @@ sampling fields, and vLLM's extensions ``top_k``, ``min_p``, ``repetition_penalt
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -40,19 +42,21 @@ from runtime.api import (
     TOP_P,
 )
 from runtime.serving.errors import APIError, invalid
+from runtime.structured.spec import TOOL_CALL_MARKER
 
 MAX_STOP = 4
 OPENAI_MAX_TEMPERATURE = 2.0  # OpenAI's API stops at 2; the runtime takes any finite temperature >= 0
-UNSUPPORTED = ("tools", "functions", "tool_choice", "function_call", "response_format", "audio", "modalities")
+UNSUPPORTED = ("functions", "function_call", "audio", "modalities")
 NOT_ASKED = (None, False, {}, [], "none", ["text"])  # what an SDK sends for a feature it does not ask for
 # Fields that cannot change the answer: accepted with any value, and ignored.
-IGNORED = ("store", "metadata", "service_tier", "parallel_tool_calls", "prompt_cache_key", "safety_identifier")
+IGNORED = ("store", "metadata", "service_tier", "prompt_cache_key", "safety_identifier")
 UNKNOWN_FIELD = (
     "unknown field: this server takes OpenAI's chat-completions fields and vLLM's top_k, min_p, "
     "repetition_penalty, min_tokens and stop_token_ids (README, API)"
 )
 MAX_LOGIT_BIAS = 1024  # entries of logit_bias
 MAX_N = 8  # choices per request
+MAX_TOOLS = 64
 MAX_PROMPTS = 16  # prompts of one /v1/completions request
 MAX_COMPLETION_LOGPROBS = 5  # OpenAI's limit for /v1/completions
 # Request fields that a tier's sampling defaults fill in when a request leaves them out.
@@ -101,14 +105,42 @@ Stop = Annotated[
 ]
 
 
+class FunctionCall(_Request):
+    name: str = Field(min_length=1)
+    arguments: str = Field(description="a JSON object, as text")
+
+
+class ToolCall(_Request):
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
 class Message(_Request):
-    role: Literal["system", "developer", "user", "assistant"]
-    content: Content
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: Content | None = None  # None only for an assistant turn that called tools
     name: str | None = None
+    tool_calls: list[ToolCall] | None = None  # an assistant turn's calls
+    tool_call_id: str | None = None  # a tool turn: the call it answers
 
     @property
     def text(self) -> str:
-        return self.content if isinstance(self.content, str) else "".join(p.text for p in self.content)
+        """What the model reads: the content, an assistant turn's calls in the format the tool grammar
+        makes it write (``<tool_call>`` then the calls as JSON), a tool turn's result."""
+        text = self.content if isinstance(self.content, str) else "".join(p.text for p in self.content or ())
+        if self.tool_calls:
+            calls = [
+                {"name": c.function.name, "arguments": _json_or_text(c.function.arguments)} for c in self.tool_calls
+            ]
+            text = (text + "\n" if text else "") + TOOL_CALL_MARKER + json.dumps(calls, ensure_ascii=False)
+        return text
+
+
+def _json_or_text(arguments: str) -> Any:
+    try:
+        return json.loads(arguments)
+    except ValueError:
+        return arguments
 
 
 class StreamOptions(_Request):
@@ -144,10 +176,21 @@ class ChatRequest:
     echo: bool = False  # /v1/completions: the answer starts with the prompt
     omitted: frozenset[str] = frozenset()  # DEFAULTED fields the client left out
 
+    structured: str | None = None  # SamplingParams.structured: response_format / tools, as JSON
+
     @property
     def needs(self) -> str:
         """The capability a tier needs to answer this request (``gateway.config.tiers.CAPABILITIES``)."""
-        return "completion" if self.prompt is not None else "chat"
+        if self.prompt is not None:
+            return "completion"
+        if self.structured is not None:
+            return "tools" if structured_spec(self.structured).tool_mode is not None else "json"
+        return "chat"
+
+    @property
+    def spec(self):
+        """The ``runtime.structured.StructuredSpec`` of a structured request (None otherwise)."""
+        return None if self.structured is None else structured_spec(self.structured)
 
     def with_defaults(self, defaults: dict[str, float]) -> ChatRequest:
         """The request with a tier's sampling defaults in the fields the client left out."""
@@ -224,7 +267,6 @@ class _SamplingRequest(_Request):
     store: SkipJsonSchema[Any] = None
     metadata: SkipJsonSchema[Any] = None
     service_tier: SkipJsonSchema[Any] = None
-    parallel_tool_calls: SkipJsonSchema[Any] = None
     prompt_cache_key: SkipJsonSchema[Any] = None
     safety_identifier: SkipJsonSchema[Any] = None
 
@@ -293,12 +335,14 @@ class ChatCompletionRequest(_SamplingRequest):
     messages: list[Message] = Field(min_length=1)
     logprobs: bool | None = None
     top_logprobs: int | None = Field(None, ge=0, le=MAX_LOGPROBS, description="with logprobs: true")
+    # Grammar-constrained answers (runtime.structured): checked by StructuredSpec.from_openai
+    response_format: dict[str, Any] | None = Field(None, description="text, json_object or json_schema")
+    tools: list[dict[str, Any]] | None = Field(None, max_length=MAX_TOOLS, description="function tools")
+    tool_choice: str | dict[str, Any] | None = Field(None, description="none, auto, required or a function")
+    parallel_tool_calls: bool | None = None
     # Not in the schema: accepted only as an SDK sends them when the feature is not asked for.
-    tools: SkipJsonSchema[Any] = None
     functions: SkipJsonSchema[Any] = None
-    tool_choice: SkipJsonSchema[Any] = None
     function_call: SkipJsonSchema[Any] = None
-    response_format: SkipJsonSchema[Any] = None
     audio: SkipJsonSchema[Any] = None
     modalities: SkipJsonSchema[Any] = None
 
@@ -316,8 +360,11 @@ class ChatCompletionRequest(_SamplingRequest):
     @field_validator("messages")
     @classmethod
     def _last_from_user(cls, value: list[Message]) -> list[Message]:
-        if value[-1].role != "user":
-            raise PydanticCustomError("last_not_user", "the last message must have role 'user'")
+        if value[-1].role not in ("user", "tool"):
+            raise PydanticCustomError("last_not_user", "the last message must have role 'user' (or 'tool')")
+        for m in value:
+            if m.content is None and not (m.role == "assistant" and m.tool_calls):
+                raise PydanticCustomError("no_content", "content may be null only on an assistant turn with tool_calls")
         return value
 
     @field_validator("top_logprobs")
@@ -330,15 +377,43 @@ class ChatCompletionRequest(_SamplingRequest):
     @field_validator(*UNSUPPORTED)
     @classmethod
     def _not_asked(cls, value: Any, info: ValidationInfo) -> Any:
-        if value in NOT_ASKED or (info.field_name == "response_format" and value == {"type": "text"}):
+        if value in NOT_ASKED:
             return value
         raise PydanticCustomError("unsupported", "not supported by this server")
 
+    def structured(self) -> str | None:
+        """``SamplingParams.structured`` (JSON of the response_format / tools parts), or None when the
+        answer is free text; a bad schema or tool is a 400 naming its field."""
+        parts = {
+            k: v
+            for k, v in (
+                ("response_format", self.response_format),
+                ("tools", self.tools),
+                ("tool_choice", self.tool_choice),
+                ("parallel_tool_calls", self.parallel_tool_calls),
+            )
+            if v is not None
+        }
+        if not parts:
+            return None
+        text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
+        try:
+            spec = structured_spec(text)
+        except ValueError as exc:
+            field = str(exc).split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
+            raise invalid(str(exc), field or None) from None
+        return None if spec is None else text
+
     def to_chat(self) -> ChatRequest:
+        structured = self.structured()
+        messages = tuple(
+            {"role": "system" if m.role == "developer" else m.role, "content": m.text} for m in self.messages
+        )
+        if structured is not None:
+            messages = with_instructions(messages, structured_spec(structured), self.tools)
         return ChatRequest(
-            messages=tuple(
-                {"role": "system" if m.role == "developer" else m.role, "content": m.text} for m in self.messages
-            ),
+            messages=messages,
+            structured=structured,
             **self._common(self.max_tokens_asked, (self.top_logprobs or 0) if self.logprobs else None),
         )
 
@@ -393,6 +468,45 @@ class CompletionRequest(_SamplingRequest):
                 )
             )
         return out
+
+
+@functools.lru_cache(maxsize=1024)
+def structured_spec(structured: str):
+    """``runtime.structured.StructuredSpec`` of ``SamplingParams.structured`` text (ValueError naming the field)."""
+    from runtime.structured import StructuredSpec
+
+    return StructuredSpec.from_openai(**json.loads(structured))
+
+
+def with_instructions(messages: tuple[dict, ...], spec, tools: list[dict] | None = None) -> tuple[dict, ...]:
+    """The messages with a system note telling the model the answer's shape (the grammar enforces it; a
+    small model answers better knowing it): the JSON schema, or the tools and how to call them."""
+    if spec.tool_mode is not None:
+        described = {
+            (t.get("function") or {}).get("name"): (t.get("function") or {}).get("description") for t in tools or ()
+        }
+        tools = [
+            {"name": t.name, "description": described.get(t.name) or "", "parameters": json.loads(t.parameters)}
+            for t in spec.tools
+        ]
+        how = {
+            "auto": f"To call tools, write {TOOL_CALL_MARKER} then a JSON list of calls; otherwise answer in text.",
+            "required": "Answer with a JSON list of calls.",
+            "function": f"Answer with one call of {spec.tools[0].name if spec.tools else 'the function'}.",
+        }[spec.tool_mode]
+        note = (
+            "You can call these functions: "
+            + json.dumps(tools, ensure_ascii=False)
+            + ' A call is {"name": <function name>, "arguments": <its arguments as a JSON object>}. '
+            + how
+        )
+    elif spec.format == "json_schema":
+        note = "Answer with a JSON object that matches this schema: " + spec.schema
+    else:
+        note = "Answer with a JSON object."
+    if messages and messages[0]["role"] == "system":
+        return ({"role": "system", "content": messages[0]["content"] + "\n\n" + note}, *messages[1:])
+    return ({"role": "system", "content": note}, *messages)
 
 
 def request_error(exc: ValidationError) -> APIError:
@@ -466,11 +580,28 @@ class Usage(_Response):
 
 class AssistantMessage(_Response):
     role: Literal["assistant"] = "assistant"
-    content: str
+    content: str | None
+    tool_calls: list[dict] | None = Field(None, exclude_if=_absent)
+
+
+def read_answer(text: str, spec, finish_reason: str | None) -> tuple[str | None, list[dict] | None, str | None]:
+    """(content, tool_calls, finish_reason) of a finished answer: a structured one's tool calls parsed out
+    (finish_reason ``tool_calls``); a call cut short by max_tokens stays text, ``length``."""
+    if spec is None or spec.tool_mode is None:
+        return text, None, finish_reason
+    from runtime.structured import parse_output
+
+    try:
+        content, calls = parse_output(text, spec)
+    except ValueError:
+        return text, None, finish_reason
+    return content, calls, ("tool_calls" if calls else finish_reason)
 
 
 # The engine's finish reasons: "stop" (end of sequence or a stop string) or "length" (max_tokens).
-FINISH_REASON = "stop (the answer ended, or met a stop string) or length (max_tokens reached)"
+FINISH_REASON = (
+    "stop (the answer ended, or met a stop string), length (max_tokens reached) or tool_calls (the answer is calls)"
+)
 
 
 class TopLogprob(_Response):
@@ -520,6 +651,7 @@ class Delta(_Response):
 
     role: Literal["assistant"] | None = Field(None, exclude_if=_absent)
     content: str | None = Field(None, exclude_if=_absent)
+    tool_calls: list[dict] | None = Field(None, exclude_if=_absent, description="with their index, whole")
 
 
 class ChunkChoice(_Response):
@@ -633,13 +765,17 @@ class Completion:
         completion_tokens: int,
         logprobs: list[dict] | None = None,
         extras: dict | None = None,
+        spec=None,
     ) -> dict:
+        """``spec``: a structured request's ``StructuredSpec`` (its tool calls are read out of the text)."""
         lp = None if logprobs is None else ChoiceLogprobs(content=logprobs)
+        content, calls, finish_reason = read_answer(text, spec, finish_reason)
+        message = AssistantMessage(content=content, tool_calls=calls)
         return ChatCompletion(
             id=self.id,
             created=self.created,
             model=self.model,
-            choices=[Choice(message=AssistantMessage(content=text), finish_reason=finish_reason, logprobs=lp)],
+            choices=[Choice(message=message, finish_reason=finish_reason, logprobs=lp)],
             usage=Usage.of(prompt_tokens, completion_tokens, extras),
         ).model_dump()
 

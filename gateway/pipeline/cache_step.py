@@ -59,8 +59,8 @@ def cache_scope(tenant: str, chat: ChatRequest, tier: str) -> tuple[CacheScope |
     """(scope, question), or (None, None) when the request cannot be cached (the cache is bypassed)."""
     from gateway.cache import CacheScope
 
-    if chat.logprobs is not None:  # a stored answer has no log-probabilities to give
-        return None, None
+    if chat.logprobs is not None or chat.structured is not None:  # no stored log-probabilities; no
+        return None, None  # grammar-constrained answers (tool calls depend on the tools' results)
     params = chat.answer_params()
     if greedy(chat):
         params.pop("max_tokens", None)

@@ -38,6 +38,7 @@ from gateway.api.schemas import (
     TextChoice,
     TextCompletion,
     Usage,
+    read_answer,
 )
 from gateway.pipeline.fallback import Answer, ChainFailed, FallbackChain
 from gateway.pipeline.routing import Decision
@@ -136,8 +137,12 @@ class Shape:
             lp = None if logprobs is None else CompletionLogprobs.of(logprobs, len(run.prefix) + run.sent_logprobs)
             return TextChoice(text=text, index=run.index, logprobs=lp, finish_reason=finish_reason)
         lp = None if logprobs is None else ChoiceLogprobs(content=logprobs)
+        content, calls, finish_reason = read_answer(text, run.chat.spec, finish_reason)
         return Choice(
-            index=run.index, message=AssistantMessage(content=text), finish_reason=finish_reason or "stop", logprobs=lp
+            index=run.index,
+            message=AssistantMessage(content=content, tool_calls=calls),
+            finish_reason=finish_reason or "stop",
+            logprobs=lp,
         )
 
     def body(self, choices: list, usage: Usage) -> dict:
@@ -192,6 +197,7 @@ async def respond(
         return web.json_response(body, headers={**headers, **runs[0].answer.headers(cost)})
 
     response = None
+    held = not shape.text_api and runs[0].chat.needs == "tools"
 
     async def send(data: dict) -> None:
         await response.write(sse(data))
@@ -219,6 +225,8 @@ async def respond(
                 await response.write(b": a tier fell back; the next one continues the answer\n\n")
                 continue
             run.text.append(delta)
+            if held:  # tool calls go out whole, at the end
+                continue
             logprobs = run.answer.take_logprobs()
             await send(shape.event(run, delta, logprobs=logprobs))
             run.sent_logprobs += sum(len(e["token"]) for e in logprobs or ())
@@ -234,7 +242,17 @@ async def respond(
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", **headers})
         await response.prepare(request)
     for r in runs:
-        await send(shape.event(r, None, r.answer.finish_reason or "stop", r.answer.take_logprobs() or None))
+        finish_reason = r.answer.finish_reason or "stop"
+        if held:
+            content, calls, finish_reason = read_answer("".join(r.text), r.chat.spec, finish_reason)
+            if content:
+                await send(shape.event(r, content))
+            if calls:
+                chunk = Completion(shape.id, shape.model, shape.created).chunk(
+                    {"tool_calls": [{"index": i, **c} for i, c in enumerate(calls)]}, index=r.index
+                )
+                await send(chunk)
+        await send(shape.event(r, None, finish_reason, r.answer.take_logprobs() or None))
     if include_usage:
         await send(shape.usage_event(Usage.of(*choices.usage())))
     await response.write(DONE)

@@ -167,6 +167,7 @@ def sampling_params(
             stop=chat.stop,
             seed=None if chat.seed is None else chat.seed % 2**32,
             min_tokens=min(max(0, chat.min_tokens - already), max_tokens),
+            structured=chat.structured,
             **chat.sampling_fields(),
         )
     except ValueError as exc:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from gateway import keys
-from gateway.api.schemas import ChatRequest, Completion
+from gateway.api.schemas import ChatRequest, Completion, read_answer
 from gateway.pipeline.fallback import Answer, ChainFailed
 from gateway.pipeline.sse import EventStream, split_for_stream
 from gateway.security import log_content
@@ -103,6 +103,7 @@ class Reply:
                 answer.completion_tokens,
                 answer.take_logprobs(),
                 answer.usage_extras(),
+                self.chat.spec,
             ),
             headers=self.headers,
         )
@@ -111,6 +112,8 @@ class Reply:
         """``shield`` runs the cache store to its end even if this handler is cancelled (a streaming
         client closes as soon as it has read ``[DONE]``): ``GatewayState.shielded``."""
         answer, events, text = miss.answer, EventStream(self.request, self.completion), []
+        spec = self.chat.spec
+        calls_held = spec is not None and spec.tool_mode is not None  # tool calls go out whole, at the end
         try:
             async with contextlib.aclosing(miss.deltas) as deltas:
                 async for delta in deltas:
@@ -122,7 +125,8 @@ class Reply:
                         self.completion.model = answer.model or self.completion.model
                         await events.open({**self.headers, **answer.headers()})
                     text.append(delta)
-                    await events.text(delta, answer.take_logprobs())
+                    if not calls_held:
+                        await events.text(delta, answer.take_logprobs())
         except ChainFailed as exc:
             miss.settle()
             if not events.opened:
@@ -133,8 +137,15 @@ class Reply:
             self.completion.model = answer.model or self.completion.model
             await events.open({**self.headers, **answer.headers()})
         miss.settle()
+        finish_reason = answer.finish_reason
+        if calls_held:
+            content, calls, finish_reason = read_answer("".join(text), spec, finish_reason)
+            if content:
+                await events.text(content, answer.take_logprobs())
+            if calls:
+                await events.tool_calls(calls)
         await events.finish(
-            answer.finish_reason,
+            finish_reason,
             (answer.prompt_tokens, answer.completion_tokens, answer.usage_extras())
             if self.chat.include_usage
             else None,

@@ -60,6 +60,10 @@ class EventStream:
     async def text(self, delta: str, logprobs: list[dict] | None = None) -> None:
         await self._send(self.completion.chunk({"content": delta}, logprobs=logprobs))
 
+    async def tool_calls(self, calls: list[dict]) -> None:
+        """A structured answer's tool calls, each whole, with its index (clients merge by index)."""
+        await self._send(self.completion.chunk({"tool_calls": [{"index": i, **c} for i, c in enumerate(calls)]}))
+
     async def comment(self, line: str) -> None:
         await self.response.write(f": {line}\n\n".encode())
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import enum
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from runtime.api import SamplingParams, is_int
 
@@ -63,6 +64,9 @@ class Request:
     prompt_token_ids: list[int]
     sampling_params: SamplingParams = field(default_factory=SamplingParams)
     eos_token_ids: frozenset[int] = frozenset()  # the model's end tokens (the tokenizer's set)
+    # ``SamplingParams.structured``: its grammar matcher (runtime.structured.Matcher), owned by the step
+    # thread; it has accepted exactly ``output_token_ids`` (a recompute after preemption samples nothing anew)
+    grammar: Any = None
     arrival_time: float = field(default_factory=time.monotonic)
 
     output_token_ids: list[int] = field(default_factory=list, init=False)

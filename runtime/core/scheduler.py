@@ -135,7 +135,7 @@ class SchedulerOutput:
     # prompt's KV must be written into block_tables[r] from position imported_kv_starts[r] (the
     # positions before it are this engine's own prefix-cache hits) before the step runs.
     imported_kv_starts: dict[str, int] = field(default_factory=dict)
-    # Scheduled requests whose sampling reads their tokens (``SamplingParams.needs_history``: penalties,
+    # Scheduled requests whose sampling reads their tokens or a grammar (``needs_history``: penalties,
     # logit_bias, min_tokens): the runner fills their sampler-state row from them. Never drafted.
     history: dict[str, Request] = field(default_factory=dict)
 
@@ -305,8 +305,8 @@ class Scheduler:
             if scheduled[rid] != 1 or request.num_tokens - request.num_computed_tokens != 1:
                 continue  # a prompt chunk or a recompute, not a decode step
             sp = request.sampling_params
-            if sp.needs_history or sp.logprobs is not None:
-                continue  # its sampler state counts one token a step; its log-probabilities one token a row
+            if sp.needs_history or sp.logprobs is not None or sp.structured is not None:
+                continue  # its sampler state counts one token a step; logprobs and grammar masks one a row
             left = min(
                 request.sampling_params.max_tokens - request.num_output_tokens,
                 self.config.max_model_len - request.num_tokens + 1,
@@ -447,7 +447,11 @@ class Scheduler:
             finished_req_ids=finished,
             imported_kv_starts=imported,
             draft_token_ids=drafts,
-            history={r: self.requests[r] for r in scheduled if self.requests[r].sampling_params.needs_history},
+            history={
+                r: self.requests[r]
+                for r in scheduled
+                if self.requests[r].sampling_params.needs_history or self.requests[r].grammar is not None
+            },
         )
 
     # ---- results of a step ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -108,6 +109,10 @@ def plan_kv_cache(
             f"{kv_bytes_per_block(shape, kv_dtype, config.block_size)} bytes; need at least 2"
         )
     return KVCachePlan(num_blocks, budget, source)
+
+
+# SamplingParams.structured: a JSON object of these (runtime.structured.StructuredSpec.from_openai's keywords)
+STRUCTURED_PARTS = frozenset({"response_format", "tools", "tool_choice", "parallel_tool_calls"})
 
 
 @dataclass
@@ -219,8 +224,9 @@ class LLMEngine:
             tensor_parallel=tp,
             platform=platform,
         )
-        self.num_blocks = num_blocks
         self._states: dict[str, _ReqState] = {}
+        self.num_blocks = num_blocks
+        self._grammars = None  # runtime.structured.GrammarCompiler, built on the first structured request
         # Prefill/decode disaggregation (runtime/serving/disagg.py): prefill-only requests whose KV is exported
         # when they finish (id -> prompt tokens found in the prefix cache), and the KV of prefilled
         # requests waiting for the step that admits them.
@@ -295,7 +301,33 @@ class LLMEngine:
             if any(t >= vocab for t in ids):
                 raise RequestError(f"{what}: token id {max(ids)} is outside the vocabulary (size {vocab})", what)
         stop_ids = frozenset() if sampling_params.ignore_eos else self.tokenizer.stop_token_ids
-        return Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
+        request = Request(request_id, prompt_ids, sampling_params, eos_token_ids=frozenset(stop_ids))
+        if sampling_params.structured is not None:
+            request.grammar = self.grammar_matcher(sampling_params.structured)
+        return request
+
+    def grammar_matcher(self, structured: str):
+        """A fresh matcher of ``SamplingParams.structured`` (RequestError naming the field when the
+        spec is bad). The compiler is built on first use (the tokenizer's preparation: 0.3 s for
+        SmolLM2, 2 s for Gemma 3) and caches compiled grammars by spec."""
+        from runtime.structured import GrammarCompiler, StructuredSpec
+
+        try:
+            parts = json.loads(structured)
+            if not isinstance(parts, dict) or not set(parts) <= STRUCTURED_PARTS:
+                raise ValueError(f"structured: a JSON object of {', '.join(sorted(STRUCTURED_PARTS))}")
+            spec = StructuredSpec.from_openai(**parts)
+        except ValueError as exc:
+            field = str(exc).split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
+            raise RequestError(str(exc), field if field in STRUCTURED_PARTS else "structured") from None
+        if spec is None:
+            return None
+        if self._grammars is None:
+            self._grammars = GrammarCompiler(self.tokenizer, vocab_size=self.model_config.vocab_size)
+        try:
+            return self._grammars.compile(spec).matcher()
+        except ValueError as exc:
+            raise RequestError(str(exc), "response_format" if spec.tools == () else "tools") from None
 
     def check_length(self, num_prompt_tokens: int, max_tokens: int = 1) -> None:
         """``RequestError`` unless a prompt of this length and ``max_tokens`` answer tokens fit the context."""
@@ -459,8 +491,11 @@ class LLMEngine:
             text += state.matcher.feed(state.detok.add(tok))
             if entries is not None and logprobs is not None:  # one token a step: no drafts with logprobs
                 entries.append(self._logprob_entry(tok, *logprobs))
-        if state.matcher.stopped and finish_reason is None:
-            finish_reason = "stop"  # a stop string: end it here and free its blocks
+            if req.grammar is not None:
+                req.grammar.accept(tok)  # the mask allowed only what it accepts
+        grammar_done = req.grammar is not None and req.grammar.is_terminated()
+        if (state.matcher.stopped or grammar_done) and finish_reason is None:
+            finish_reason = "stop"  # a stop string, or the grammar's end: end it here and free its blocks
             self.scheduler.abort_request(req.request_id)
         if finish_reason is not None:
             if not state.matcher.stopped:

@@ -133,13 +133,13 @@ class StructuredSpec:
 
     def _answer_schema(self) -> dict:
         if self.format == "json_schema":
-            return json.loads(self.schema)
+            return closed(json.loads(self.schema))
         return {"type": "object"}  # json_object: any JSON object
 
     def _call_schema(self, fn: ToolFunction) -> dict:
         return {
             "type": "object",
-            "properties": {"name": {"const": fn.name}, "arguments": json.loads(fn.parameters)},
+            "properties": {"name": {"const": fn.name}, "arguments": closed(json.loads(fn.parameters))},
             "required": ["name", "arguments"],
             "additionalProperties": False,
         }
@@ -254,6 +254,29 @@ def _parse_tool_choice(choice: Any, functions: tuple[ToolFunction, ...]) -> tupl
             raise ValueError(f"tool_choice.function.name: {name!r} is not among tools (defined: {known})")
         return "function", chosen
     raise ValueError(f"tool_choice: {choice!r} is not 'none', 'auto', 'required' or a function object")
+
+
+def closed(schema: Any) -> Any:
+    """``schema`` with ``additionalProperties: false`` on every object schema that lists ``properties``
+    and says nothing about others (xgrammar's strict mode does the same). JSON Schema's default admits
+    any extra key, and a small model given that freedom invents keys until max_tokens (measured: a
+    LangChain tool schema without the keyword ran SmolLM2 to its token limit); a schema that wants extra
+    keys says so."""
+    if isinstance(schema, list):
+        return [closed(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: closed(v) if k in _NESTED else v for k, v in schema.items()}
+    if "properties" in out:
+        out["properties"] = {k: closed(v) for k, v in out["properties"].items()}
+        out.setdefault("additionalProperties", False)
+    for key in ("$defs", "definitions"):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: closed(v) for k, v in out[key].items()}
+    return out
+
+
+_NESTED = ("items", "anyOf", "oneOf", "allOf", "not", "prefixItems", "additionalProperties")
 
 
 def _compact(schema: dict) -> str:

@@ -181,7 +181,9 @@ def abstract_step_args(
         cu_q_lens=sds((S + 1,), i32),
         num_seqs=sds((1,), i32),
     )
-    inputs = StepInputs(sds((T,), i32), sds((T,), i32), md, sds((S,), i32), SamplingArrays.abstract(S))
+    inputs = StepInputs(
+        sds((T,), i32), sds((T,), i32), md, sds((S,), i32), SamplingArrays.abstract(S, config.vocab_size)
+    )
     state = jax.eval_shape(lambda: allocate_sampler_state(num_seqs, config.vocab_size))
     return abstract_params(config, dtype), kv_caches, state, inputs
 
@@ -426,7 +428,11 @@ class ModelRunner:
         )
         return jax.device_put(
             StepInputs(
-                np.zeros(T, np.int32), np.zeros(T, np.int32), md, np.zeros(S, np.int32), SamplingArrays.neutral(S)
+                np.zeros(T, np.int32),
+                np.zeros(T, np.int32),
+                md,
+                np.zeros(S, np.int32),
+                SamplingArrays.neutral(S, self.config.vocab_size),
             )
         )
 
@@ -491,7 +497,7 @@ class ModelRunner:
         cu = np.zeros(S + 1, np.int32)
         pages = np.zeros((S, self.pages_per_seq), np.int32)
         logits_idx = np.zeros(S, np.int32)
-        sa = SamplingArrays.neutral(S)
+        sa = SamplingArrays.neutral(S, self.config.vocab_size)
         sample = set(out.sample_req_ids)
         rows: list[tuple[str, int]] = []
         t = row = 0
@@ -516,7 +522,10 @@ class ModelRunner:
             sa.token_index[sl] = np.arange(c + n - m + 1, c + n + 1)
             sa.logprobs[sl] = sp.logprobs is not None
             request = out.history.get(r)
-            if request is not None:  # penalties, logit_bias, min_tokens: never with drafts (m == 1)
+            if request is not None and request.grammar is not None and r in sample:  # never with drafts
+                request.grammar.fill_bitmask(sa.bitmask[row])
+                sa.masked[row] = True
+            if request is not None and sp.needs_history:  # penalties, logit_bias, min_tokens: never drafted
                 state_row = self._state_row(r, request)
                 sa.state_row[row] = state_row
                 sa.count_row[row] = state_row if r in sample else 0

@@ -31,6 +31,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from runtime.structured.bitmask import apply_bitmask
+
 
 class SamplingArrays(NamedTuple):
     temperature: jax.Array  # float32[S]
@@ -46,11 +48,16 @@ class SamplingArrays(NamedTuple):
     repetition: jax.Array  # float32[S] 1 = off
     hold_end: jax.Array  # bool[S] fewer than min_tokens so far: the end tokens may not be drawn
     logprobs: jax.Array  # bool[S] return the log-probabilities of this row
+    # Grammar-constrained rows (runtime.structured): bit t & 31 of word t >> 5 set = token t allowed
+    bitmask: jax.Array  # int32[S, W], W = ceil(V / 32) (W = 1 where the step has no grammar support)
+    masked: jax.Array  # bool[S] apply this row's bitmask
 
     @classmethod
-    def neutral(cls, rows: int) -> SamplingArrays:
-        """Greedy rows with every option off (NumPy): what padding rows and scoring use."""
+    def neutral(cls, rows: int, vocab: int | None = None) -> SamplingArrays:
+        """Greedy rows with every option off (NumPy): what padding rows and scoring use. ``vocab``: the
+        model's, for a bitmask wide enough for grammar-constrained rows (None: none can be)."""
         f32, i32 = np.float32, np.int32
+        words = 1 if vocab is None else -(-vocab // 32)
         return cls(
             np.zeros(rows, f32),
             np.ones(rows, f32),
@@ -65,11 +72,13 @@ class SamplingArrays(NamedTuple):
             np.ones(rows, f32),
             np.zeros(rows, bool),
             np.zeros(rows, bool),
+            np.zeros((rows, words), i32),
+            np.zeros(rows, bool),
         )
 
     @classmethod
-    def abstract(cls, rows: int) -> SamplingArrays:
-        return jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), cls.neutral(rows))
+    def abstract(cls, rows: int, vocab: int | None = None) -> SamplingArrays:
+        return jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), cls.neutral(rows, vocab))
 
 
 class SamplerState(NamedTuple):
@@ -164,9 +173,18 @@ def token_logprobs(logits: jax.Array, s: SamplingArrays, tokens: jax.Array) -> t
     return jax.lax.cond(jnp.any(s.logprobs), compute, skip, None)
 
 
+def grammar_mask(logits: jax.Array, s: SamplingArrays) -> jax.Array:
+    """The tokens a masked row's grammar does not allow, to -inf (after the other logit processing, so a
+    bias cannot bring a forbidden token back). Skipped when no row is masked, and absent from a step
+    built without a bitmask wide enough for the vocabulary."""
+    if s.bitmask.shape[1] * 32 < logits.shape[-1]:
+        return logits
+    return jax.lax.cond(jnp.any(s.masked), lambda x: apply_bitmask(x, s.bitmask, s.masked), lambda x: x, logits)
+
+
 def sample_step(logits: jax.Array, s: SamplingArrays, state: SamplerState) -> tuple[StepOutput, SamplerState]:
     """The step's sampling: logits [S, V] -> ``StepOutput`` and the state with this step's samples."""
-    tokens = sample(process_logits(logits, s, state), s)
+    tokens = sample(grammar_mask(process_logits(logits, s, state), s), s)
     return StepOutput(tokens, *token_logprobs(logits, s, tokens)), count_samples(state, s, tokens)
 
 

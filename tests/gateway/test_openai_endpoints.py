@@ -258,3 +258,153 @@ def test_the_readme_examples_work_as_written(server):
     snippet = re.search(r"```python\n(.*?)```", quick, re.S).group(1).replace("http://127.0.0.1:8000", server.url)
     run = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout.strip(), run.stderr
+
+
+# ---------------------------------------------------------------- structured output
+
+PERSON = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "age": {"type": "integer"},
+        "role": {"enum": ["admin", "editor", "viewer"]},
+        "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+    },
+    "required": ["name", "age", "role", "tags"],
+    "additionalProperties": False,
+}
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "The current weather in a city",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "unit": {"enum": ["celsius", "fahrenheit"]}},
+            "required": ["city", "unit"],
+            "additionalProperties": False,
+        },
+    },
+}
+ASK_PERSON = [{"role": "user", "content": "Describe a made-up library user."}]
+ASK_WEATHER = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def test_json_schema_answers_validate_whole_and_streamed(client):
+    import jsonschema
+
+    rf = {"type": "json_schema", "json_schema": {"name": "person", "schema": PERSON, "strict": True}}
+    for temperature in (0.0, 1.0):
+        r = client.chat.completions.create(
+            model=MODEL, messages=ASK_PERSON, response_format=rf, temperature=temperature, seed=5, max_tokens=120
+        )
+        assert r.choices[0].finish_reason == "stop", r.choices[0]
+        jsonschema.validate(json.loads(r.choices[0].message.content), PERSON)
+    streamed = "".join(
+        c.choices[0].delta.content or ""
+        for c in client.chat.completions.create(
+            model=MODEL, messages=ASK_PERSON, response_format=rf, temperature=0, max_tokens=120, stream=True
+        )
+        if c.choices
+    )
+    jsonschema.validate(json.loads(streamed), PERSON)
+    ask = [{"role": "user", "content": 'What is the capital of France? Answer as {"capital": ...}.'}]
+    obj = client.chat.completions.create(
+        model=MODEL, messages=ask, response_format={"type": "json_object"}, temperature=0, max_tokens=60
+    )
+    assert obj.choices[0].finish_reason == "stop", obj.choices[0]  # a finished answer always parses
+    assert isinstance(json.loads(obj.choices[0].message.content), dict)
+
+
+def test_tool_calls_parse_for_required_named_and_auto(client):
+    import jsonschema
+
+    params = WEATHER["function"]["parameters"]
+    for choice in ("required", {"type": "function", "function": {"name": "get_weather"}}):
+        r = client.chat.completions.create(
+            model=MODEL,
+            messages=ASK_WEATHER,
+            tools=[WEATHER],
+            tool_choice=choice,
+            parallel_tool_calls=False,
+            temperature=0,
+            max_tokens=60,
+        )
+        c = r.choices[0]
+        assert c.finish_reason == "tool_calls" and c.message.content is None, c
+        (call,) = c.message.tool_calls
+        assert call.type == "function" and call.function.name == "get_weather" and call.id.startswith("call_")
+        jsonschema.validate(json.loads(call.function.arguments), params)
+    auto = client.chat.completions.create(
+        model=MODEL, messages=ASK_WEATHER, tools=[WEATHER], temperature=0, max_tokens=60
+    )
+    m = auto.choices[0].message
+    assert (m.tool_calls is None) == (auto.choices[0].finish_reason != "tool_calls")
+    assert m.tool_calls is not None or m.content
+    for call in m.tool_calls or ():
+        jsonschema.validate(json.loads(call.function.arguments), params)
+    # streamed: the call arrives whole under its index, then finish_reason tool_calls
+    calls, finish = {}, None
+    for chunk in client.chat.completions.create(
+        model=MODEL,
+        messages=ASK_WEATHER,
+        tools=[WEATHER],
+        tool_choice="required",
+        parallel_tool_calls=False,
+        temperature=0,
+        max_tokens=60,
+        stream=True,
+    ):
+        for tc in chunk.choices[0].delta.tool_calls or () if chunk.choices else ():
+            calls[tc.index] = tc
+        finish = (chunk.choices[0].finish_reason if chunk.choices else None) or finish
+    assert finish == "tool_calls" and list(calls) == [0]
+    jsonschema.validate(json.loads(calls[0].function.arguments), params)
+    # the conversation goes on with the tool's result
+    follow = client.chat.completions.create(
+        model=MODEL,
+        temperature=0,
+        max_tokens=24,
+        messages=[
+            *ASK_WEATHER,
+            {"role": "assistant", "content": None, "tool_calls": [calls[0].model_dump(exclude={"index"})]},
+            {"role": "tool", "tool_call_id": calls[0].id, "content": '{"temperature": 21, "sky": "clear"}'},
+        ],
+    )
+    assert follow.choices[0].message.content
+
+
+def test_bad_schemas_and_tools_are_400s_naming_the_field(client):
+    for kwargs, param in [
+        (
+            {"response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "float"}}}},
+            "response_format",
+        ),
+        ({"response_format": {"type": "yaml"}}, "response_format"),
+        ({"tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "nope"}}}]}, "tools"),
+        ({"tools": [WEATHER], "tool_choice": {"type": "function", "function": {"name": "missing"}}}, "tool_choice"),
+    ]:
+        with pytest.raises(openai.BadRequestError) as exc:
+            client.chat.completions.create(model=MODEL, messages=ASK_WEATHER, max_tokens=4, **kwargs)
+        assert exc.value.body["param"] == param, exc.value.body
+
+
+def test_langchain_structured_output_and_tools(server):
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from pydantic import BaseModel
+
+    class City(BaseModel):
+        name: str
+        country: str
+
+    @tool
+    def get_weather(city: str) -> str:
+        """The current weather in a city."""
+        return "sunny"
+
+    llm = ChatOpenAI(model=MODEL, temperature=0, max_tokens=60, base_url=server.url + "/v1", api_key="k", max_retries=0)
+    city = llm.with_structured_output(City, method="json_schema").invoke("Name a big city in Japan.")
+    assert isinstance(city, City) and city.name
+    msg = llm.bind_tools([get_weather], tool_choice="get_weather").invoke("What is the weather in Rome?")
+    assert msg.tool_calls and msg.tool_calls[0]["name"] == "get_weather" and isinstance(msg.tool_calls[0]["args"], dict)

@@ -146,3 +146,23 @@ def test_bad_requests_name_the_field(response_format, tools, tool_choice, field)
     with pytest.raises(ValueError) as info:
         StructuredSpec.from_openai(response_format, tools, tool_choice)
     assert str(info.value).startswith(field + ":"), str(info.value)
+
+
+def test_closed_schemas_admit_no_keys_they_do_not_list():
+    from runtime.structured.spec import closed
+
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "object", "properties": {"b": {"type": "string"}}},
+            "c": {"type": "array", "items": {"type": "object", "properties": {"d": {}}}},
+        },
+        "$defs": {"e": {"type": "object", "properties": {"f": {"type": "integer"}}}},
+    }
+    out = closed(schema)
+    assert out["additionalProperties"] is False and out["properties"]["a"]["additionalProperties"] is False
+    assert out["properties"]["c"]["items"]["additionalProperties"] is False
+    assert out["$defs"]["e"]["additionalProperties"] is False
+    assert closed({"type": "object", "properties": {}, "additionalProperties": True})["additionalProperties"] is True
+    assert closed({"type": "object"}) == {"type": "object"}  # no properties listed: any object, as asked
+    assert "additionalProperties" not in schema  # the caller's schema is not changed
