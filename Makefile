@@ -23,13 +23,16 @@ $(STAMP): pyproject.toml Makefile
 	@touch $(STAMP)
 
 # The gateway on 127.0.0.1:8000 (OpenAI API, semantic cache in-process); see configs/gateway.yaml.
+# Ctrl-C (or SIGTERM) drains, then make exits 0 (README, "Stopping"): exec leaves the server make's own child
+# (make forwards a SIGTERM to it), and JAXSERVE_TAKE_TERMINAL=1 has it take the terminal in a process group of
+# its own, so Ctrl-C's SIGINT reaches the server and not make (which would end with status 130).
 serve: $(STAMP)
-	$(PY) -m gateway --config configs/gateway.yaml $(ARGS)
+	JAXSERVE_TAKE_TERMINAL=1 exec $(PY) -m gateway --config configs/gateway.yaml $(ARGS)
 
 # The `large` tier of configs/tiers.yaml: Gemma 3 270M in its own process on 127.0.0.1:8101.
-# Until it answers, the gateway's requests for it fall back to `small`.
+# Until it answers, the gateway's requests for it fall back to `small`. Stopping: as `serve`.
 serve-large: $(STAMP)
-	$(PY) -m runtime.server --model gemma3-270m --port 8101 $(ARGS)
+	JAXSERVE_TAKE_TERMINAL=1 exec $(PY) -m runtime.server --model gemma3-270m --port 8101 $(ARGS)
 
 # Tests need a Redis on 127.0.0.1:6379: install Debian's redis-server if missing, start it if silent.
 # Two workers, one per core (model compiles and Python are single-threaded); a test file stays on one

@@ -3,8 +3,9 @@
     python -m gateway [--config configs/gateway.yaml] [--host 127.0.0.1] [--port 8000]
                       [--redis-url redis://127.0.0.1:6379/0] [--no-cache] [--drain-timeout 60]
 
-SIGTERM or SIGINT drains (new requests 503 + Retry-After, in-flight ones finish), then closes the
-engines and the cache (gateway/lifecycle.py); the exit status is 0.
+SIGTERM or SIGINT (Ctrl-C) drains (new requests 503 + Retry-After, in-flight ones finish, up to
+--drain-timeout), then closes the engines and the cache (gateway/lifecycle.py); the exit status is 0. A
+second signal stops waiting for the in-flight requests; the exit status is then 1.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def main(argv=None) -> int:
     # computation; a gateway whose tiers are all remote never loads JAX.
     from gateway.app import create_app
     from gateway.config.gateway import ConfigError, load_config
-    from gateway.lifecycle import serve
+    from gateway.lifecycle import serve, take_terminal
 
     overrides = {"host": args.host, "port": args.port}
     if args.redis_url:
@@ -63,8 +64,8 @@ def main(argv=None) -> int:
         return 2
     tiers = ", ".join(f"{t.name} ({t.model}, {'remote' if t.remote else 'in-process'})" for t in config.tier_spec.tiers)
     logging.getLogger("gateway").info("serving tiers %s on http://%s:%d", tiers, config.host, config.port)
-    asyncio.run(serve(app, config.host, config.port, drain_timeout_s=args.drain_timeout))
-    return 0
+    take_terminal()  # make serve: Ctrl-C reaches the gateway, not make (gateway/lifecycle.py)
+    return asyncio.run(serve(app, config.host, config.port, drain_timeout_s=args.drain_timeout))
 
 
 if __name__ == "__main__":

@@ -7,18 +7,30 @@
               /readyz answers 503 too, so a load balancer stops sending; requests already in flight
               (streams included) run to their end, up to ``drain_timeout_s``
       close:  AppRunner.cleanup(): listener and idle connections closed, engines stopped, the cache
-              closed (the file store flushes atomically: temp file, fsync, rename)
-    a second signal during the drain stops waiting for the in-flight requests.
+              closed (the file store flushes atomically: temp file, fsync, rename); exit status 0
+    the same signal again within ``REPEAT_S``: the same stop, delivered twice (``kill -TERM`` to the
+      process group of ``make serve`` reaches the gateway directly and through make, which forwards it)
+    a second signal during the drain: stop waiting for the in-flight requests (cancelled), close, exit
+      status 1; a close still running ``ABANDON_CLOSE_S`` later (an XLA compile cannot be interrupted),
+      or a third signal, ends the process at once (``os._exit(1)``)
 
 ``drain_middleware`` does the counting and the refusing; ``create_app`` installs it, so an app run by
 any runner (tests' ``ServerThread``) can be drained with ``drain(app, timeout)``.
+
+``take_terminal`` is for ``make serve`` (the Makefile sets JAXSERVE_TAKE_TERMINAL=1): Ctrl-C sends SIGINT to
+the terminal's whole foreground job, make included, and a make that gets SIGINT exits 130 whatever the
+gateway does. Run from a terminal's foreground, the gateway moves to a process group of its own and takes
+the terminal, so Ctrl-C reaches it alone; make then exits with its status (0 after a drain).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
+import os
 import signal
+import sys
 import time
 
 from aiohttp import web
@@ -29,6 +41,9 @@ from runtime.serving.errors import APIError
 log = logging.getLogger("gateway")
 
 DRAIN_RETRY_AFTER_S = "5"
+REPEAT_S = 1.0  # the same signal again this soon is the first one delivered twice, not a second Ctrl-C
+ABANDON_CLOSE_S = 5.0  # after a second signal, the close gets this long before the process just ends
+CLOSE_GRACE_S = 1.0  # AppRunner's wait for handlers at close: the drain has already waited for them
 ALWAYS_SERVED = frozenset({"/healthz", "/metrics"})  # alive and observable while draining
 
 
@@ -68,37 +83,100 @@ async def drain(app: web.Application, timeout_s: float, *, abandon: asyncio.Even
     return True
 
 
+_handback: list = []  # [fd, the job's process group] once take_terminal took the terminal
+
+
+def take_terminal() -> None:
+    """With JAXSERVE_TAKE_TERMINAL=1 (``make serve``) and stdin the terminal of the foreground job this process
+    belongs to: a process group of its own, given the terminal (handed back at exit). Otherwise nothing."""
+    if os.environ.pop("JAXSERVE_TAKE_TERMINAL", "") != "1":
+        return
+    try:
+        fd = sys.stdin.fileno()
+        job = os.getpgrp()
+        if not os.isatty(fd) or os.tcgetpgrp(fd) != job or job == os.getpid():
+            return  # no terminal, a background job, or already a job of its own (run from a shell)
+        os.setpgid(0, 0)
+        _give_terminal(fd, os.getpgrp())
+    except OSError:  # stdin is not this session's terminal (a detached process)
+        return
+    _handback[:] = [fd, job]
+    atexit.register(_give_terminal, fd, job)
+    log.debug("process group %d has the terminal (Ctrl-C reaches the gateway alone)", os.getpgrp())
+
+
+def _give_terminal(fd: int, pgrp: int) -> None:
+    old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group's tcsetpgrp would stop us
+    try:
+        os.tcsetpgrp(fd, pgrp)
+    except OSError:
+        pass
+    finally:
+        signal.signal(signal.SIGTTOU, old)
+
+
+def exit_now(why: str, *args) -> None:
+    """Log ``why``, then end the process at once (status 1), the terminal handed back first: no close
+    waits (nor the interpreter's exit, which would join a compile thread)."""
+    log.warning(why, *args)
+    logging.shutdown()
+    if _handback:
+        _give_terminal(*_handback)
+    os._exit(1)
+
+
 async def serve(
     app: web.Application, host: str, port: int, *, drain_timeout_s: float = 60.0, backlog: int = 1024
-) -> None:
-    """Serve until SIGTERM or SIGINT, then drain and close (see the module docstring)."""
-    runner = web.AppRunner(app, handler_cancellation=True, access_log=None)
+) -> int:
+    """Serve until SIGTERM or SIGINT, then drain and close (see the module docstring); the exit status:
+    0, or 1 after a second signal."""
+    runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=CLOSE_GRACE_S)
+    loop = asyncio.get_running_loop()
+    stop, abandon = asyncio.Event(), asyncio.Event()
+    first: list = []  # (signal, time) of the one that started the stop
+
+    def on_signal(sig: signal.Signals) -> None:
+        now = time.monotonic()
+        if not first:
+            first.append((sig, now))
+            log.info(
+                "%s: draining (new requests get 503), waiting up to %.0f s for %d in flight; "
+                "a second signal stops waiting",
+                sig.name,
+                drain_timeout_s,
+                app[keys.STATE].active_requests,
+            )
+            stop.set()
+        elif sig == first[0][0] and now - first[0][1] < REPEAT_S:
+            log.info(
+                "%s again within %.0f s: the same one, delivered twice (make forwards SIGTERM)", sig.name, REPEAT_S
+            )
+        elif not abandon.is_set():
+            log.warning(
+                "%s again: closing without waiting for %d in-flight request(s); exiting with status 1",
+                sig.name,
+                app[keys.STATE].active_requests,
+            )
+            abandon.set()
+            loop.call_later(
+                ABANDON_CLOSE_S, exit_now, "still closing %.0f s after the second signal; exiting now", ABANDON_CLOSE_S
+            )
+        else:
+            exit_now("%s a third time: exiting now, without closing", sig.name)
+
+    # Before setup: a signal while the engines load stops the gateway once they have (no traceback).
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal, sig)
     await runner.setup()
     try:
-        # backlog: a burst of hundreds of clients connecting at once must queue, not be refused
-        await web.TCPSite(runner, host, port, backlog=backlog).start()
-        loop = asyncio.get_running_loop()
-        stop, abandon = asyncio.Event(), asyncio.Event()
-
-        def on_signal(sig: signal.Signals) -> None:
-            if stop.is_set():
-                log.warning("%s again: closing without waiting for in-flight requests", sig.name)
-                abandon.set()
-            else:
-                log.info(
-                    "%s: draining (new requests get 503), waiting up to %.0f s for %d in flight",
-                    sig.name,
-                    drain_timeout_s,
-                    app[keys.STATE].active_requests,
-                )
-                stop.set()
-
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, on_signal, sig)
-        await stop.wait()
+        if not stop.is_set():
+            # backlog: a burst of hundreds of clients connecting at once must queue, not be refused
+            await web.TCPSite(runner, host, port, backlog=backlog).start()
+            await stop.wait()
         t = time.monotonic()
         drained = await drain(app, drain_timeout_s, abandon=abandon)
         log.info("drain %s in %.2f s; closing", "complete" if drained else "cut short", time.monotonic() - t)
     finally:
         await runner.cleanup()
     log.info("gateway stopped")
+    return 1 if abandon.is_set() else 0

@@ -27,19 +27,28 @@ sending headers, so a request the engine rejects never opens a stream). 503 + Re
 "not_ready" (warming up) or "overloaded" (``--max-waiting`` requests already wait: bounded
 admission). A client that disconnects mid-stream cancels its handler (``handler_cancellation=True``),
 which closes the engine's output iterator and so aborts the request: its KV blocks are freed before
-the next step. SIGINT/SIGTERM stop the step thread through ``cleanup_ctx``; during warm-up the
-process exits without waiting for the compile in progress.
+the next step.
+
+Stopping (``serve_until_signalled``): the first SIGINT (Ctrl-C) or SIGTERM closes the listener (new
+connections are refused: a gateway's ``RemoteBackend`` then sees the tier down and falls back), lets the
+requests in flight run to their end for up to ``--drain-timeout`` seconds, then stops the step thread
+through ``cleanup_ctx``; the exit status is 0. During warm-up the process exits without waiting for the
+compile in progress. The same signal again within ``REPEAT_S`` is that one delivered twice (``kill -TERM``
+to the process group of ``make serve-large`` also comes through make, which forwards it); a second
+signal exits at once, status 1. ``make serve-large`` sets JAXSERVE_TAKE_TERMINAL=1: see ``take_terminal``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import contextlib
 import dataclasses
 import itertools
 import logging
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -348,6 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=0,
         help="--role decode: prefill prompts of at most this many tokens here instead (0: none)",
     )
+    p.add_argument(
+        "--drain-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="on SIGTERM/SIGINT: seconds to let the requests in flight finish (default 60)",
+    )
     p.add_argument("-v", "--verbose", action="store_true")
     return p
 
@@ -367,6 +383,8 @@ def config_from_args(args: argparse.Namespace) -> EngineConfig:
         raise ValueError(f"--max-waiting must be >= 0; got {args.max_waiting}")
     if not 0 <= args.port < 65536:
         raise ValueError(f"--port must be in [0, 65535]; got {args.port}")
+    if args.drain_timeout < 0:
+        raise ValueError(f"--drain-timeout must be >= 0; got {args.drain_timeout}")
     return EngineConfig(
         model=args.model,
         gguf_path=args.gguf,
@@ -408,12 +426,18 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     url = f"http://{args.host}:{args.port}"
+    take_terminal()
+    loop = asyncio.new_event_loop()
+    serve_until_signalled(loop, app, args.drain_timeout)
     try:
-        # run_app calls ``print`` once the socket listens; SIGINT/SIGTERM end it through cleanup_ctx.
+        # run_app calls ``print`` once the socket listens; the first signal ends it (see the module docstring).
         web.run_app(
             app,
             host=args.host,
             port=args.port,
+            loop=loop,
+            handle_signals=False,
+            shutdown_timeout=args.drain_timeout,
             handler_cancellation=True,
             access_log=None,
             print=lambda _: log.info("serving %s on %s", config.model, url),
@@ -428,10 +452,85 @@ def main(argv=None) -> int:
     if backend is not None and not args.no_warmup and not backend.engine.warmed_up:
         # Stopped during warm-up: its thread is inside an XLA compile that cannot be interrupted,
         # and the interpreter would wait for it (tens of seconds) before exiting.
-        log.info("stopped during warm-up; exiting without waiting for it")
-        logging.shutdown()
-        os._exit(0)
+        exit_now(0, "stopped during warm-up; exiting without waiting for it")
+    log.info("stopped")
     return 0
+
+
+REPEAT_S = 1.0  # the same signal again this soon is the first one delivered twice, not a second Ctrl-C
+_handback: list = []  # [fd, the job's process group] once take_terminal took the terminal
+
+
+def serve_until_signalled(loop: asyncio.AbstractEventLoop, app: web.Application, drain_timeout_s: float) -> None:
+    """SIGINT/SIGTERM handlers on ``loop`` for ``web.run_app(loop=loop, handle_signals=False,
+    shutdown_timeout=drain_timeout_s)`` (see the module docstring)."""
+    first: list = []  # (signal, time) of the one that started the stop
+
+    def on_signal(sig: signal.Signals) -> None:
+        now = time.monotonic()
+        if not first:
+            first.append((sig, now))
+            try:  # only to say so: nothing may keep this handler from stopping the server
+                running = app[STATE].backend.stats().num_running
+            except Exception:
+                running = "the"
+            log.info(
+                "%s: stopping; %s request(s) in flight get up to %.0f s to finish (a second signal exits at once)",
+                sig.name,
+                running,
+                drain_timeout_s,
+            )
+            raise web.GracefulExit()  # run_app closes the listener, waits for the handlers, then cleanup_ctx
+        if sig == first[0][0] and now - first[0][1] < REPEAT_S:
+            log.info(
+                "%s again within %.0f s: the same one, delivered twice (make forwards SIGTERM)", sig.name, REPEAT_S
+            )
+            return
+        exit_now(1, "%s again: exiting now, without waiting for the requests in flight", sig.name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, on_signal, sig)
+
+
+def exit_now(status: int, why: str, *args) -> None:
+    """Log ``why`` and end the process at once, the terminal handed back first: no wait for a compile
+    in progress (the interpreter's exit would join its thread)."""
+    log.log(logging.WARNING if status else logging.INFO, why, *args)
+    logging.shutdown()
+    if _handback:
+        _give_terminal(*_handback)
+    os._exit(status)
+
+
+def take_terminal() -> None:
+    """``make serve-large`` sets JAXSERVE_TAKE_TERMINAL=1: Ctrl-C sends SIGINT to the terminal's whole
+    foreground job, make included, and a make that gets SIGINT exits 130 whatever the server does. So when
+    stdin is the terminal of the foreground job this process is in, it moves to a process group of its own
+    and takes the terminal (handed back at exit): Ctrl-C reaches the server alone, and make exits with its
+    status. The same as ``gateway.lifecycle.take_terminal`` (a layer below it, so not imported from there)."""
+    if os.environ.pop("JAXSERVE_TAKE_TERMINAL", "") != "1":
+        return
+    try:
+        fd = sys.stdin.fileno()
+        job = os.getpgrp()
+        if not os.isatty(fd) or os.tcgetpgrp(fd) != job or job == os.getpid():
+            return  # no terminal, a background job, or already a job of its own (run from a shell)
+        os.setpgid(0, 0)
+        _give_terminal(fd, os.getpgrp())
+    except OSError:  # stdin is not this session's terminal (a detached process)
+        return
+    _handback[:] = [fd, job]
+    atexit.register(_give_terminal, fd, job)
+
+
+def _give_terminal(fd: int, pgrp: int) -> None:
+    old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group's tcsetpgrp would stop us
+    try:
+        os.tcsetpgrp(fd, pgrp)
+    except OSError:
+        pass
+    finally:
+        signal.signal(signal.SIGTTOU, old)
 
 
 if __name__ == "__main__":
