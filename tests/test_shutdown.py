@@ -258,6 +258,7 @@ def test_a_second_signal_stops_the_gateway_at_once(model_server, tmp_path):
     finally:
         gw.stop()
     log = gw.log_tail(40)
+    gw.log_path.unlink(missing_ok=True)
     assert code == 1 and took < PROMPT_EXIT_S, (code, took, log)
     assert "SIGINT again within 1 s: the same one" in log, log
     assert "SIGINT again: closing without waiting for 1 in-flight request(s)" in log, log
@@ -303,6 +304,7 @@ def test_a_second_signal_stops_the_runtime_server_at_once():
     finally:
         srv.stop()
     log = srv.log_tail(40)
+    srv.log_path.unlink(missing_ok=True)
     assert code == 1 and took < PROMPT_EXIT_S, (code, took, log)
     assert "SIGINT again within 1 s: the same one" in log, log
     assert "SIGINT again: exiting now, without waiting for the requests in flight" in log, log
