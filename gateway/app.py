@@ -59,15 +59,8 @@ class ChatHandler:
         self.app = app
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        config, state, metrics = self.app[keys.CONFIG], self.app[keys.STATE], self.app[keys.METRICS]
-        with Outcome(metrics, request) as outcome:
-            admission = Admission(state.ledger, metrics, max_messages=config.limits.max_messages)
-            caller, chat = await admission.admit(request)
-            decision = state.router.route(chat, caller.policy, state.ledger.budget_left(caller))
-            outcome.tier = decision.tier  # a budget refusal is counted under the tier it would have used
-            admission.check_budget(caller, chat, decision)
-            # The routed tier's sampling defaults fill the fields the client left out (fallbacks keep them).
-            chat = chat.with_defaults(state.router.spec.tier(decision.tier).sampling_defaults)
+        with Outcome(self.app[keys.METRICS], request) as outcome:
+            caller, (chat,), decision = await admit_and_route(self.app, request, outcome, text=False)
             if chat.n > 1:
                 return outcome.done(await answer_choices(self.app, request, outcome, caller, [chat], decision))
             return outcome.done(await self._answer(request, outcome, caller, chat, decision))
@@ -129,16 +122,28 @@ class CompletionsHandler:
         self.app = app
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        config, state, metrics = self.app[keys.CONFIG], self.app[keys.STATE], self.app[keys.METRICS]
-        with Outcome(metrics, request) as outcome:
-            admission = Admission(state.ledger, metrics, max_messages=config.limits.max_messages)
-            caller, chats = await admission.admit_completions(request)
-            decision = state.router.route(chats[0], caller.policy, state.ledger.budget_left(caller))
-            outcome.tier = decision.tier
-            admission.check_budget(caller, chats[0], decision)
-            defaults = state.router.spec.tier(decision.tier).sampling_defaults
-            chats = [c.with_defaults(defaults) for c in chats]
+        with Outcome(self.app[keys.METRICS], request) as outcome:
+            caller, chats, decision = await admit_and_route(self.app, request, outcome, text=True)
             return outcome.done(await answer_choices(self.app, request, outcome, caller, chats, decision, text=True))
+
+
+async def admit_and_route(
+    app: web.Application, request: web.Request, outcome: Outcome, *, text: bool
+) -> tuple[Caller, list[ChatRequest], Decision]:
+    """Admission (key, rate, body), routing (on the first prompt), the budget check, then the routed
+    tier's sampling defaults in the fields the client left out (fallback tiers keep them)."""
+    config, state, metrics = app[keys.CONFIG], app[keys.STATE], app[keys.METRICS]
+    admission = Admission(state.ledger, metrics, max_messages=config.limits.max_messages)
+    if text:
+        caller, chats = await admission.admit_completions(request)
+    else:
+        caller, chat = await admission.admit(request)
+        chats = [chat]
+    decision = state.router.route(chats[0], caller.policy, state.ledger.budget_left(caller))
+    outcome.tier = decision.tier  # a budget refusal is counted under the tier it would have used
+    admission.check_budget(caller, chats[0], decision)
+    defaults = state.router.spec.tier(decision.tier).sampling_defaults
+    return caller, [c.with_defaults(defaults) for c in chats], decision
 
 
 async def answer_choices(

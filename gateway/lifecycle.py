@@ -8,7 +8,7 @@
               (streams included) run to their end, up to ``drain_timeout_s``
       close:  AppRunner.cleanup(): listener and idle connections closed, engines stopped, the cache
               closed (the file store flushes atomically: temp file, fsync, rename); exit status 0
-    the same signal again within ``REPEAT_S``: the same stop, delivered twice (``kill -TERM`` to the
+    the same signal again within ``shutdown.REPEAT_S``: the same stop, delivered twice (``kill -TERM`` to the
       process group of ``make serve`` reaches the gateway directly and through make, which forwards it)
     a second signal during the drain: stop waiting for the in-flight requests (cancelled), close, exit
       status 1; a close still running ``ABANDON_CLOSE_S`` later (an XLA compile cannot be interrupted),
@@ -26,22 +26,20 @@ the terminal, so Ctrl-C reaches it alone; make then exits with its status (0 aft
 from __future__ import annotations
 
 import asyncio
-import atexit
 import logging
-import os
 import signal
-import sys
 import time
 
 from aiohttp import web
 
 from gateway import keys
+from runtime.serving import shutdown
 from runtime.serving.errors import APIError
 
 log = logging.getLogger("gateway")
 
 DRAIN_RETRY_AFTER_S = "5"
-REPEAT_S = 1.0  # the same signal again this soon is the first one delivered twice, not a second Ctrl-C
+shutdown.REPEAT_S = 1.0  # the same signal again this soon is the first one delivered twice, not a second Ctrl-C
 ABANDON_CLOSE_S = 5.0  # after a second signal, the close gets this long before the process just ends
 CLOSE_GRACE_S = 1.0  # AppRunner's wait for handlers at close: the drain has already waited for them
 ALWAYS_SERVED = frozenset({"/healthz", "/metrics"})  # alive and observable while draining
@@ -83,46 +81,13 @@ async def drain(app: web.Application, timeout_s: float, *, abandon: asyncio.Even
     return True
 
 
-_handback: list = []  # [fd, the job's process group] once take_terminal took the terminal
+def exit_now(why: str, *args) -> None:
+    """End the gateway at once, status 1, after logging ``why`` (``runtime.serving.shutdown.exit_now``)."""
+    shutdown.exit_now(log, 1, why, *args)
 
 
 def take_terminal() -> None:
-    """With JAXSERVE_TAKE_TERMINAL=1 (``make serve``) and stdin the terminal of the foreground job this process
-    belongs to: a process group of its own, given the terminal (handed back at exit). Otherwise nothing."""
-    if os.environ.pop("JAXSERVE_TAKE_TERMINAL", "") != "1":
-        return
-    try:
-        fd = sys.stdin.fileno()
-        job = os.getpgrp()
-        if not os.isatty(fd) or os.tcgetpgrp(fd) != job or job == os.getpid():
-            return  # no terminal, a background job, or already a job of its own (run from a shell)
-        os.setpgid(0, 0)
-        _give_terminal(fd, os.getpgrp())
-    except OSError:  # stdin is not this session's terminal (a detached process)
-        return
-    _handback[:] = [fd, job]
-    atexit.register(_give_terminal, fd, job)
-    log.debug("process group %d has the terminal (Ctrl-C reaches the gateway alone)", os.getpgrp())
-
-
-def _give_terminal(fd: int, pgrp: int) -> None:
-    old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group's tcsetpgrp would stop us
-    try:
-        os.tcsetpgrp(fd, pgrp)
-    except OSError:
-        pass
-    finally:
-        signal.signal(signal.SIGTTOU, old)
-
-
-def exit_now(why: str, *args) -> None:
-    """Log ``why``, then end the process at once (status 1), the terminal handed back first: no close
-    waits (nor the interpreter's exit, which would join a compile thread)."""
-    log.warning(why, *args)
-    logging.shutdown()
-    if _handback:
-        _give_terminal(*_handback)
-    os._exit(1)
+    shutdown.take_terminal(log)
 
 
 async def serve(
@@ -147,9 +112,11 @@ async def serve(
                 app[keys.STATE].active_requests,
             )
             stop.set()
-        elif sig == first[0][0] and now - first[0][1] < REPEAT_S:
+        elif sig == first[0][0] and now - first[0][1] < shutdown.REPEAT_S:
             log.info(
-                "%s again within %.0f s: the same one, delivered twice (make forwards SIGTERM)", sig.name, REPEAT_S
+                "%s again within %.0f s: the same one, delivered twice (make forwards SIGTERM)",
+                sig.name,
+                shutdown.REPEAT_S,
             )
         elif not abandon.is_set():
             log.warning(

@@ -244,26 +244,33 @@ def test_a_second_signal_stops_the_gateway_at_once(model_server, tmp_path):
     port = free_port()
     config = gateway_config(tmp_path, model_server.url, port)
     gw = ServerProcess(["-m", "gateway", "--config", str(config)], name="shutdown-gateway", port=port).start()
-    try:
-        stream = chat_stream(gw.url, LONG)
-        stream.start()
-        stream.wait_started()
-        os.killpg(gw.proc.pid, signal.SIGINT)
-        time.sleep(0.1)
-        os.killpg(gw.proc.pid, signal.SIGINT)  # within REPEAT_S: the first one delivered twice (make's SIGTERM)
-        time.sleep(1.5)  # past REPEAT_S: a second Ctrl-C
-        assert gw.proc.poll() is None, gw.log_tail()
-        os.killpg(gw.proc.pid, signal.SIGINT)
-        code, took = wait_exit(gw.proc, PROMPT_EXIT_S, gw.log_tail)
-    finally:
-        gw.stop()
-    log = gw.log_tail(40)
-    gw.log_path.unlink(missing_ok=True)
+    code, took, log, stream = signal_twice(gw, chat_stream(gw.url, LONG))
     assert code == 1 and took < PROMPT_EXIT_S, (code, took, log)
     assert "SIGINT again within 1 s: the same one" in log, log
     assert "SIGINT again: closing without waiting for 1 in-flight request(s)" in log, log
     stream.join(10)
     assert not any(c.get("finish_reason") for e in stream.events for c in e.get("choices", [])), "stream finished"
+
+
+def signal_twice(server, stream):
+    """With ``stream`` under way: SIGINT to the server's process group, the same again 0.1 s later (within
+    REPEAT_S: the first one delivered twice, as make forwards SIGTERM), then a second Ctrl-C 1.5 s later.
+    (exit code, seconds it took after the second, its log, the stream)."""
+    try:
+        stream.start()
+        stream.wait_started()
+        os.killpg(server.proc.pid, signal.SIGINT)
+        time.sleep(0.1)
+        os.killpg(server.proc.pid, signal.SIGINT)
+        time.sleep(1.5)
+        assert server.proc.poll() is None, server.log_tail()
+        os.killpg(server.proc.pid, signal.SIGINT)
+        code, took = wait_exit(server.proc, PROMPT_EXIT_S, server.log_tail)
+    finally:
+        server.stop()
+    log = server.log_tail(40)
+    server.log_path.unlink(missing_ok=True)
+    return code, took, log, stream
 
 
 # ---------------------------------------------------------------- the runtime server
@@ -290,21 +297,7 @@ def test_ctrl_c_to_make_serve_large_drains_and_make_exits_0():
 
 def test_a_second_signal_stops_the_runtime_server_at_once():
     srv = ServerProcess(["-m", "runtime.server", "--model", MODEL, *RUNTIME_FLAGS], name="shutdown-second").start()
-    try:
-        stream = generate_stream(srv.url, LONG)
-        stream.start()
-        stream.wait_started()
-        os.killpg(srv.proc.pid, signal.SIGINT)
-        time.sleep(0.1)
-        os.killpg(srv.proc.pid, signal.SIGINT)  # within REPEAT_S: the first one delivered twice
-        time.sleep(1.5)  # past REPEAT_S: a second Ctrl-C
-        assert srv.proc.poll() is None, srv.log_tail()
-        os.killpg(srv.proc.pid, signal.SIGINT)
-        code, took = wait_exit(srv.proc, PROMPT_EXIT_S, srv.log_tail)
-    finally:
-        srv.stop()
-    log = srv.log_tail(40)
-    srv.log_path.unlink(missing_ok=True)
+    code, took, log, stream = signal_twice(srv, generate_stream(srv.url, LONG))
     assert code == 1 and took < PROMPT_EXIT_S, (code, took, log)
     assert "SIGINT again within 1 s: the same one" in log, log
     assert "SIGINT again: exiting now, without waiting for the requests in flight" in log, log

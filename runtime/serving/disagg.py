@@ -200,7 +200,10 @@ class DecodeGenerate:
         self.num_local = self.num_remote = 0
 
     def __call__(self, prompt_ids: list[int], params: SamplingParams, request_id: str) -> AsyncIterator[RequestOutput]:
-        if len(prompt_ids) <= self.local_prefill_tokens:
+        # The prefill server draws the first token with PREFILL_PARAMS only: a request whose first token
+        # needs more (a grammar, logprobs, min_tokens) is prefilled here.
+        needs_local = params.structured is not None or params.logprobs is not None or params.min_tokens > 0
+        if len(prompt_ids) <= self.local_prefill_tokens or needs_local:
             self.num_local += 1
             return self.front.generate(prompt_ids, params, request_id=request_id)
         self.num_remote += 1

@@ -33,21 +33,19 @@ Stopping (``serve_until_signalled``): the first SIGINT (Ctrl-C) or SIGTERM close
 connections are refused: a gateway's ``RemoteBackend`` then sees the tier down and falls back), lets the
 requests in flight run to their end for up to ``--drain-timeout`` seconds, then stops the step thread
 through ``cleanup_ctx``; the exit status is 0. During warm-up the process exits without waiting for the
-compile in progress. The same signal again within ``REPEAT_S`` is that one delivered twice (``kill -TERM``
+compile in progress. The same signal again within ``shutdown.REPEAT_S`` is that one delivered twice (``kill -TERM``
 to the process group of ``make serve-large`` also comes through make, which forwards it); a second
-signal exits at once, status 1. ``make serve-large`` sets JAXSERVE_TAKE_TERMINAL=1: see ``take_terminal``.
+signal exits at once, status 1. ``make serve-large`` sets JAXSERVE_TAKE_TERMINAL=1: see ``runtime.serving.shutdown``.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import atexit
 import contextlib
 import dataclasses
 import itertools
 import logging
-import os
 import signal
 import sys
 import time
@@ -61,7 +59,7 @@ from runtime.api import DEFAULT_MEMORY_FRACTION, EngineConfig, RequestError, Req
 from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.presets import resolve_gguf
 from runtime.platform import configure_xla
-from runtime.serving import disagg
+from runtime.serving import disagg, shutdown
 from runtime.serving.errors import APIError, error_middleware, invalid
 from runtime.serving.local import LocalEngine
 from runtime.serving.metrics import ServerMetrics
@@ -426,7 +424,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     url = f"http://{args.host}:{args.port}"
-    take_terminal()
+    shutdown.take_terminal(log)
     loop = asyncio.new_event_loop()
     serve_until_signalled(loop, app, args.drain_timeout)
     try:
@@ -457,10 +455,6 @@ def main(argv=None) -> int:
     return 0
 
 
-REPEAT_S = 1.0  # the same signal again this soon is the first one delivered twice, not a second Ctrl-C
-_handback: list = []  # [fd, the job's process group] once take_terminal took the terminal
-
-
 def serve_until_signalled(loop: asyncio.AbstractEventLoop, app: web.Application, drain_timeout_s: float) -> None:
     """SIGINT/SIGTERM handlers on ``loop`` for ``web.run_app(loop=loop, handle_signals=False,
     shutdown_timeout=drain_timeout_s)`` (see the module docstring)."""
@@ -481,9 +475,11 @@ def serve_until_signalled(loop: asyncio.AbstractEventLoop, app: web.Application,
                 drain_timeout_s,
             )
             raise web.GracefulExit()  # run_app closes the listener, waits for the handlers, then cleanup_ctx
-        if sig == first[0][0] and now - first[0][1] < REPEAT_S:
+        if sig == first[0][0] and now - first[0][1] < shutdown.REPEAT_S:
             log.info(
-                "%s again within %.0f s: the same one, delivered twice (make forwards SIGTERM)", sig.name, REPEAT_S
+                "%s again within %.0f s: the same one, delivered twice (make forwards SIGTERM)",
+                sig.name,
+                shutdown.REPEAT_S,
             )
             return
         exit_now(1, "%s again: exiting now, without waiting for the requests in flight", sig.name)
@@ -493,44 +489,7 @@ def serve_until_signalled(loop: asyncio.AbstractEventLoop, app: web.Application,
 
 
 def exit_now(status: int, why: str, *args) -> None:
-    """Log ``why`` and end the process at once, the terminal handed back first: no wait for a compile
-    in progress (the interpreter's exit would join its thread)."""
-    log.log(logging.WARNING if status else logging.INFO, why, *args)
-    logging.shutdown()
-    if _handback:
-        _give_terminal(*_handback)
-    os._exit(status)
-
-
-def take_terminal() -> None:
-    """``make serve-large`` sets JAXSERVE_TAKE_TERMINAL=1: Ctrl-C sends SIGINT to the terminal's whole
-    foreground job, make included, and a make that gets SIGINT exits 130 whatever the server does. So when
-    stdin is the terminal of the foreground job this process is in, it moves to a process group of its own
-    and takes the terminal (handed back at exit): Ctrl-C reaches the server alone, and make exits with its
-    status. The same as ``gateway.lifecycle.take_terminal`` (a layer below it, so not imported from there)."""
-    if os.environ.pop("JAXSERVE_TAKE_TERMINAL", "") != "1":
-        return
-    try:
-        fd = sys.stdin.fileno()
-        job = os.getpgrp()
-        if not os.isatty(fd) or os.tcgetpgrp(fd) != job or job == os.getpid():
-            return  # no terminal, a background job, or already a job of its own (run from a shell)
-        os.setpgid(0, 0)
-        _give_terminal(fd, os.getpgrp())
-    except OSError:  # stdin is not this session's terminal (a detached process)
-        return
-    _handback[:] = [fd, job]
-    atexit.register(_give_terminal, fd, job)
-
-
-def _give_terminal(fd: int, pgrp: int) -> None:
-    old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)  # a background group's tcsetpgrp would stop us
-    try:
-        os.tcsetpgrp(fd, pgrp)
-    except OSError:
-        pass
-    finally:
-        signal.signal(signal.SIGTTOU, old)
+    shutdown.exit_now(log, status, why, *args)
 
 
 if __name__ == "__main__":

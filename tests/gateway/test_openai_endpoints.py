@@ -67,7 +67,7 @@ def test_left_out_sampling_fields_take_the_model_defaults(client):
 
 def test_n_choices_share_the_prompt_blocks(server, client):
     before = engine_stats(server).prefix_cache_hits
-    r = client.chat.completions.create(
+    ask = dict(
         model=MODEL,
         messages=[{"role": "user", "content": LONG + "What does the town have?"}],
         n=3,
@@ -75,6 +75,7 @@ def test_n_choices_share_the_prompt_blocks(server, client):
         seed=3,
         max_tokens=12,
     )
+    r = client.chat.completions.create(**ask)
     hits = engine_stats(server).prefix_cache_hits - before
     assert [c.index for c in r.choices] == [0, 1, 2]
     texts = [c.message.content for c in r.choices]
@@ -83,14 +84,7 @@ def test_n_choices_share_the_prompt_blocks(server, client):
     assert hits >= 2 * 16 * ((p - 1) // 16), (hits, p)  # choices 1 and 2 found choice 0's full blocks
     assert r.usage.completion_tokens >= 3  # every choice's tokens, the prompt once
     # the same seed again: the same three choices
-    again = client.chat.completions.create(
-        model=MODEL,
-        messages=[{"role": "user", "content": LONG + "What does the town have?"}],
-        n=3,
-        temperature=1.0,
-        seed=3,
-        max_tokens=12,
-    )
+    again = client.chat.completions.create(**ask)
     assert [c.message.content for c in again.choices] == texts
     # streamed: each choice's deltas under its index, each finished
     parts: dict[int, str] = {0: "", 1: ""}
