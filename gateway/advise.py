@@ -1,0 +1,271 @@
+"""The bottleneck doctor, first part: the symptom-to-remedy tree walked over a gateway's live metrics.
+
+    python -m gateway.advise --url http://127.0.0.1:8000 [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
+
+Reads ``GET /metrics`` once (Prometheus text: the gateway's histograms and every tier's engine gauges,
+``gateway.observability.metrics``) and reports findings: the symptom (``ttft``, ``tpot``, ``memory``,
+``cost``), the cause, the evidence figures, the remedy and the configuration key to change. The tree::
+
+    TTFT high?  queueing (queue time is most of TTFT)  -> more capacity: a replica (tiers[].urls); trap:
+                                                          a bigger batch (max_num_seqs) raises TPOT
+                long prompts, prefix cache cold        -> truncation: auto / shared system prompts
+                long prompts, prefix cache warm        -> prefill compute: disaggregation (--role decode)
+    TPOT high?  few running per engine                 -> continuous batching is idle: the time is the
+                                                          weights' read: weight_quant int8
+                many running                           -> the batch is the cost: fewer max_num_seqs
+    Memory?     KV nearly full and preemptions         -> kv_dtype int8 / fewer sequences / shorter context
+    Cost?       most spend on the priciest tier        -> a smaller tier for what it can do (auto)
+                repeats the semantic cache misses      -> (needs the traffic recorder: not yet)
+
+The figures are the counters' lifetime values (since the gateway started): a window over the last
+minutes needs two scrapes or the recorder, which is what comes next (docs: the issue's parts 2-3).
+Every threshold below is a named constant, chosen from the tree's wording, not fitted to a workload.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import urllib.request
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+
+QUEUE_SHARE = 0.5  # queue time over this share of TTFT: TTFT is waiting, not prefill
+LONG_PROMPT_TOKENS = 1024  # mean prompt tokens per request above this: "context too long"
+COLD_PREFIX = 0.3  # prefix-cache hit rate below this: the shared prefix is not being reused
+FEW_RUNNING = 2.0  # mean running requests per engine under this: decode is not batched
+KV_FULL = 0.9  # KV usage above this with preemptions: memory-bound
+EXPENSIVE_SHARE = 0.8  # this share of spend on the priciest tier: cost
+MIN_REQUESTS = 20  # fewer finished requests than this: no diagnosis (not enough evidence)
+
+
+@dataclass
+class Finding:
+    symptom: str  # ttft | tpot | memory | cost
+    cause: str
+    evidence: dict
+    remedy: str
+    key: str  # the configuration key (and value) to change
+    traps: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Histogram:
+    buckets: list[tuple[float, float]]  # (upper bound, cumulative count), +Inf last
+    total: float = 0.0
+    count: float = 0.0
+
+    def quantile(self, q: float) -> float | None:
+        """The bucket upper bound holding quantile ``q`` (Prometheus' histogram_quantile, without the
+        interpolation: an upper bound, which is what a service level is checked against)."""
+        if not self.count:
+            return None
+        want = q * self.count
+        for le, cum in sorted(self.buckets):
+            if cum >= want:
+                return le
+        return float("inf")
+
+    @property
+    def mean(self) -> float | None:
+        return self.total / self.count if self.count else None
+
+
+def parse(text: str) -> dict:
+    """Prometheus text -> {name: {labels tuple: value}} and histograms by (name, labels)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    values: dict = defaultdict(dict)
+    hists: dict = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            labels = tuple(sorted((k, v) for k, v in s.labels.items() if k != "le"))
+            if family.type == "histogram":
+                h = hists.setdefault((family.name, labels), Histogram([]))
+                if s.name.endswith("_bucket"):
+                    h.buckets.append((float(s.labels["le"]), s.value))
+                elif s.name.endswith("_sum"):
+                    h.total = s.value
+                elif s.name.endswith("_count"):
+                    h.count = s.value
+            else:
+                values[s.name][labels] = s.value
+    return {"values": values, "hists": hists}
+
+
+def _merged(hists: dict, name: str, **match) -> Histogram:
+    """One histogram of ``name`` over every label set that has ``match``'s labels."""
+    out: dict[float, float] = defaultdict(float)
+    total = count = 0.0
+    for (n, labels), h in hists.items():
+        d = dict(labels)
+        if n != name or any(d.get(k) != v for k, v in match.items()):
+            continue
+        for le, cum in h.buckets:
+            out[le] += cum
+        total, count = total + h.total, count + h.count
+    return Histogram(sorted(out.items()), total, count)
+
+
+def _by_model(values: dict, name: str) -> dict[str, float]:
+    return {dict(labels).get("model", ""): v for labels, v in values.get(name, {}).items()}
+
+
+def diagnose(metrics_text: str, *, ttft_slo: float = 1.0, tpot_slo: float = 0.1, prices: dict | None = None):
+    """Findings for one scrape (a list, empty for a healthy gateway or too little traffic)."""
+    m = parse(metrics_text)
+    values, hists = m["values"], m["hists"]
+    ttft = _merged(hists, "time_to_first_token_seconds", cache="miss")
+    tpot = _merged(hists, "inter_token_latency_seconds")
+    queue = _merged(hists, "request_queue_time_seconds")
+    if ttft.count < MIN_REQUESTS:
+        return []
+    findings: list[Finding] = []
+    prompt = sum(_by_model(values, "prompt_tokens_total").values())
+    requests = ttft.count
+    queries = sum(_by_model(values, "prefix_cache_queries_total").values())
+    hits = sum(_by_model(values, "prefix_cache_hits_total").values())
+    hit_rate = hits / queries if queries else 0.0
+    running = _by_model(values, "num_requests_running")
+    mean_running = sum(running.values()) / len(running) if running else 0.0
+
+    ttft_p99, ttft_p50 = ttft.quantile(0.99), ttft.quantile(0.5)
+    if ttft_p99 is not None and ttft_p99 > ttft_slo:
+        share = (queue.mean or 0.0) / ttft.mean if ttft.mean else 0.0
+        evidence = {
+            "ttft_p50_s": ttft_p50,
+            "ttft_p99_s": ttft_p99,
+            "ttft_slo_s": ttft_slo,
+            "queue_share_of_ttft": round(share, 3),
+            "mean_prompt_tokens": round(prompt / requests, 1),
+            "prefix_cache_hit_rate": round(hit_rate, 3),
+        }
+        if share > QUEUE_SHARE:
+            findings.append(
+                Finding(
+                    "ttft",
+                    "queueing: requests wait to be scheduled for most of their time to first token",
+                    evidence,
+                    "more capacity: another replica of the tier, or a larger KV budget",
+                    "tiers[].urls: [<another runtime server>] (or models[].engine.kv_cache_mb)",
+                    ["a bigger batch (max_num_seqs) lets more in at once but raises every request's TPOT"],
+                )
+            )
+        elif prompt / requests > LONG_PROMPT_TOKENS and hit_rate < COLD_PREFIX:
+            findings.append(
+                Finding(
+                    "ttft",
+                    "context too long: long prompts are prefilled anew each time",
+                    evidence,
+                    "drop old turns, and keep shared system prompts byte-identical so the prefix cache reuses them",
+                    "tiers[].truncation: auto",
+                    ["high TTFT is not slow decode: quantizing weights will not fix it"],
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "ttft",
+                    "prefill compute: the prompts themselves take the time",
+                    evidence,
+                    "a stronger device for prefill, or prefill/decode disaggregation",
+                    "python -m runtime.server --role decode --prefill-url <prefill server>",
+                    ["high TTFT is not slow decode: quantizing weights will not fix it"],
+                )
+            )
+
+    tpot_p99 = tpot.quantile(0.99)
+    if tpot_p99 is not None and tpot_p99 > tpot_slo:
+        evidence = {
+            "tpot_p50_s": tpot.quantile(0.5),
+            "tpot_p99_s": tpot_p99,
+            "tpot_slo_s": tpot_slo,
+            "mean_running_per_engine": round(mean_running, 2),
+        }
+        if mean_running < FEW_RUNNING:
+            findings.append(
+                Finding(
+                    "tpot",
+                    "bandwidth-bound: one or two sequences per step, so each token costs a full read of the weights",
+                    evidence,
+                    "weight quantization (fewer bytes read per token)",
+                    "models[].engine.weight_quant: int8",
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "tpot",
+                    "the batch is the cost: many sequences share each step",
+                    evidence,
+                    "cap the batch (or add a replica)",
+                    "models[].engine.max_num_seqs: lower",
+                    ["a bigger batch raises TPOT: do not raise max_num_seqs to fix queueing here"],
+                )
+            )
+
+    kv = _by_model(values, "kv_cache_usage_perc")
+    preempt = _by_model(values, "num_preemptions_total")
+    for model, usage in kv.items():
+        if usage > KV_FULL and preempt.get(model, 0) > 0:
+            findings.append(
+                Finding(
+                    "memory",
+                    f"KV too big for the cache on {model}: it is nearly full and requests are preempted",
+                    {"kv_cache_usage": round(usage, 3), "preemptions": preempt.get(model, 0)},
+                    "store the KV in int8 (half the bytes), or fewer / shorter sequences",
+                    "models[].engine.kv_dtype: int8",
+                )
+            )
+
+    spend = {dict(labels).get("tier", ""): v for labels, v in values.get("gateway_cost_usd_total", {}).items()}
+    total = sum(spend.values())
+    if total > 0 and prices:
+        priciest = max(prices, key=lambda t: prices[t])
+        share = spend.get(priciest, 0.0) / total
+        if share > EXPENSIVE_SHARE and len(prices) > 1:
+            findings.append(
+                Finding(
+                    "cost",
+                    f"model too big: {share:.0%} of the spend is on {priciest}, the priciest tier",
+                    {"spend_usd": {k: round(v, 6) for k, v in spend.items()}, "priciest": priciest},
+                    "send what a smaller tier can do there (model: auto), with the big one as its fallback",
+                    "router.default: <a cheaper tier>",
+                )
+            )
+    return findings
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--url", default="http://127.0.0.1:8000")
+    p.add_argument("--ttft-slo", type=float, default=1.0, help="seconds, p99")
+    p.add_argument("--tpot-slo", type=float, default=0.1, help="seconds, p99")
+    p.add_argument("--key", default=None, help="the admin key, when /metrics needs one")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    headers = {"Authorization": f"Bearer {args.key}"} if args.key else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(args.url + "/metrics", headers=headers), timeout=10) as r:
+            text = r.read().decode()
+        with urllib.request.urlopen(urllib.request.Request(args.url + "/v1/models"), timeout=10) as r:
+            cards = json.loads(r.read())["data"]
+    except OSError as exc:
+        print(f"error: cannot read {args.url}: {exc}", file=sys.stderr)
+        return 2
+    prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
+    findings = diagnose(text, ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo, prices=prices)
+    if args.json:
+        print(json.dumps([asdict(f) for f in findings], indent=2))
+    elif not findings:
+        print(f"no finding: within the service levels (or fewer than {MIN_REQUESTS} requests so far)")
+    for f in [] if args.json else findings:
+        print(f"[{f.symptom}] {f.cause}\n  evidence: {json.dumps(f.evidence)}\n  remedy: {f.remedy}\n  change: {f.key}")
+        for t in f.traps:
+            print(f"  trap: {t}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

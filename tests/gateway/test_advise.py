@@ -1,0 +1,107 @@
+"""The advisor's tree on metrics as the gateway renders them (``GatewayMetrics`` with engines' gauges):
+each branch's symptom gives that cause and remedy, a healthy gateway and too little traffic give none."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.advise import MIN_REQUESTS, diagnose, main
+from gateway.observability.metrics import GatewayMetrics
+from runtime.api import EngineStats
+
+
+class Engine:
+    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0):
+        self.s = EngineStats(running, 0, kv, preemptions, 100, 64, queries, hits)
+
+    def stats(self):
+        return self.s
+
+
+def render(n=40, ttft=0.1, queue=0.01, itl=0.02, prompt=200, engine=None, cost=None):
+    m = GatewayMetrics(lambda: {"small": engine or Engine()})
+    for _ in range(n):
+        m.ttft.labels("small", "miss").observe(ttft)
+        m.queue.labels("small").observe(queue)
+        m.itl.labels("small").observe(itl)
+        m.prompt_tokens.labels("small").inc(prompt)
+    for tier, usd in (cost or {}).items():
+        m.cost.labels(tier).inc(usd)
+    return m.render().decode()
+
+
+def only(findings):
+    assert len(findings) == 1, findings
+    return findings[0]
+
+
+def test_healthy_and_too_little_traffic_give_no_finding():
+    assert diagnose(render()) == []
+    assert diagnose(render(n=MIN_REQUESTS - 1, ttft=5.0, itl=1.0)) == []
+
+
+@pytest.mark.parametrize(
+    "kwargs, cause, key",
+    [
+        ({"ttft": 3.0, "queue": 2.5}, "queueing", "tiers[].urls"),
+        (
+            {"ttft": 3.0, "prompt": 3000, "engine": Engine(queries=120000, hits=0)},
+            "context too long",
+            "truncation: auto",
+        ),
+        (
+            {"ttft": 3.0, "prompt": 3000, "engine": Engine(queries=120000, hits=100000)},
+            "prefill compute",
+            "--role decode",
+        ),
+        ({"ttft": 3.0, "prompt": 100}, "prefill compute", "--role decode"),
+    ],
+)
+def test_ttft_branches(kwargs, cause, key):
+    f = only(diagnose(render(**kwargs)))
+    assert f.symptom == "ttft" and f.cause.startswith(cause) and key in f.key, f
+    assert f.evidence["ttft_p99_s"] > f.evidence["ttft_slo_s"]
+    if cause == "queueing":
+        assert any("raises" in t and "TPOT" in t for t in f.traps)  # the trap of raising the batch
+    else:
+        assert any("not slow decode" in t for t in f.traps)
+
+
+def test_tpot_branches_memory_and_cost():
+    f = only(diagnose(render(itl=0.3, engine=Engine(running=1))))
+    assert (f.symptom, f.key) == ("tpot", "models[].engine.weight_quant: int8")
+    f = only(diagnose(render(itl=0.3, engine=Engine(running=16))))
+    assert f.symptom == "tpot" and "max_num_seqs" in f.key
+    f = only(diagnose(render(engine=Engine(kv=0.97, preemptions=5))))
+    assert (f.symptom, f.key) == ("memory", "models[].engine.kv_dtype: int8") and f.evidence["preemptions"] == 5
+    assert diagnose(render(engine=Engine(kv=0.97, preemptions=0))) == []  # full but not thrashing: fine
+    prices = {"large": 2.4, "small": 0.4}
+    f = only(diagnose(render(cost={"large": 0.9, "small": 0.05}), prices=prices))
+    assert f.symptom == "cost" and f.evidence["priciest"] == "large"
+    assert diagnose(render(cost={"large": 0.3, "small": 0.2}), prices=prices) == []
+
+
+def test_the_command_reads_a_live_gateway(capsys):
+    from gateway.app import create_app
+    from gateway.config.gateway import GatewayConfig, ModelEntry
+    from runtime.api import EngineConfig
+    from tests.support.gateway_server import ServerThread
+
+    class Ready(Engine):
+        name, ready, max_model_len = "tiny", True, 256
+
+        async def start(self, warmup):
+            pass
+
+        async def close(self):
+            pass
+
+    config = GatewayConfig(port=0, models=(ModelEntry("tiny", EngineConfig()),))
+    srv = ServerThread(create_app(config, backends={"tiny": Ready()}, cache_enabled=False)).start()
+    try:
+        assert main(["--url", srv.url, "--json"]) == 0
+        assert capsys.readouterr().out.strip() == "[]"  # no traffic: no finding
+        assert main(["--url", srv.url]) == 0 and "no finding" in capsys.readouterr().out
+    finally:
+        srv.stop()
+    assert main(["--url", "http://127.0.0.1:9"]) == 2  # nothing listening: a clear error, status 2
