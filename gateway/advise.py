@@ -1,6 +1,7 @@
 """The bottleneck doctor, first part: the symptom-to-remedy tree walked over a gateway's live metrics.
 
     python -m gateway.advise --url http://127.0.0.1:8000 [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
+    python -m gateway.advise --replay RECORDING --try KEY=VALUE ...     (runtime/replay.py: before/after)
 
 Reads ``GET /metrics`` once (Prometheus text: the gateway's histograms and every tier's engine gauges,
 ``gateway.observability.metrics``) and reports findings: the symptom (``ttft``, ``tpot``, ``memory``,
@@ -244,7 +245,20 @@ def main(argv=None) -> int:
     p.add_argument("--tpot-slo", type=float, default=0.1, help="seconds, p99")
     p.add_argument("--key", default=None, help="the admin key, when /metrics needs one")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--replay", metavar="RECORDING", help="replay a recording (gateway/recorder.py) instead")
+    p.add_argument("--try", dest="try_", action="append", default=[], metavar="KEY=VALUE", help="with --replay")
+    p.add_argument("--base", action="append", default=[], metavar="KEY=VALUE", help="with --replay")
+    p.add_argument("--model", default="smollm2-135m", help="with --replay: the model to replay on")
     args = p.parse_args(argv)
+    if args.replay:  # the engine runs in its own process: the gateway never loads JAX (runtime/replay.py)
+        import subprocess
+
+        cmd = [sys.executable, "-m", "runtime.replay", args.replay, "--model", args.model]
+        cmd += [f"--ttft-slo={args.ttft_slo}", f"--tpot-slo={args.tpot_slo}"] + (["--json"] if args.json else [])
+        for flag, items in (("--try", args.try_), ("--base", args.base)):
+            for kv in items:
+                cmd += [flag, kv]
+        return subprocess.call(cmd)
     headers = {"Authorization": f"Bearer {args.key}"} if args.key else {}
     try:
         with urllib.request.urlopen(urllib.request.Request(args.url + "/metrics", headers=headers), timeout=10) as r:

@@ -88,6 +88,7 @@ class ChatHandler:
             credit = billing.credit_hit(caller, decision.tier, {"prompt_tokens": p, "completion_tokens": c})
             reply.headers.update(credit)
             saved = float(credit["x-cost-saved-usd"])
+            record(state, outcome, chat, decision.tier, p, c, None, "hit")
             return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier), saved)
 
         answer = Answer(logprobs=[] if chat.logprobs is not None else None)
@@ -101,6 +102,17 @@ class ChatHandler:
 
         def settle() -> float:  # latency under the tier that served (the routed one when none did)
             outcome.observe_miss(answer.served_by or decision.tier, answer.ttft)
+            lookup = "miss" if cached.store is not None else "bypass"
+            record(
+                state,
+                outcome,
+                chat,
+                answer.served_by or decision.tier,
+                answer.prompt_tokens,
+                answer.completion_tokens,
+                answer.prompt_ids,
+                lookup,
+            )
             return billing.charge(caller, answer)
 
         miss = Miss(
@@ -174,10 +186,37 @@ async def answer_choices(
     def settle() -> float:
         first = runs[0].answer
         outcome.observe_miss(first.served_by or decision.tier, first.ttft)
+        for r in runs:
+            a = r.answer
+            record(
+                state,
+                outcome,
+                r.chat,
+                a.served_by or decision.tier,
+                a.prompt_tokens,
+                a.completion_tokens,
+                a.prompt_ids,
+                "bypass",
+            )
         return billing.charge_all(caller, [r.answer for r in runs])
 
     headers = {"x-route-tier": decision.tier, "x-route-reason": decision.reason, "x-cache": "bypass"}
     return await respond(request, choices, shape, headers, settle, chats[0].include_usage)
+
+
+def record(state, outcome: Outcome, chat: ChatRequest, tier: str, prompt: int, output: int, ids, cache: str) -> None:
+    """One request's shape to the recorder, when recording (gateway/recorder.py)."""
+    if state.recorder is not None:
+        state.recorder.record(
+            arrived=outcome.t0,
+            tier=tier,
+            prompt_tokens=prompt,
+            output_tokens=output,
+            prompt_ids=ids,
+            cache=cache,
+            stream=chat.stream,
+            max_tokens=chat.max_tokens,
+        )
 
 
 def model_cards(state: keys.GatewayState) -> list[ModelCard]:
@@ -339,6 +378,15 @@ def create_app(
         yield
         await sync.close()
 
+    async def recorder_ctx(app: web.Application):
+        from gateway.recorder import Recorder
+
+        state.recorder = Recorder(config.record.path, max_requests=config.record.max_requests)
+        yield
+        state.recorder.close()
+
+    if config.record is not None:
+        app.cleanup_ctx.append(recorder_ctx)
     app.cleanup_ctx.append(cache_ctx)
     if spec.keys.shared is not None:
         app.cleanup_ctx.append(ledger_ctx)

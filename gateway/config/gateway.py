@@ -84,6 +84,14 @@ class CorsConfig:
 
 
 @dataclass(frozen=True, config=STRICT)
+class RecordConfig:
+    """The traffic-shape recorder (gateway/recorder.py): lengths and prefix sharing, never text."""
+
+    path: NonEmptyStr
+    max_requests: int = Field(10000, ge=1)
+
+
+@dataclass(frozen=True, config=STRICT)
 class GatewayConfig:
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
@@ -95,6 +103,7 @@ class GatewayConfig:
     admin: AdminConfig | None = None  # None: /metrics and the dashboard are open (gateway/security.py)
     log_content: bool = False  # log prompts and answers (INFO); off by default, -v does not turn it on
     cors: CorsConfig | None = None  # None: no CORS headers (a browser app on another origin cannot call)
+    record: RecordConfig | None = None  # None: no traffic-shape recording
 
     @field_validator("admin", mode="before")
     @classmethod

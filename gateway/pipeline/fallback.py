@@ -61,6 +61,7 @@ class Answer:
     model: str | None = None  # the model of the tier generating now / that finished the answer
     cached_tokens: int = 0  # of the serving tier's prompt, found in its prefix cache
     dropped_tokens: int = 0  # prompt tokens left out by ``truncation: auto`` (the oldest turns)
+    prompt_ids: list | None = None  # the serving tier's prompt (for the traffic-shape recorder's blocks)
 
     def take_logprobs(self) -> list | None:
         """The log-probability entries that arrived since the last call (None when not asked for)."""
@@ -257,7 +258,7 @@ class FallbackChain:
         tier, backend = self.spec.tier(name), self.backends[name]
         self.inflight[name] += 1
         try:
-            prompt_ids = await self._encode(chat, tier, backend, sent, answer)
+            prompt_ids = answer.prompt_ids = await self._encode(chat, tier, backend, sent, answer)
             attempt.prompt_len = len(prompt_ids)
             answer.current, answer.model = name, tier.model
             params = sampling_params(

@@ -105,3 +105,39 @@ def test_the_command_reads_a_live_gateway(capsys):
     finally:
         srv.stop()
     assert main(["--url", "http://127.0.0.1:9"]) == 2  # nothing listening: a clear error, status 2
+
+
+def test_the_recorder_keeps_shapes_and_sharing_never_tokens(tmp_path):
+    from gateway.recorder import Recorder, load
+
+    clock = iter([100.0, 100.5, 101.0, 102.0]).__next__
+    rec = Recorder(tmp_path / "r.jsonl", max_requests=3, clock=clock)
+    system = list(range(1000, 1032))  # two blocks every request shares
+    for i, tail in enumerate(([7] * 20, [8] * 40, [9] * 3)):
+        rec.record(
+            arrived=clock(),
+            tier="small",
+            prompt_tokens=len(system) + len(tail),
+            output_tokens=5 + i,
+            prompt_ids=system + tail,
+            cache="miss",
+            stream=False,
+            max_tokens=None,
+        )
+    rec.record(
+        arrived=103.0,
+        tier="small",
+        prompt_tokens=1,
+        output_tokens=1,
+        prompt_ids=[1],
+        cache="miss",
+        stream=False,
+        max_tokens=None,
+    )  # past max_requests: not written
+    rec.close()
+    lines = load(tmp_path / "r.jsonl")
+    assert [x["t"] for x in lines] == [0.5, 1.0, 2.0] and [x["output_tokens"] for x in lines] == [5, 6, 7]
+    assert [x["blocks"][:2] for x in lines] == [[0, 1]] * 3  # the shared prefix: the same numbers
+    assert lines[0]["blocks"][2:] == [2] and lines[1]["blocks"][2:] == [3, 4] and lines[2]["blocks"] == [0, 1]
+    text = (tmp_path / "r.jsonl").read_text()
+    assert "1000" not in text and "1031" not in text  # no token id is written

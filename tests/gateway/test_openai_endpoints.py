@@ -7,14 +7,15 @@ per-model sampling defaults, ``model`` = what answered, x-request-id, usage's ca
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
-from gateway import keys
-from gateway.config.gateway import CorsConfig
-from tests.support.gateway_server import http, smollm2_gateway
+from tests.support.gateway_server import http
+from tests.support.processes import ServerProcess
 
 pytestmark = pytest.mark.slow
 MODEL = "smollm2-135m"
@@ -29,10 +30,20 @@ LONG = (
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    cache = str(tmp_path_factory.mktemp("cache") / "cache.jsonl")
-    srv = smollm2_gateway(cache, max_num_seqs=8, default_max_tokens=16, cors=CorsConfig(allow_origins=(ORIGIN,)))
-    yield srv
-    srv.stop()
+    """The gateway in a process of its own (``python -m gateway``): its engine, embedders and torch leave
+    with it, so this module does not grow the test worker's memory."""
+    folder = tmp_path_factory.mktemp("gw")
+    engine = {"max_num_seqs": 8, "max_num_batched_tokens": 64, "max_model_len": 512, "num_blocks": 64}
+    config = {
+        "host": "127.0.0.1",
+        "models": [{"name": MODEL, "preset": MODEL, "engine": engine}],
+        "cache": {"store": "file", "path": str(folder / "cache.jsonl")},
+        "limits": {"default_max_tokens": 16},
+        "cors": {"allow_origins": [ORIGIN]},
+    }
+    (folder / "gateway.yaml").write_text(json.dumps(config))  # JSON is YAML
+    with ServerProcess(["-m", "gateway", "--config", str(folder / "gateway.yaml")], name="openai-endpoints") as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +51,15 @@ def client(server):
     return openai.OpenAI(base_url=server.url + "/v1", api_key="k", max_retries=0)
 
 
-def engine_stats(server):
-    return server.app[keys.STATE].backends[MODEL].stats()
+def prefix_cache_hits(server) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    _, _, raw = http(server.url, path="/metrics", method="GET")
+    for family in text_string_to_metric_families(raw.decode()):
+        for s in family.samples:
+            if s.name == "prefix_cache_hits_total" and s.labels.get("model") == MODEL:
+                return s.value
+    raise AssertionError("no prefix_cache_hits_total in /metrics")
 
 
 def test_models_list_every_name_with_its_card(client):
@@ -66,7 +84,7 @@ def test_left_out_sampling_fields_take_the_model_defaults(client):
 
 
 def test_n_choices_share_the_prompt_blocks(server, client):
-    before = engine_stats(server).prefix_cache_hits
+    before = prefix_cache_hits(server)
     ask = dict(
         model=MODEL,
         messages=[{"role": "user", "content": LONG + "What does the town have?"}],
@@ -76,7 +94,7 @@ def test_n_choices_share_the_prompt_blocks(server, client):
         max_tokens=12,
     )
     r = client.chat.completions.create(**ask)
-    hits = engine_stats(server).prefix_cache_hits - before
+    hits = prefix_cache_hits(server) - before
     assert [c.index for c in r.choices] == [0, 1, 2]
     texts = [c.message.content for c in r.choices]
     assert all(texts) and len(set(texts)) > 1, texts  # seed + j per choice: not three copies
@@ -130,15 +148,20 @@ def test_completions_echo_logprobs_prompts_and_stream(client):
 
 
 def test_embeddings_are_the_models_own(client):
-    from sentence_transformers import SentenceTransformer
-
-    from gateway.cache.embedder import find_model_dir
-
     texts = ["How do I boil an egg?", "The weather is nice today."]
     r = client.embeddings.create(model="all-minilm-l6-v2", input=texts)  # the SDK asks for base64
     got = np.array([d.embedding for d in r.data], np.float32)
     assert got.shape == (2, 384) and r.usage.prompt_tokens > 0
-    ref = SentenceTransformer(str(find_model_dir()), device="cpu").encode(texts, normalize_embeddings=True)
+    # the model's own vectors, from sentence-transformers in a process of its own (torch stays out of here)
+    code = (
+        "import json, sys; from sentence_transformers import SentenceTransformer; "
+        "from gateway.cache.embedder import find_model_dir; "
+        "m = SentenceTransformer(str(find_model_dir()), device='cpu'); "
+        "print(json.dumps(m.encode(json.loads(sys.argv[1]), normalize_embeddings=True).tolist()))"
+    )
+    run = subprocess.run([sys.executable, "-c", code, json.dumps(texts)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    ref = np.array(json.loads(run.stdout.strip().splitlines()[-1]), np.float32)
     assert np.allclose(got, ref, atol=1e-5)
     floats = client.embeddings.create(model="all-minilm-l6-v2", input=texts[0], encoding_format="float")
     assert np.allclose(floats.data[0].embedding, got[0], atol=1e-6)

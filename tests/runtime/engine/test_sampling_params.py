@@ -43,7 +43,7 @@ def cases(engine) -> dict[str, tuple[list, SamplingParams]]:
 
 
 @pytest.fixture(scope="module")
-def engine(smollm2):
+def engine():
     from runtime.loading.gguf import load_gguf
     from runtime.loading.presets import resolve_gguf
 
@@ -137,7 +137,7 @@ def test_tokens_outside_the_vocabulary_are_refused(engine):
 
 
 @pytest.mark.slow
-def test_penalized_requests_survive_preemption_and_batching_unchanged(smollm2):
+def test_penalized_requests_survive_preemption_and_batching_unchanged():
     """Eight penalized requests in a KV cache too small for them all: preempted requests refill their
     sampler state from their tokens, and every answer equals the same request run alone. Greedy: a
     sampled token's logits can differ in their last bits between batch shapes (an unpenalized one's too),

@@ -43,17 +43,19 @@ ASK = [{"role": "user", "content": "Describe a city as JSON."}]
 FREE = [{"role": "user", "content": "List ten animals, one per line."}]
 
 
-def engine(**kw) -> LLMEngine:
+@pytest.fixture(scope="module")
+def e() -> LLMEngine:
+    """One engine for the module (a KV cache of 24 blocks: too small for eight requests at once)."""
     from runtime.loading.gguf import load_gguf
     from runtime.loading.presets import resolve_gguf
 
-    return LLMEngine(EngineConfig(max_model_len=512, **kw), loaded=load_gguf(resolve_gguf("smollm2-135m")))
+    config = EngineConfig(max_model_len=512, max_num_seqs=8, max_num_batched_tokens=32, num_blocks=24)
+    return LLMEngine(config, loaded=load_gguf(resolve_gguf("smollm2-135m")))
 
 
-def test_structured_and_free_requests_share_a_batch_and_preemption(smollm2):
+def test_structured_and_free_requests_share_a_batch_and_preemption(e):
     """Eight requests, half constrained, in a KV cache too small for all: each answer equals the same
     request run alone, and every structured one parses and validates."""
-    e = engine(max_num_seqs=8, max_num_batched_tokens=32, num_blocks=24)
     prompts, params = [], []
     for i in range(8):
         structured = FORMAT if i % 4 == 0 else TOOLS if i % 4 == 1 else None
@@ -79,8 +81,7 @@ def test_structured_and_free_requests_share_a_batch_and_preemption(smollm2):
         jsonschema.validate(json.loads(o.text), SCHEMA)
 
 
-def test_the_grammar_adds_no_step_program_and_bad_specs_are_request_errors(smollm2):
-    e = engine(max_num_seqs=4, max_num_batched_tokens=64, num_blocks=64)
+def test_the_grammar_adds_no_step_program_and_bad_specs_are_request_errors(e):
     for _ in range(2):  # what the same plain request compiles: its prefill, then (a prefix hit) the rest of it
         e.generate([ASK], [SamplingParams(max_tokens=60, ignore_eos=True)])
     compiled = e.runner._step._cache_size()

@@ -1,0 +1,91 @@
+"""The traffic-shape recorder: what ``python -m gateway.advise --replay`` replays, never what was said.
+
+Opt-in (``record: {path: ..., max_requests: 10000}`` in configs/gateway.yaml). One JSON line per answered
+request, appended as it settles:
+
+    {"t": 12.345, "tier": "small", "prompt_tokens": 412, "output_tokens": 37, "blocks": [0, 1, 5],
+     "cache": "miss", "stream": true, "max_tokens": 256}
+
+``t`` is seconds since the recording started; ``blocks`` numbers the prompt's full KV blocks (16 tokens)
+by the prefix they end: two requests share ``blocks[:k]`` exactly when their first 16k tokens are the
+same, which is all a replay needs to rebuild the prefix sharing (with tokens of its own). Token ids and
+texts are never written; the numbering lives in this process only. A cache hit has no blocks (no prompt
+was encoded). After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger("gateway.recorder")
+BLOCK = 16  # tokens per block, the engines' default block size
+
+
+class Recorder:
+    def __init__(self, path: str | Path, *, max_requests: int = 10000, clock=time.perf_counter):
+        if max_requests < 1:
+            raise ValueError(f"record.max_requests must be >= 1, got {max_requests}")
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.max_requests, self.clock = max_requests, clock
+        self.t0 = clock()
+        self.count = 0
+        self._blocks: dict[int, int] = {}  # hash of a prefix ending a block -> its number
+        self._lock = threading.Lock()
+        self._file = self.path.open("a", encoding="utf-8")
+
+    def blocks(self, prompt_ids: list[int] | None) -> list[int]:
+        """Numbers of the prompt's full blocks, by the prefix each ends (no token id is kept)."""
+        if not prompt_ids:
+            return []
+        out, h = [], 0
+        for end in range(BLOCK, len(prompt_ids) + 1, BLOCK):
+            h = hash((h, tuple(prompt_ids[end - BLOCK : end])))
+            out.append(self._blocks.setdefault(h, len(self._blocks)))
+        return out
+
+    def record(
+        self,
+        *,
+        arrived: float,
+        tier: str,
+        prompt_tokens: int,
+        output_tokens: int,
+        prompt_ids: list[int] | None,
+        cache: str,
+        stream: bool,
+        max_tokens: int | None,
+    ) -> None:
+        with self._lock:
+            if self.count >= self.max_requests:
+                if self.count == self.max_requests:
+                    log.warning("recorder: %d requests recorded in %s; stopping", self.count, self.path)
+                    self.count += 1
+                return
+            line = {
+                "t": round(arrived - self.t0, 4),
+                "tier": tier,
+                "prompt_tokens": prompt_tokens,
+                "output_tokens": output_tokens,
+                "blocks": self.blocks(prompt_ids),
+                "cache": cache,
+                "stream": stream,
+                "max_tokens": max_tokens,
+            }
+            self._file.write(json.dumps(line) + "\n")
+            self._file.flush()
+            self.count += 1
+
+    def close(self) -> None:
+        with self._lock:
+            self._file.close()
+
+
+def load(path: str | Path) -> list[dict]:
+    """A recording's lines, in arrival order."""
+    lines = [json.loads(x) for x in Path(path).expanduser().read_text().splitlines() if x.strip()]
+    return sorted(lines, key=lambda r: r["t"])

@@ -1,0 +1,189 @@
+"""Replay a recorded traffic shape (gateway/recorder.py) against the engine, as configured and as proposed.
+
+    python -m runtime.replay RECORDING [--model smollm2-135m] [--try KEY=VALUE ...] [--time-scale 1]
+                             [--max-requests 200] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
+
+Each recorded request that reached a model (cache hits never did) becomes one engine request with the
+same arrival time (times ``--time-scale``), prompt length, prefix sharing and output length: a recorded
+``blocks`` number always stands for the same 16 tokens (drawn from it as a seed), so requests that shared
+a prefix share it again; the rest of a prompt is tokens of its own; ``ignore_eos`` with
+``max_tokens = output_tokens`` makes it answer exactly as long. The same shape runs twice in this process,
+on ``EngineConfig(model, **base)`` and with the ``--try`` keys changed (any ``EngineConfig`` field:
+max_num_seqs, max_num_batched_tokens, kv_dtype, weight_quant, enable_prefix_caching, kv_cache_bytes,
+...), each engine's step programs compiled before its clock starts; both rows print side by side:
+TTFT and TPOT p50/p99, goodput (the share of requests within both service levels), the peak KV usage,
+preemptions, prefix-cache hit rate, output tokens per second. Prints JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+BLOCK = 16
+
+
+def load(path: str | Path) -> list[dict]:
+    lines = [json.loads(x) for x in Path(path).expanduser().read_text().splitlines() if x.strip()]
+    return sorted((r for r in lines if r.get("cache") != "hit" and r.get("prompt_tokens", 0) > 0), key=lambda r: r["t"])
+
+
+def prompt_of(shape: dict, index: int, vocab: int) -> list[int]:
+    """Tokens with the recorded prefix sharing: block number b is always the same 16 tokens."""
+    ids: list[int] = []
+    for b in shape.get("blocks", ()):
+        ids += random.Random(b * 7919 + 1).choices(range(100, vocab - 100), k=BLOCK)
+    rest = shape["prompt_tokens"] - len(ids)
+    if rest > 0:
+        ids += random.Random(-1 - index).choices(range(100, vocab - 100), k=rest)
+    return ids[: shape["prompt_tokens"]]
+
+
+def quantile(xs: list[float], q: float) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def replay(shapes: list[dict], config, *, time_scale: float, ttft_slo: float, tpot_slo: float) -> dict:
+    from runtime.api import SamplingParams
+    from runtime.engine.llm_engine import LLMEngine
+
+    engine = LLMEngine(config)
+    engine.warmup()
+    vocab = engine.model_config.vocab_size
+    limit = config.max_model_len
+    reqs = []
+    for i, s in enumerate(shapes):
+        out = max(1, int(s.get("output_tokens") or 1))
+        ids = prompt_of(s, i, vocab)[: max(1, limit - out - 1)]
+        reqs.append((s["t"] * time_scale, f"r{i}", ids, SamplingParams(max_tokens=out, ignore_eos=True)))
+    t0 = time.perf_counter()
+    arrival, first, done, tokens = {}, {}, {}, {}
+    peak_kv = 0.0
+    pending = list(reqs)
+    before = engine.stats()
+    while pending or engine.has_unfinished_requests():
+        now = time.perf_counter() - t0
+        while pending and pending[0][0] <= now:
+            _, rid, ids, sp = pending.pop(0)
+            engine.add_request(ids, sp, rid)
+            arrival[rid] = time.perf_counter()
+        if not engine.has_unfinished_requests():
+            time.sleep(max(0.0, min(0.05, pending[0][0] - now)))
+            continue
+        for o in engine.step():
+            t = time.perf_counter()
+            if o.token_ids and o.request_id not in first:
+                first[o.request_id] = t
+            tokens[o.request_id] = tokens.get(o.request_id, 0) + len(o.token_ids)
+            if o.finished:
+                done[o.request_id] = t
+        peak_kv = max(peak_kv, engine.stats().kv_cache_usage)
+    wall = time.perf_counter() - t0
+    after = engine.stats()
+    ttft = [first[r] - arrival[r] for r in first]
+    tpot = [(done[r] - first[r]) / (tokens[r] - 1) for r in done if tokens.get(r, 0) > 1]
+    good = sum(
+        1
+        for r in done
+        if first[r] - arrival[r] <= ttft_slo and (tokens[r] < 2 or (done[r] - first[r]) / (tokens[r] - 1) <= tpot_slo)
+    )
+    queries = after.prefix_cache_queries - before.prefix_cache_queries
+    row = {
+        "requests": len(reqs),
+        "ttft_s": {"p50": quantile(ttft, 0.5), "p99": quantile(ttft, 0.99)},
+        "tpot_s": {"p50": quantile(tpot, 0.5), "p99": quantile(tpot, 0.99)},
+        "goodput": good / max(1, len(reqs)),
+        "peak_kv_usage": round(peak_kv, 3),
+        "preemptions": after.num_preemptions_total - before.num_preemptions_total,
+        "prefix_cache_hit_rate": (after.prefix_cache_hits - before.prefix_cache_hits) / queries if queries else 0.0,
+        "output_tokens_per_s": sum(tokens.values()) / wall,
+        "wall_s": wall,
+        "mean_tpot_s": statistics.fmean(tpot) if tpot else None,
+    }
+    del engine
+    gc.collect()
+    return row
+
+
+def parse_try(items: list[str]) -> dict:
+    """``KEY=VALUE`` pairs: VALUE read as JSON when it is (8, 0.5, true, null), else a string (int8)."""
+    from runtime.api import EngineConfig
+
+    fields = {f.name for f in dataclasses.fields(EngineConfig)}
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.removeprefix("models[].engine.").removeprefix("engine.")
+        if not sep or key not in fields:
+            raise SystemExit(f"error: --try {item!r}: want KEY=VALUE with KEY one of {', '.join(sorted(fields))}")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("recording")
+    p.add_argument("--model", default="smollm2-135m")
+    p.add_argument("--base", action="append", default=[], metavar="KEY=VALUE", help="the current configuration")
+    p.add_argument("--try", dest="try_", action="append", default=[], metavar="KEY=VALUE", help="the proposal")
+    p.add_argument("--time-scale", type=float, default=1.0, help="arrival times times this")
+    p.add_argument("--max-requests", type=int, default=200)
+    p.add_argument("--ttft-slo", type=float, default=1.0)
+    p.add_argument("--tpot-slo", type=float, default=0.1)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    from runtime.api import EngineConfig
+    from runtime.platform import configure_xla
+
+    configure_xla()
+    shapes = load(args.recording)[: args.max_requests]
+    if not shapes:
+        print(f"error: {args.recording}: no request that reached a model", file=sys.stderr)
+        return 2
+    base = {"model": args.model, **parse_try(args.base)}
+    proposed = {**base, **parse_try(args.try_)}
+    rows = {}
+    for name, kw in (("current", base), ("proposed", proposed)):
+        print(f"replaying {len(shapes)} requests on {name}: {kw}", file=sys.stderr)
+        rows[name] = {
+            "config": kw,
+            **replay(
+                shapes, EngineConfig(**kw), time_scale=args.time_scale, ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo
+            ),
+        }
+    report = {"recording": str(args.recording), "slo": {"ttft_s": args.ttft_slo, "tpot_s": args.tpot_slo}, **rows}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    fmt = lambda v: "-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)  # noqa: E731
+    print(f"{'':24}{'current':>14}{'proposed':>14}")
+    for label, get in (
+        ("TTFT p50 (s)", lambda r: r["ttft_s"]["p50"]),
+        ("TTFT p99 (s)", lambda r: r["ttft_s"]["p99"]),
+        ("TPOT p50 (s)", lambda r: r["tpot_s"]["p50"]),
+        ("TPOT p99 (s)", lambda r: r["tpot_s"]["p99"]),
+        ("goodput", lambda r: r["goodput"]),
+        ("peak KV usage", lambda r: r["peak_kv_usage"]),
+        ("preemptions", lambda r: r["preemptions"]),
+        ("prefix-cache hit rate", lambda r: r["prefix_cache_hit_rate"]),
+        ("output tokens / s", lambda r: r["output_tokens_per_s"]),
+    ):
+        print(f"{label:24}{fmt(get(rows['current'])):>14}{fmt(get(rows['proposed'])):>14}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
