@@ -89,6 +89,18 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "summary": "The tiers (and auto) a request may name as model",
         "responses": {"200": _json(_ref("ModelList"), "models")},
     },
+    ("/v1/completions", "post"): {
+        "summary": "Text completion (OpenAI's legacy API): prompt string, list or token ids; echo, logprobs, n, stream",
+        "responses": {"200": _json({"type": "object"}, "a text_completion (or its events)"), **_errors(400, 404, 503)},
+    },
+    ("/v1/embeddings", "post"): {
+        "summary": "all-MiniLM-L6-v2 embeddings (384 dimensions, normalized), float or base64",
+        "responses": {"200": _json({"type": "object"}, "a list of embeddings"), **_errors(400, 404)},
+    },
+    ("/v1/models/{model}", "get"): {
+        "summary": "One name a request may use as model, with its card",
+        "responses": {"200": _json(_ref("ModelCard"), "the model"), **_errors(404)},
+    },
     ("/v1/usage", "get"): {
         "summary": "The calling key's requests, tokens, spend, savings and limits in the current period",
         "security": [{"apiKey": []}, {}],

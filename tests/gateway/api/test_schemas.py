@@ -111,8 +111,8 @@ def test_bounds_in_the_schema_are_the_runtimes():
         (body(logprobs=True, top_logprobs=21), "top_logprobs", "top_logprobs: must be <= 20"),
         (body(foo=1), "foo", "foo: unknown field"),
         (body(audio={"voice": "x"}), "audio", "audio: not supported by this server"),
-        (body(tools=[{"type": "function"}]), "tools", "tools: not supported by this server"),
-        (body(response_format={"type": "json_object"}), "response_format", "response_format: not supported"),
+        (body(tools=[{"type": "function"}]), "tools", "tools[0].function: required"),
+        (body(response_format={"type": "yaml"}), "response_format", "response_format"),
         (body(stream="yes"), "stream", "stream: must be true or false"),
         (body(stream_options=[]), "stream_options", "stream_options: must be a JSON object"),
         ({"messages": MSG}, "model", "model: required"),
@@ -123,7 +123,7 @@ def test_bounds_in_the_schema_are_the_runtimes():
         (
             body(messages=[{"role": "wizard", "content": "x"}]),
             "messages[0].role",
-            "messages[0].role: must be 'system', 'developer', 'user' or 'assistant'",
+            "messages[0].role: must be 'system', 'developer', 'user', 'assistant' or 'tool'",
         ),
         (
             body(messages=[{"role": "user", "content": 5}]),
@@ -135,7 +135,11 @@ def test_bounds_in_the_schema_are_the_runtimes():
             "messages[0].content",
             "messages[0].content: must be a string or a list of text parts",
         ),
-        (body(messages=[{"role": "user"}]), "messages[0].content", "messages[0].content: required"),
+        (
+            body(messages=[{"role": "user"}]),
+            "messages",
+            "content may be null only on an assistant turn with tool_calls",
+        ),
         (body(messages=[{"role": "assistant", "content": "x"}]), "messages", "the last message must have role 'user'"),
         ([1, 2], None, "the request body must be a JSON object"),
     ],
@@ -288,7 +292,7 @@ def test_openapi_is_generated_from_the_models():
         "user",
         "n",
     } <= set(props) and request["required"] == ["model", "messages"]
-    assert not {"tools", "response_format", "store"} & set(props)  # refused unless not asked for; ignored
+    assert {"tools", "response_format", "tool_choice"} <= set(props) and "store" not in props  # ignored: hidden
     assert {"logprobs", "top_logprobs", "logit_bias", "presence_penalty", "top_k", "min_p"} <= set(props)
     # what only this gateway knows
     assert props["model"]["enum"] == ["auto", "smollm2-135m"] and props["messages"]["maxItems"] == 12
@@ -296,7 +300,7 @@ def test_openapi_is_generated_from_the_models():
     # every reference resolves inside the document
     for ref in set(_refs(doc)):
         assert ref.startswith("#/components/schemas/") and ref.rsplit("/", 1)[1] in schemas, ref
-    assert schemas["Message"]["properties"]["role"]["enum"] == ["system", "developer", "user", "assistant"]
+    assert schemas["Message"]["properties"]["role"]["enum"] == ["system", "developer", "user", "assistant", "tool"]
     ops = doc["paths"]["/v1/chat/completions"]["post"]
     assert ops["responses"]["400"]["content"]["application/json"]["schema"] == {
         "$ref": openapi.REF.format(model="ErrorResponse")
