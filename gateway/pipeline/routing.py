@@ -105,6 +105,7 @@ class Router:
     def __init__(self, spec: TiersSpec):
         self.spec = spec
         self._by_model = {}
+        self._capable: dict[str, set[str]] = {}
         for t in spec.tiers:  # a model name picks the first tier that serves it
             self._by_model.setdefault(t.model, t.name)
 
@@ -118,8 +119,11 @@ class Router:
         return self._by_model.get(model)
 
     def capable(self, need: str) -> set[str]:
-        """The tiers that can do ``need`` (a capability: chat, completion, json, tools)."""
-        return {t.name for t in self.spec.tiers if need in t.can}
+        """The tiers that can do ``need`` (a capability: chat, completion, json, tools); fixed with the spec,
+        so worked out once, not per request."""
+        if need not in self._capable:
+            self._capable[need] = {t.name for t in self.spec.tiers if need in t.can}
+        return self._capable[need]
 
     def route(self, chat: ChatRequest, policy: KeyPolicy, budget_left: float | None = None) -> Decision:
         allowed = set(policy.tiers) if policy.tiers is not None else set(self.spec.names)
