@@ -28,6 +28,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
@@ -39,6 +41,7 @@ FEW_RUNNING = 2.0  # mean running requests per engine under this: decode is not 
 KV_FULL = 0.9  # KV usage above this with preemptions: memory-bound
 EXPENSIVE_SHARE = 0.8  # this share of spend on the priciest tier: cost
 MIN_REQUESTS = 20  # fewer finished requests than this: no diagnosis (not enough evidence)
+TTFT_SLO, TPOT_SLO = 1.0, 0.1  # the default service levels, p99 seconds (--ttft-slo, --tpot-slo)
 
 
 @dataclass
@@ -74,11 +77,13 @@ class Histogram:
 
 
 def parse(text: str) -> dict:
-    """Prometheus text -> {name: {labels tuple: value}} and histograms by (name, labels)."""
+    """Prometheus text -> {"values": {sample: {labels: value}}, "hists": {(name, labels): Histogram},
+    "counters": the sample names that are counters (``subtract`` differences them; gauges it keeps)}."""
     from prometheus_client.parser import text_string_to_metric_families
 
     values: dict = defaultdict(dict)
     hists: dict = {}
+    counters: set = set()
     for family in text_string_to_metric_families(text):
         for s in family.samples:
             labels = tuple(sorted((k, v) for k, v in s.labels.items() if k != "le"))
@@ -90,9 +95,36 @@ def parse(text: str) -> dict:
                     h.total = s.value
                 elif s.name.endswith("_count"):
                     h.count = s.value
-            else:
+            elif not s.name.endswith("_created"):
                 values[s.name][labels] = s.value
-    return {"values": values, "hists": hists}
+                if family.type == "counter":
+                    counters.add(s.name)
+    return {"values": values, "hists": hists, "counters": counters}
+
+
+def _grown(new: float, old: float) -> float:
+    return new - old if new >= old else new  # a counter that went down was reset: it counts from zero
+
+
+def subtract(new: dict, old: dict) -> dict:
+    """What happened between two ``parse`` results: counters and histograms as differences (a reset
+    counts from zero, as PromQL's ``increase`` does), gauges as ``new`` reads them."""
+    values: dict = defaultdict(dict)
+    for name, series in new["values"].items():
+        before = old["values"].get(name, {})
+        for labels, v in series.items():
+            values[name][labels] = _grown(v, before.get(labels, 0.0)) if name in new["counters"] else v
+    hists = {}
+    for key, h in new["hists"].items():
+        o = old["hists"].get(key)
+        if o is None or o.count > h.count:  # new since, or reset: all of it is in the window
+            hists[key] = h
+            continue
+        was = dict(o.buckets)
+        hists[key] = Histogram(
+            [(le, c - was.get(le, 0.0)) for le, c in h.buckets], h.total - o.total, h.count - o.count
+        )
+    return {"values": values, "hists": hists, "counters": new["counters"]}
 
 
 def _merged(hists: dict, name: str, **match) -> Histogram:
@@ -113,9 +145,10 @@ def _by_model(values: dict, name: str) -> dict[str, float]:
     return {dict(labels).get("model", ""): v for labels, v in values.get(name, {}).items()}
 
 
-def diagnose(metrics_text: str, *, ttft_slo: float = 1.0, tpot_slo: float = 0.1, prices: dict | None = None):
-    """Findings for one scrape (a list, empty for a healthy gateway or too little traffic)."""
-    m = parse(metrics_text)
+def diagnose(metrics: str | dict, *, ttft_slo: float = 1.0, tpot_slo: float = 0.1, prices: dict | None = None):
+    """Findings for one scrape's text, or for a ``parse`` result (``subtract``: a window of it); a list,
+    empty for a healthy gateway or too little traffic."""
+    m = parse(metrics) if isinstance(metrics, str) else metrics
     values, hists = m["values"], m["hists"]
     ttft = _merged(hists, "time_to_first_token_seconds", cache="miss")
     tpot = _merged(hists, "inter_token_latency_seconds")
@@ -238,11 +271,32 @@ def diagnose(metrics_text: str, *, ttft_slo: float = 1.0, tpot_slo: float = 0.1,
     return findings
 
 
+def report(
+    metrics: str | dict,
+    *,
+    window_s: float | None = None,
+    ttft_slo: float = TTFT_SLO,
+    tpot_slo: float = TPOT_SLO,
+    prices: dict | None = None,
+) -> dict:
+    """The JSON the CLI prints and ``GET /dashboard/diagnosis`` answers."""
+    m = parse(metrics) if isinstance(metrics, str) else metrics
+    findings = diagnose(m, ttft_slo=ttft_slo, tpot_slo=tpot_slo, prices=prices)
+    return {
+        "window_s": None if window_s is None else round(window_s, 1),
+        "slo": {"ttft_p99_s": ttft_slo, "tpot_p99_s": tpot_slo},
+        "requests": int(_merged(m["hists"], "time_to_first_token_seconds", cache="miss").count),
+        "min_requests": MIN_REQUESTS,
+        "findings": [asdict(f) for f in findings],
+    }
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--url", default="http://127.0.0.1:8000")
-    p.add_argument("--ttft-slo", type=float, default=1.0, help="seconds, p99")
-    p.add_argument("--tpot-slo", type=float, default=0.1, help="seconds, p99")
+    p.add_argument("--window", help="the last 15m, 90s, 2h (the gateway keeps two hours); default: since start")
+    p.add_argument("--ttft-slo", type=float, default=TTFT_SLO, help="seconds, p99")
+    p.add_argument("--tpot-slo", type=float, default=TPOT_SLO, help="seconds, p99")
     p.add_argument("--key", default=None, help="the admin key, when /metrics needs one")
     p.add_argument("--json", action="store_true")
     p.add_argument("--replay", metavar="RECORDING", help="replay a recording (gateway/recorder.py) instead")
@@ -260,23 +314,39 @@ def main(argv=None) -> int:
                 cmd += [flag, kv]
         return subprocess.call(cmd)
     headers = {"Authorization": f"Bearer {args.key}"} if args.key else {}
+
+    def get(path: str):
+        with urllib.request.urlopen(urllib.request.Request(args.url + path, headers=headers), timeout=10) as r:
+            return r.read().decode()
+
     try:
-        with urllib.request.urlopen(urllib.request.Request(args.url + "/metrics", headers=headers), timeout=10) as r:
-            text = r.read().decode()
-        with urllib.request.urlopen(urllib.request.Request(args.url + "/v1/models"), timeout=10) as r:
-            cards = json.loads(r.read())["data"]
+        if args.window:  # the gateway differences its own readings (gateway/observability/dashboard.py)
+            query = urllib.parse.urlencode(
+                {"window": args.window, "ttft_slo": args.ttft_slo, "tpot_slo": args.tpot_slo}
+            )
+            body = json.loads(get(f"/dashboard/diagnosis?{query}"))
+        else:  # one scrape: the counters since the gateway started
+            cards = json.loads(get("/v1/models"))["data"]
+            prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
+            body = report(get("/metrics"), ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo, prices=prices)
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")[:300]
+        print(f"error: {args.url} answered {exc.code}: {detail}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"error: cannot read {args.url}: {exc}", file=sys.stderr)
         return 2
-    prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
-    findings = diagnose(text, ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo, prices=prices)
     if args.json:
-        print(json.dumps([asdict(f) for f in findings], indent=2))
-    elif not findings:
-        print(f"no finding: within the service levels (or fewer than {MIN_REQUESTS} requests so far)")
-    for f in [] if args.json else findings:
-        print(f"[{f.symptom}] {f.cause}\n  evidence: {json.dumps(f.evidence)}\n  remedy: {f.remedy}\n  change: {f.key}")
-        for t in f.traps:
+        print(json.dumps(body, indent=2))
+        return 0
+    span = "since the gateway started" if body["window_s"] is None else f"over the last {body['window_s']:.0f} s"
+    print(f"{body['requests']} answered requests {span}")
+    if not body["findings"]:
+        print(f"no finding: within the service levels (or fewer than {MIN_REQUESTS} requests)")
+    for f in body["findings"]:
+        print(f"[{f['symptom']}] {f['cause']}\n  evidence: {json.dumps(f['evidence'])}")
+        print(f"  remedy: {f['remedy']}\n  change: {f['key']}")
+        for t in f["traps"]:
             print(f"  trap: {t}")
     return 0
 

@@ -31,7 +31,7 @@ from runtime.serving.errors import APIError
 
 log = logging.getLogger("gateway.content")
 
-ADMIN_PATHS = frozenset({"/metrics", "/dashboard", "/dashboard/data"})
+ADMIN_PATHS = frozenset({"/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis"})
 REALM = 'Basic realm="jaxserve admin", charset="UTF-8"'
 
 

@@ -132,6 +132,16 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         "security": [{"adminKey": []}, {"adminBasic": []}, {}],
         "responses": {"200": _json({"type": "object"}, "series"), **_errors(401, 503)},
     },
+    ("/dashboard/diagnosis", "get"): {
+        "summary": "The bottleneck advisor's findings over a window (behind the admin key when one is configured)",
+        "security": [{"adminKey": []}, {"adminBasic": []}, {}],
+        "parameters": [
+            {"name": "window", "in": "query", "schema": {"type": "string", "default": "15m"}},
+            {"name": "ttft_slo", "in": "query", "schema": {"type": "number", "default": 1.0}},
+            {"name": "tpot_slo", "in": "query", "schema": {"type": "number", "default": 0.1}},
+        ],
+        "responses": {"200": _json({"type": "object"}, "findings"), **_errors(400, 401, 503)},
+    },
     ("/openapi.json", "get"): {
         "summary": "This document",
         "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")},

@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiohttp import web
+from prometheus_client import generate_latest
 
-from gateway import keys
+from gateway import advise, keys
+from runtime.serving.errors import invalid
 
 log = logging.getLogger("gateway.dashboard")
 
@@ -321,6 +323,63 @@ def build_data(snaps: Sequence[Snapshot], *, window: float, interval: float) -> 
     }
 
 
+# ---------------------------------------------------------------- the advisor's window
+
+
+def parse_window(text: str) -> float:
+    """``90s``, ``15m``, ``2h`` or a bare number of seconds -> seconds (> 0)."""
+    units = {"s": 1, "m": 60, "h": 3600}
+    t = text.strip().lower()
+    scale = units.get(t[-1:], None)
+    number = t[:-1] if scale else t
+    try:
+        seconds = float(number) * (scale or 1)
+    except ValueError:
+        raise ValueError(f"window must look like 90s, 15m or 2h, got {text!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ValueError(f"window must be > 0, got {text!r}")
+    return seconds
+
+
+class DiagnosisHistory:
+    """The whole registry, parsed (``gateway.advise.parse``), every ``interval`` seconds for ``keep``
+    readings (30 s x 240: the last two hours). A diagnosis over a window differences the registry now with
+    the last reading at least ``window`` old (``advise.subtract``); a gateway younger than the window is
+    diagnosed over its whole life (counters start at zero), and the answer says which it was."""
+
+    EMPTY = {"values": {}, "hists": {}, "counters": set()}
+
+    def __init__(self, registry_of: Callable[[], object], *, interval: float = 30.0, keep: int = 240, clock=time.time):
+        self.registry_of, self.interval, self.clock = registry_of, interval, clock
+        self.ring: deque[tuple[float, dict]] = deque(maxlen=keep)
+        self.started = clock()
+        self._last = -math.inf
+
+    def read(self) -> dict:
+        return advise.parse(generate_latest(self.registry_of()).decode())
+
+    def tick(self) -> None:
+        """Record a reading when ``interval`` has passed since the last (the dashboard's sampler calls it)."""
+        now = self.clock()
+        if now - self._last >= self.interval:
+            try:
+                self.ring.append((now, self.read()))
+            except Exception:
+                log.warning("diagnosis: reading the metrics registry failed", exc_info=True)
+            self._last = now
+
+    def window(self, seconds: float) -> tuple[dict, float]:
+        """(the registry's change over the last ``seconds``, the seconds that change covers)."""
+        now = self.clock()
+        base_t, base = self.started, self.EMPTY
+        for t, reading in self.ring:  # oldest first: the last reading at least ``seconds`` old
+            if now - t >= seconds:
+                base_t, base = t, reading
+            else:
+                break
+        return advise.subtract(self.read(), base), now - base_t
+
+
 # ---------------------------------------------------------------- the app side
 
 
@@ -342,6 +401,8 @@ class Dashboard:
         self.interval, self.window, self.clock = interval, window, clock
         self.ring: deque[Snapshot] = deque(maxlen=keep)
         self._page: bytes | None = None
+        self.history = DiagnosisHistory(registry_of, clock=clock)
+        self.prices_of: Callable[[], dict] = dict  # tier -> output price per Mtok (setup_dashboard sets it)
 
     def sample(self) -> Snapshot | None:
         """A snapshot now, or None when the registry cannot be read (a backend's ``stats()`` failing
@@ -356,6 +417,7 @@ class Dashboard:
         snap = self.sample()
         if snap is not None:
             self.ring.append(snap)
+        self.history.tick()
 
     async def sampler(self) -> None:
         while True:
@@ -383,10 +445,45 @@ class Dashboard:
         body = build_data(snaps, window=self.window, interval=self.interval)
         return web.json_response(body, headers={"Cache-Control": "no-store"})
 
+    async def diagnosis(self, request: web.Request) -> web.Response:
+        """The advisor's findings over a window (``?window=15m&ttft_slo=1.0&tpot_slo=0.1``):
+        ``python -m gateway.advise --window`` and the page's Diagnosis panel read this."""
+        q = request.query
+        try:
+            window = parse_window(q.get("window", "15m"))
+        except ValueError as exc:
+            raise invalid(str(exc), param="window") from None
+        slo = {}
+        for name, default in (("ttft_slo", advise.TTFT_SLO), ("tpot_slo", advise.TPOT_SLO)):
+            try:
+                slo[name] = float(q.get(name, default))
+            except ValueError:
+                raise invalid(f"{name} must be a number of seconds, got {q[name]!r}", param=name) from None
+            if not math.isfinite(slo[name]) or slo[name] <= 0:
+                raise invalid(f"{name} must be > 0 seconds, got {q[name]!r}", param=name)
+        try:
+            delta, covered = self.history.window(window)
+        except Exception:
+            log.warning("diagnosis: reading the metrics registry failed", exc_info=True)
+            raise web.HTTPServiceUnavailable(text="the metrics registry cannot be read") from None
+        body = advise.report(delta, window_s=covered, prices=self.prices_of(), **slo)
+        body["requested_window_s"] = window
+        return web.json_response(body, headers={"Cache-Control": "no-store"})
 
-def setup_dashboard(app: web.Application, *, interval: float = 2.0, keep: int = 300, window: float = 30.0) -> None:
-    """Register ``GET /dashboard`` and ``GET /dashboard/data`` and the sampler's cleanup context."""
+
+def setup_dashboard(
+    app: web.Application,
+    *,
+    interval: float = 2.0,
+    keep: int = 300,
+    window: float = 30.0,
+    prices_of: Callable[[], dict] = dict,
+) -> None:
+    """Register ``GET /dashboard``, ``/dashboard/data`` and ``/dashboard/diagnosis`` and the sampler's
+    cleanup context. ``prices_of()``: tier -> output price per million tokens (the advisor's cost branch)."""
     dash = Dashboard(lambda: app[keys.METRICS].registry, interval=interval, keep=keep, window=window)
+    dash.prices_of = prices_of
     app.cleanup_ctx.append(dash.ctx)
     app.router.add_get("/dashboard", dash.page)
     app.router.add_get("/dashboard/data", dash.data)
+    app.router.add_get("/dashboard/diagnosis", dash.diagnosis)

@@ -81,26 +81,36 @@ def test_tpot_branches_memory_and_cost():
     assert diagnose(render(cost={"large": 0.3, "small": 0.2}), prices=prices) == []
 
 
-def test_the_command_reads_a_live_gateway(capsys):
+class Ready(Engine):
+    """A backend that is up and serves nothing: the tests fill the gateway's metrics themselves."""
+
+    name, ready, max_model_len = "tiny", True, 256
+
+    async def start(self, warmup):
+        pass
+
+    async def close(self):
+        pass
+
+
+def live_gateway():
     from gateway.app import create_app
     from gateway.config.gateway import GatewayConfig, ModelEntry
     from runtime.api import EngineConfig
     from tests.support.gateway_server import ServerThread
 
-    class Ready(Engine):
-        name, ready, max_model_len = "tiny", True, 256
-
-        async def start(self, warmup):
-            pass
-
-        async def close(self):
-            pass
-
     config = GatewayConfig(port=0, models=(ModelEntry("tiny", EngineConfig()),))
-    srv = ServerThread(create_app(config, backends={"tiny": Ready()}, cache_enabled=False)).start()
+    app = create_app(config, backends={"tiny": Ready()}, cache_enabled=False)
+    return app, ServerThread(app).start()
+
+
+def test_the_command_reads_a_live_gateway(capsys):
+    import json
+
+    _, srv = live_gateway()
     try:
         assert main(["--url", srv.url, "--json"]) == 0
-        assert capsys.readouterr().out.strip() == "[]"  # no traffic: no finding
+        assert json.loads(capsys.readouterr().out)["findings"] == []  # no traffic: no finding
         assert main(["--url", srv.url]) == 0 and "no finding" in capsys.readouterr().out
     finally:
         srv.stop()
@@ -141,3 +151,69 @@ def test_the_recorder_keeps_shapes_and_sharing_never_tokens(tmp_path):
     assert lines[0]["blocks"][2:] == [2] and lines[1]["blocks"][2:] == [3, 4] and lines[2]["blocks"] == [0, 1]
     text = (tmp_path / "r.jsonl").read_text()
     assert "1000" not in text and "1031" not in text  # no token id is written
+
+
+def test_a_window_sees_only_what_happened_in_it():
+    """Slow requests long ago and fast ones lately: the lifetime figures still breach the service level,
+    the last window's do not; a reset counter counts from zero; gauges are read, not differenced."""
+    from gateway.advise import parse, subtract
+    from gateway.observability.dashboard import DiagnosisHistory
+
+    m = GatewayMetrics(lambda: {"small": Engine(kv=0.5)})
+    now = [1000.0]
+    hist = DiagnosisHistory(lambda: m.registry, interval=30.0, clock=lambda: now[0])
+    hist.tick()
+    for _ in range(40):  # the first minute: slow
+        m.ttft.labels("small", "miss").observe(4.0)
+        m.queue.labels("small").observe(3.5)
+        m.prompt_tokens.labels("small").inc(100)
+    now[0] += 60
+    hist.tick()
+    for _ in range(40):  # the next minute: fast
+        m.ttft.labels("small", "miss").observe(0.05)
+        m.queue.labels("small").observe(0.01)
+        m.prompt_tokens.labels("small").inc(100)
+    now[0] += 60
+    assert only(diagnose(hist.window(7200)[0])).cause.startswith("queueing")  # all of it
+    recent, covered = hist.window(60)
+    assert covered == 60 and diagnose(recent) == []
+    ttft = recent["hists"][("time_to_first_token_seconds", (("cache", "miss"), ("model", "small")))]
+    assert ttft.count == 40 and ttft.quantile(0.99) <= 0.05
+    assert recent["values"]["prompt_tokens_total"][(("model", "small"),)] == 4000
+    assert recent["values"]["kv_cache_usage_perc"][(("model", "small"),)] == 0.5  # a gauge: as read
+    old = parse(m.render().decode())
+    fresh = GatewayMetrics(lambda: {})  # a restarted gateway: its counters went down
+    fresh.prompt_tokens.labels("small").inc(7)
+    assert subtract(parse(fresh.render().decode()), old)["values"]["prompt_tokens_total"][(("model", "small"),)] == 7
+
+
+def test_the_diagnosis_endpoint_and_the_windowed_command(capsys):
+    import json
+    import urllib.error
+    import urllib.request
+
+    from gateway import keys
+
+    app, srv = live_gateway()
+    try:
+        metrics = app[keys.METRICS]
+        for _ in range(30):  # slow and queued: one finding over any window that holds them
+            metrics.ttft.labels("tiny", "miss").observe(5.0)
+            metrics.queue.labels("tiny").observe(4.5)
+        with urllib.request.urlopen(srv.url + "/dashboard/diagnosis?window=15m&ttft_slo=2", timeout=10) as r:
+            body = json.loads(r.read())
+        assert body["requests"] == 30 and body["requested_window_s"] == 900 and body["slo"]["ttft_p99_s"] == 2
+        assert [f["symptom"] for f in body["findings"]] == ["ttft"] and "queueing" in body["findings"][0]["cause"]
+        for bad in ("window=soon", "window=-5m", "ttft_slo=fast", "tpot_slo=0"):
+            with pytest.raises(urllib.error.HTTPError) as e:
+                urllib.request.urlopen(srv.url + "/dashboard/diagnosis?" + bad, timeout=10)
+            assert e.value.code == 400 and json.loads(e.value.read())["error"]["type"] == "invalid_request_error"
+        assert main(["--url", srv.url, "--window", "15m", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["findings"][0]["symptom"] == "ttft"
+        assert main(["--url", srv.url, "--window", "15m"]) == 0
+        out = capsys.readouterr().out
+        assert "30 answered requests" in out and "[ttft] queueing" in out and "trap:" in out
+        assert main(["--url", srv.url, "--window", "soon"]) == 2  # the gateway's 400, said plainly
+        assert "400" in capsys.readouterr().err
+    finally:
+        srv.stop()

@@ -657,7 +657,7 @@ def test_fuzz_chat_transport(server):
 # ---------------------------------------------------------------- every other endpoint
 
 
-ADMIN_PAGES = {"/metrics", "/dashboard", "/dashboard/data"}
+ADMIN_PAGES = {"/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis"}
 
 
 def test_fuzz_other_endpoints(server, spec):

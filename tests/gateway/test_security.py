@@ -56,7 +56,7 @@ TIERS = {
     },
 }
 LIMITS = Limits(max_body_bytes=32 * 1024, max_messages=8, default_max_tokens=64)
-ADMIN_PAGES = ("/metrics", "/dashboard", "/dashboard/data")
+ADMIN_PAGES = ("/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis")
 
 
 def engine_config() -> EngineConfig:  # test_gateway_smollm2's shapes: their compiled steps are in the cache
