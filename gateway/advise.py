@@ -145,7 +145,14 @@ def _by_model(values: dict, name: str) -> dict[str, float]:
     return {dict(labels).get("model", ""): v for labels, v in values.get(name, {}).items()}
 
 
-def diagnose(metrics: str | dict, *, ttft_slo: float = 1.0, tpot_slo: float = 0.1, prices: dict | None = None):
+def diagnose(
+    metrics: str | dict,
+    *,
+    ttft_slo: float = TTFT_SLO,
+    tpot_slo: float = TPOT_SLO,
+    prices: dict | None = None,
+    peak_gbs: float | None = None,
+):
     """Findings for one scrape's text, or for a ``parse`` result (``subtract``: a window of it); a list,
     empty for a healthy gateway or too little traffic."""
     m = parse(metrics) if isinstance(metrics, str) else metrics
@@ -211,13 +218,29 @@ def diagnose(metrics: str | dict, *, ttft_slo: float = 1.0, tpot_slo: float = 0.
 
     tpot_p99 = tpot.quantile(0.99)
     if tpot_p99 is not None and tpot_p99 > tpot_slo:
-        evidence = {
-            "tpot_p50_s": tpot.quantile(0.5),
-            "tpot_p99_s": tpot_p99,
-            "tpot_slo_s": tpot_slo,
-            "mean_running_per_engine": round(mean_running, 2),
-        }
-        if mean_running < FEW_RUNNING:
+        evidence = {"tpot_p50_s": tpot.quantile(0.5), "tpot_p99_s": tpot_p99, "tpot_slo_s": tpot_slo}
+        steps = _by_model(values, "decode_steps_total")
+        busiest = max(steps, key=steps.get) if steps and max(steps.values()) > 0 else None
+        if busiest is not None:  # the engines' own decode steps: batch, step time, the weights' read rate
+            n = steps[busiest]
+            batch = _by_model(values, "decode_step_sequences_total").get(busiest, 0.0) / n
+            step_s = _by_model(values, "decode_step_seconds_total").get(busiest, 0.0) / n
+            weights = _by_model(values, "model_weight_bytes").get(busiest, 0.0)
+            evidence |= {
+                "model": busiest,
+                "decode_steps": int(n),
+                "mean_decode_batch": round(batch, 2),
+                "mean_decode_step_ms": round(step_s * 1e3, 2),
+                "weight_mb": round(weights / 1e6, 1),
+                # every decode step reads every weight once: this is the rate the step sustains doing so
+                "weights_read_gb_per_s": round(weights / step_s / 1e9, 2) if step_s else None,
+            }
+            if peak_gbs:  # the roofline: the step can be no faster than the weights' read at peak bandwidth
+                evidence["roofline_step_ms"] = round(weights / (peak_gbs * 1e9) * 1e3, 3)
+        else:
+            batch = mean_running
+            evidence["mean_running_per_engine"] = round(mean_running, 2)
+        if batch < FEW_RUNNING:
             findings.append(
                 Finding(
                     "tpot",
@@ -278,10 +301,11 @@ def report(
     ttft_slo: float = TTFT_SLO,
     tpot_slo: float = TPOT_SLO,
     prices: dict | None = None,
+    peak_gbs: float | None = None,
 ) -> dict:
     """The JSON the CLI prints and ``GET /dashboard/diagnosis`` answers."""
     m = parse(metrics) if isinstance(metrics, str) else metrics
-    findings = diagnose(m, ttft_slo=ttft_slo, tpot_slo=tpot_slo, prices=prices)
+    findings = diagnose(m, ttft_slo=ttft_slo, tpot_slo=tpot_slo, prices=prices, peak_gbs=peak_gbs)
     return {
         "window_s": None if window_s is None else round(window_s, 1),
         "slo": {"ttft_p99_s": ttft_slo, "tpot_p99_s": tpot_slo},
@@ -297,6 +321,7 @@ def main(argv=None) -> int:
     p.add_argument("--window", help="the last 15m, 90s, 2h (the gateway keeps two hours); default: since start")
     p.add_argument("--ttft-slo", type=float, default=TTFT_SLO, help="seconds, p99")
     p.add_argument("--tpot-slo", type=float, default=TPOT_SLO, help="seconds, p99")
+    p.add_argument("--peak-gbs", type=float, default=None, help="the device's memory bandwidth, GB/s (roofline)")
     p.add_argument("--key", default=None, help="the admin key, when /metrics needs one")
     p.add_argument("--json", action="store_true")
     p.add_argument("--replay", metavar="RECORDING", help="replay a recording (gateway/recorder.py) instead")
@@ -328,7 +353,9 @@ def main(argv=None) -> int:
         else:  # one scrape: the counters since the gateway started
             cards = json.loads(get("/v1/models"))["data"]
             prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
-            body = report(get("/metrics"), ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo, prices=prices)
+            body = report(
+                get("/metrics"), ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo, prices=prices, peak_gbs=args.peak_gbs
+            )
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode(errors="replace")[:300]
         print(f"error: {args.url} answered {exc.code}: {detail}", file=sys.stderr)

@@ -400,9 +400,7 @@ def create_app(
     app.router.add_get("/metrics", metrics)
     app.router.add_get("/v1/usage", usage)
     setup_embeddings(app)
-    setup_dashboard(
-        app, prices_of=lambda: {t.name: t.price.output_per_mtok for t in app[keys.STATE].router.spec.tiers}
-    )
+    setup_dashboard(app, prices_of=lambda: {t.name: t.price.output_per_mtok for t in app[keys.STATE].router.spec.tiers})
     setup_headers(app, config.cors)
     setup_security(app, config.admin)  # the admin key for /metrics and the dashboard; GET /openapi.json
     return app

@@ -353,6 +353,10 @@ class EngineStats:
     prefix_cache_hits: int = 0  # of which found
     spec_draft_tokens: int = 0  # speculative decoding: draft tokens verified
     spec_accepted_tokens: int = 0  # of which kept
+    decode_steps: int = 0  # steps that only decoded (one token per running sequence, no prompt in them)
+    decode_seqs: int = 0  # sequences in those steps, summed (/ decode_steps: the mean decode batch)
+    decode_seconds: float = 0.0  # wall time of those steps, summed (/ decode_steps: the mean decode step)
+    weight_bytes: int = 0  # the model's weights in memory: what every decode step reads at least once
 
 
 class EngineClient(Protocol):

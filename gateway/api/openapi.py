@@ -139,6 +139,7 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
             {"name": "window", "in": "query", "schema": {"type": "string", "default": "15m"}},
             {"name": "ttft_slo", "in": "query", "schema": {"type": "number", "default": 1.0}},
             {"name": "tpot_slo", "in": "query", "schema": {"type": "number", "default": 0.1}},
+            {"name": "peak_gbs", "in": "query", "schema": {"type": "number"}, "description": "memory bandwidth, GB/s"},
         ],
         "responses": {"200": _json({"type": "object"}, "findings"), **_errors(400, 401, 503)},
     },

@@ -454,13 +454,15 @@ class Dashboard:
         except ValueError as exc:
             raise invalid(str(exc), param="window") from None
         slo = {}
-        for name, default in (("ttft_slo", advise.TTFT_SLO), ("tpot_slo", advise.TPOT_SLO)):
+        for name, default in (("ttft_slo", advise.TTFT_SLO), ("tpot_slo", advise.TPOT_SLO), ("peak_gbs", None)):
+            if default is None and name not in q:
+                continue
             try:
                 slo[name] = float(q.get(name, default))
             except ValueError:
-                raise invalid(f"{name} must be a number of seconds, got {q[name]!r}", param=name) from None
+                raise invalid(f"{name} must be a number, got {q[name]!r}", param=name) from None
             if not math.isfinite(slo[name]) or slo[name] <= 0:
-                raise invalid(f"{name} must be > 0 seconds, got {q[name]!r}", param=name)
+                raise invalid(f"{name} must be > 0, got {q[name]!r}", param=name)
         try:
             delta, covered = self.history.window(window)
         except Exception:

@@ -224,6 +224,7 @@ class LLMEngine:
             tensor_parallel=tp,
             platform=platform,
         )
+        self._weight_bytes = self.runner.weight_bytes()
         self._states: dict[str, _ReqState] = {}
         self.num_blocks = num_blocks
         self._grammars = None  # runtime.structured.GrammarCompiler, built on the first structured request
@@ -234,6 +235,8 @@ class LLMEngine:
         self._imports: dict[str, PrefilledKV] = {}
         self._ids = itertools.count()
         self.num_steps = 0
+        self.decode_steps = self.decode_seqs = 0  # decode-only steps, and their sequences summed
+        self.decode_seconds = 0.0  # and their wall time: the advisor's step time against the weights' read
         self.warmed_up = False
         self.transfer_warmup = (False, False)  # (export, import) programs to compile at warm-up
 
@@ -457,7 +460,14 @@ class LLMEngine:
                 state.cached_tokens = out.num_computed_tokens[rid]
             if rid in self._exports:
                 self._exports[rid] = out.num_computed_tokens[rid]  # its prefix-cache hits
+        t0 = time.perf_counter()
         sampled, logprobs = self.runner.execute(out)
+        if not (
+            out.is_empty or out.scheduled_new_reqs or out.scheduled_resumed_reqs
+        ) and out.total_num_scheduled_tokens == len(out.num_scheduled_tokens):  # decode only: one token per sequence
+            self.decode_steps += 1
+            self.decode_seqs += len(out.num_scheduled_tokens)
+            self.decode_seconds += time.perf_counter() - t0
         updates = self.scheduler.update_from_output(out, sampled)
         self.num_steps += 0 if out.is_empty else 1
         outputs = []
@@ -576,6 +586,10 @@ class LLMEngine:
             kv.prefix_cache_hits,
             s.proposer.num_draft_tokens if s.proposer else 0,
             s.proposer.num_accepted_tokens if s.proposer else 0,
+            self.decode_steps,
+            self.decode_seqs,
+            self.decode_seconds,
+            self._weight_bytes,
         )
 
     # ------------------------------------------------------------ offline convenience

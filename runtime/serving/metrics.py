@@ -37,8 +37,30 @@ class EngineCollector:
         accepted = CounterMetricFamily(
             "spec_decode_num_accepted_tokens", "Speculative draft tokens kept", labels=["model"]
         )
+        dsteps = CounterMetricFamily(
+            "decode_steps", "Engine steps that only decoded (one token per running sequence)", labels=["model"]
+        )
+        dseqs = CounterMetricFamily(
+            "decode_step_sequences",
+            "Sequences in decode-only steps, summed (/ decode_steps: the mean batch)",
+            labels=["model"],
+        )
+        dsecs = CounterMetricFamily(
+            "decode_step_seconds",
+            "Wall time of decode-only steps, summed (/ decode_steps: the mean step)",
+            labels=["model"],
+        )
+        weights = GaugeMetricFamily(
+            "model_weight_bytes",
+            "Bytes of the model's weights in memory (each decode step reads them)",
+            labels=["model"],
+        )
         for name, backend in self._backends().items():
             s = backend.stats()
+            dsteps.add_metric([name], getattr(s, "decode_steps", 0))
+            dseqs.add_metric([name], getattr(s, "decode_seqs", 0))
+            dsecs.add_metric([name], getattr(s, "decode_seconds", 0.0))
+            weights.add_metric([name], getattr(s, "weight_bytes", 0))
             running.add_metric([name], s.num_running)
             waiting.add_metric([name], s.num_waiting)
             kv.add_metric([name], s.kv_cache_usage)
@@ -47,7 +69,7 @@ class EngineCollector:
             hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
             drafts.add_metric([name], getattr(s, "spec_draft_tokens", 0))
             accepted.add_metric([name], getattr(s, "spec_accepted_tokens", 0))
-        yield from (running, waiting, kv, preempt, queries, hits, drafts, accepted)
+        yield from (running, waiting, kv, preempt, queries, hits, drafts, accepted, dsteps, dseqs, dsecs, weights)
 
 
 class ServerMetrics:

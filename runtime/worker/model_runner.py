@@ -337,6 +337,9 @@ class ModelRunner:
         small = [(t, min(t, self.seq_buckets[-1])) for t in self.small_token_buckets]
         return small + [(t, s) for t in self.token_buckets for s in self.seq_buckets if s <= t]
 
+    def weight_bytes(self) -> int:
+        return sum(int(x.nbytes) for x in jax.tree_util.tree_leaves(self.params))  # quantization scales included
+
     def kv_cache_bytes(self) -> int:
         return sum(int(x.nbytes) for x in jax.tree_util.tree_leaves(self.kv_caches))  # scales included
 

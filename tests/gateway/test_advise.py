@@ -11,8 +11,9 @@ from runtime.api import EngineStats
 
 
 class Engine:
-    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0):
-        self.s = EngineStats(running, 0, kv, preemptions, 100, 64, queries, hits)
+    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0, decode=None):
+        steps, seqs, seconds, weights = decode or (0, 0, 0.0, 0)
+        self.s = EngineStats(running, 0, kv, preemptions, 100, 64, queries, hits, 0, 0, steps, seqs, seconds, weights)
 
     def stats(self):
         return self.s
@@ -72,6 +73,15 @@ def test_tpot_branches_memory_and_cost():
     assert (f.symptom, f.key) == ("tpot", "models[].engine.weight_quant: int8")
     f = only(diagnose(render(itl=0.3, engine=Engine(running=16))))
     assert f.symptom == "tpot" and "max_num_seqs" in f.key
+    # The engines' decode steps outweigh the instant's gauge: 1.2 sequences per step at 50 ms, reading
+    # 540 MB of weights each time (10.8 GB/s), while 16 happen to be running at the scrape.
+    f = only(diagnose(render(itl=0.3, engine=Engine(running=16, decode=(1000, 1200, 50.0, 540e6))), peak_gbs=100))
+    assert (f.symptom, f.key) == ("tpot", "models[].engine.weight_quant: int8")
+    e = f.evidence
+    assert (e["mean_decode_batch"], e["mean_decode_step_ms"], e["weight_mb"]) == (1.2, 50.0, 540.0)
+    assert e["weights_read_gb_per_s"] == 10.8 and e["roofline_step_ms"] == 5.4
+    f = only(diagnose(render(itl=0.3, engine=Engine(running=1, decode=(100, 2400, 9.0, 540e6)))))
+    assert "max_num_seqs" in f.key and f.evidence["mean_decode_batch"] == 24
     f = only(diagnose(render(engine=Engine(kv=0.97, preemptions=5))))
     assert (f.symptom, f.key) == ("memory", "models[].engine.kv_dtype: int8") and f.evidence["preemptions"] == 5
     assert diagnose(render(engine=Engine(kv=0.97, preemptions=0))) == []  # full but not thrashing: fine

@@ -90,6 +90,18 @@ def test_bad_request_fails_alone(tiny_path):
     assert eng.scheduler.kv_cache_manager.num_free_blocks == eng.num_blocks - 1
 
 
+def test_stats_count_decode_only_steps_and_the_weights_they_read(tiny_path):
+    """Two requests of 5 tokens arriving together: one prefill step gives each its first token, then 4
+    steps decode both (the advisor's mean decode batch: 2); the weights' bytes are the parameters'."""
+    import jax
+
+    eng = tiny_engine(tiny_path)
+    eng.generate(["hello", "world"], SamplingParams(max_tokens=5, ignore_eos=True))
+    s = eng.stats()
+    assert (s.decode_steps, s.decode_seqs) == (4, 8) and s.decode_seconds > 0
+    assert s.weight_bytes == sum(x.nbytes for x in jax.tree_util.tree_leaves(eng.runner.params)) > 0
+
+
 def test_stop_string_ends_request_and_frees_blocks(tiny_path):
     eng = tiny_engine(tiny_path)
     [full] = eng.generate(["hello there"], SamplingParams(max_tokens=12, ignore_eos=True))
