@@ -16,7 +16,7 @@ Reads ``GET /metrics`` once (Prometheus text: the gateway's histograms and every
                 many running                           -> the batch is the cost: fewer max_num_seqs
     Memory?     KV nearly full and preemptions         -> kv_dtype int8 / fewer sequences / shorter context
     Cost?       most spend on the priciest tier        -> a smaller tier for what it can do (auto)
-                repeats the semantic cache misses      -> (needs the traffic recorder: not yet)
+                repeated calls, no cache answering     -> the semantic cache (cache: enabled)
 
 The figures are the counters' lifetime values (since the gateway started): a window over the last
 minutes needs two scrapes or the recorder, which is what comes next (docs: the issue's parts 2-3).
@@ -40,6 +40,7 @@ COLD_PREFIX = 0.3  # prefix-cache hit rate below this: the shared prefix is not 
 FEW_RUNNING = 2.0  # mean running requests per engine under this: decode is not batched
 KV_FULL = 0.9  # KV usage above this with preemptions: memory-bound
 EXPENSIVE_SHARE = 0.8  # this share of spend on the priciest tier: cost
+REPEAT_SHARE = 0.3  # this share of spend on exact repeats of earlier requests: the cache should answer them
 MIN_REQUESTS = 20  # fewer finished requests than this: no diagnosis (not enough evidence)
 TTFT_SLO, TPOT_SLO = 1.0, 0.1  # the default service levels, p99 seconds (--ttft-slo, --tpot-slo)
 
@@ -291,7 +292,43 @@ def diagnose(
                     "router.default: <a cheaper tier>",
                 )
             )
+    repeated = sum(_by_model_of(values, "gateway_repeated_requests_total", "tier").values())
+    repeated_cost = sum(_by_model_of(values, "gateway_repeated_cost_usd_total", "tier").values())
+    if total > 0 and repeated_cost / total > REPEAT_SHARE:
+        lookups = {dict(k).get("result", ""): v for k, v in values.get("gateway_cache_lookups_total", {}).items()}
+        looked = sum(lookups.values())
+        evidence = {
+            "repeated_requests": int(repeated),
+            "model_requests": int(requests),
+            "repeated_share_of_spend": round(repeated_cost / total, 3),
+            "repeated_cost_usd": round(repeated_cost, 6),
+            "cache_lookups": int(looked),
+            "cache_bypassed": int(lookups.get("bypass", 0)),
+        }
+        if looked == 0:
+            cause, remedy, key = (
+                "repeated calls: the same questions reach a model again and no cache answers them",
+                "the semantic cache: repeats (and paraphrases) are answered from it at no model cost",
+                "cache.enabled: true (configs/gateway.yaml; without --no-cache)",
+            )
+        elif lookups.get("bypass", 0) > looked / 2:
+            cause, remedy, key = (
+                "repeated calls bypass the cache: their sampling settings keep them out of it",
+                "let seeded (or all) sampled requests use the cache, or ask repeatable questions at temperature 0",
+                "cache.cache_sampled: seeded (or always)",
+            )
+        else:
+            cause, remedy, key = (
+                "repeated calls miss the cache: its answers are not stored or not found",
+                "check Cache-Control: no-store on the clients and the store's errors (gateway_cache_unavailable_total)",
+                "cache.threshold: lower, only after scripts/eval_cache.py shows the guard still holds",
+            )
+        findings.append(Finding("cost", cause, evidence, remedy, key))
     return findings
+
+
+def _by_model_of(values: dict, name: str, label: str) -> dict[str, float]:
+    return {dict(labels).get(label, ""): v for labels, v in values.get(name, {}).items()}
 
 
 def report(

@@ -36,6 +36,7 @@ from gateway.http_headers import setup_headers
 from gateway.lifecycle import drain_middleware
 from gateway.observability.dashboard import setup_dashboard
 from gateway.observability.metrics import GatewayMetrics
+from gateway.observability.repeats import RepeatTracker
 from gateway.pipeline.admission import Admission
 from gateway.pipeline.billing import Billing
 from gateway.pipeline.cache_step import CacheStep
@@ -113,7 +114,14 @@ class ChatHandler:
                 answer.prompt_ids,
                 lookup,
             )
-            return billing.charge(caller, answer)
+            cost = billing.charge(caller, answer)
+            tier = answer.served_by or decision.tier
+            if state.repeats.seen(
+                state.repeats.key(caller.tenant, decision.tier, list(chat.messages), chat.answer_params())
+            ):
+                metrics.repeated.labels(tier).inc()
+                metrics.repeated_cost.labels(tier).inc(cost)
+            return cost
 
         miss = Miss(
             # a tool call is sent whole at the end: a fallback tier may start it over
@@ -320,6 +328,7 @@ def create_app(
         router=Router(spec),
         ledger=UsageLedger(spec.keys, clock=clock),
         inflight={t.name: 0 for t in spec.tiers},
+        repeats=RepeatTracker(),
     )
     app[keys.METRICS] = GatewayMetrics(lambda: state.backends, lambda: state.cache, lambda: state.ledger_sync)
 

@@ -139,6 +139,8 @@ _HELP = {
     "gateway_cost_usd": "Spend charged to callers, from usage and tier prices",
     "gateway_cost_saved_usd": "What cache hits would have cost at their tier's prices",
     "gateway_rejected_limits": "Requests answered 429, by limit (rate, budget)",
+    "gateway_repeated_requests": "Requests that reached a model asking exactly what an earlier one asked (same tenant, tier, messages, parameters)",
+    "gateway_repeated_cost_usd": "What those repeated requests cost",
 }
 SIMILARITY_BUCKETS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 1.0)
 
@@ -176,6 +178,8 @@ class GatewayMetrics:
         self.cost = counter("gateway_cost_usd", ["tier"])
         self.cost_saved = counter("gateway_cost_saved_usd", ["tier"])
         self.rate_limited = counter("gateway_rejected_limits", ["limit"])
+        self.repeated = counter("gateway_repeated_requests", ["tier"])
+        self.repeated_cost = counter("gateway_repeated_cost_usd", ["tier"])
         r.register(EngineCollector(backends))
         r.register(_ReplicaCollector(backends))
         if cache is not None:

@@ -227,3 +227,31 @@ def test_the_diagnosis_endpoint_and_the_windowed_command(capsys):
         assert "400" in capsys.readouterr().err
     finally:
         srv.stop()
+
+
+def test_repeated_calls_without_a_cache_ask_for_the_cache():
+    m = GatewayMetrics(lambda: {"small": Engine()})
+    for i in range(40):
+        m.ttft.labels("small", "miss").observe(0.1)
+        m.cost.labels("small").inc(0.001)
+        if i >= 10:  # 30 of 40 asked what an earlier one asked
+            m.repeated.labels("small").inc()
+            m.repeated_cost.labels("small").inc(0.001)
+    f = only(diagnose(m.render().decode()))
+    assert f.symptom == "cost" and f.cause.startswith("repeated calls") and f.key.startswith("cache.enabled: true")
+    assert f.evidence["repeated_share_of_spend"] == 0.75 and f.evidence["repeated_requests"] == 30
+    for _ in range(40):  # the same, with a cache that every lookup bypasses (sampled requests)
+        m.cache_lookups.labels("bypass", "small").inc()
+    assert "cache_sampled" in only(diagnose(m.render().decode())).key
+
+
+def test_the_repeat_tracker_remembers_digests_in_a_bounded_lru():
+    from gateway.observability.repeats import RepeatTracker
+
+    t = RepeatTracker(capacity=2)
+    a, b, c = (t.key("t", "small", [{"role": "user", "content": q}], {"temperature": 0}) for q in "abc")
+    assert len(a) == 16 and a != t.key("other tenant", "small", [{"role": "user", "content": "a"}], {"temperature": 0})
+    assert [t.seen(k) for k in (a, a, b, c)] == [False, True, False, False]
+    assert t.seen(a) is False  # pushed out by b and c
+    with pytest.raises(ValueError):
+        RepeatTracker(capacity=0)
