@@ -102,23 +102,14 @@ class ChatHandler:
         )
 
         def settle() -> float:  # latency under the tier that served (the routed one when none did)
-            outcome.observe_miss(answer.served_by or decision.tier, answer.ttft)
-            lookup = "miss" if cached.store is not None else "bypass"
-            record(
-                state,
-                outcome,
-                chat,
-                answer.served_by or decision.tier,
-                answer.prompt_tokens,
-                answer.completion_tokens,
-                answer.prompt_ids,
-                lookup,
-            )
-            cost = billing.charge(caller, answer)
             tier = answer.served_by or decision.tier
-            if state.repeats.seen(
-                state.repeats.key(caller.tenant, decision.tier, list(chat.messages), chat.answer_params())
-            ):
+            outcome.observe_miss(tier, answer.ttft)
+            lookup = "miss" if cached.store is not None else "bypass"
+            asked = state.repeats.key(caller.tenant, decision.tier, list(chat.messages), chat.answer_params())
+            p, c = answer.prompt_tokens, answer.completion_tokens
+            record(state, outcome, chat, tier, p, c, answer.prompt_ids, lookup, asked)
+            cost = billing.charge(caller, answer)
+            if state.repeats.seen(asked):
                 metrics.repeated.labels(tier).inc()
                 metrics.repeated_cost.labels(tier).inc(cost)
             return cost
@@ -212,10 +203,14 @@ async def answer_choices(
     return await respond(request, choices, shape, headers, settle, chats[0].include_usage)
 
 
-def record(state, outcome: Outcome, chat: ChatRequest, tier: str, prompt: int, output: int, ids, cache: str) -> None:
-    """One request's shape to the recorder, when recording (gateway/recorder.py)."""
+def record(
+    state, outcome: Outcome, chat: ChatRequest, tier: str, prompt: int, output: int, ids, cache: str, asked=None
+) -> None:
+    """One request's shape to the recorder, when recording (gateway/recorder.py); ``asked``: its repeat
+    digest (gateway/observability/repeats.py), numbered there like the prefix blocks."""
     if state.recorder is not None:
         state.recorder.record(
+            asked=asked,
             arrived=outcome.t0,
             tier=tier,
             prompt_tokens=prompt,

@@ -4,13 +4,15 @@ Opt-in (``record: {path: ..., max_requests: 10000}`` in configs/gateway.yaml). O
 request, appended as it settles:
 
     {"t": 12.345, "tier": "small", "prompt_tokens": 412, "output_tokens": 37, "blocks": [0, 1, 5],
-     "cache": "miss", "stream": true, "max_tokens": 256}
+     "cache": "miss", "stream": true, "max_tokens": 256, "asked": 17}
 
 ``t`` is seconds since the recording started; ``blocks`` numbers the prompt's full KV blocks (16 tokens)
 by the prefix they end: two requests share ``blocks[:k]`` exactly when their first 16k tokens are the
 same, which is all a replay needs to rebuild the prefix sharing (with tokens of its own). Token ids and
 texts are never written; the numbering lives in this process only. A cache hit has no blocks (no prompt
-was encoded). After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
+was encoded). ``asked`` numbers what the request asked (its repeat digest: tenant, tier, messages,
+parameters), so two lines with the same number asked the same: what a replay with an exact cache answers
+from it (``runtime.replay --try cache=exact``); null for requests that did not reach a model. After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Recorder:
         self.t0 = clock()
         self.count = 0
         self._blocks: dict[int, int] = {}  # hash of a prefix ending a block -> its number
+        self._asked: dict[bytes, int] = {}  # repeat digest -> its number
         self._lock = threading.Lock()
         self._file = self.path.open("a", encoding="utf-8")
 
@@ -59,6 +62,7 @@ class Recorder:
         cache: str,
         stream: bool,
         max_tokens: int | None,
+        asked: bytes | None = None,
     ) -> None:
         with self._lock:
             if self.count >= self.max_requests:
@@ -75,6 +79,7 @@ class Recorder:
                 "cache": cache,
                 "stream": stream,
                 "max_tokens": max_tokens,
+                "asked": None if asked is None else self._asked.setdefault(asked, len(self._asked)),
             }
             self._file.write(json.dumps(line) + "\n")
             self._file.flush()

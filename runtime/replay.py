@@ -12,7 +12,17 @@ on ``EngineConfig(model, **base)`` and with the ``--try`` keys changed (any ``En
 max_num_seqs, max_num_batched_tokens, kv_dtype, weight_quant, enable_prefix_caching, kv_cache_bytes,
 ...), each engine's step programs compiled before its clock starts; both rows print side by side:
 TTFT and TPOT p50/p99, goodput (the share of requests within both service levels), the peak KV usage,
-preemptions, prefix-cache hit rate, output tokens per second. Prints JSON with ``--json``.
+preemptions, prefix-cache hit rate, output tokens per second, cost. Prints JSON with ``--json``.
+
+Two keys are not engine fields:
+
+    cache=exact   a request that asks what an earlier, already answered one asked (the recording's
+                  ``asked`` numbers) is answered from a cache: it never reaches the engine and costs
+                  nothing. An exact cache only: a semantic one answers at least these (and paraphrases,
+                  which a shape cannot show). Hits count toward goodput; the latency rows are the
+                  engine's requests'.
+    tier=NAME     price the answers at that tier of ``--tiers`` (configs/tiers.yaml), and run its model
+                  unless ``model`` is given too. Without it each line is priced at its recorded tier.
 """
 
 from __future__ import annotations
@@ -53,32 +63,76 @@ def quantile(xs: list[float], q: float) -> float | None:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
-def replay(shapes: list[dict], config, *, time_scale: float, ttft_slo: float, tpot_slo: float) -> dict:
+def load_prices(path: str | Path) -> dict[str, tuple[float, float]]:
+    """tier -> (input, output) USD per million tokens, from a tiers file (configs/tiers.yaml)."""
+    import yaml
+
+    spec = yaml.safe_load(Path(path).expanduser().read_text()) or {}
+    out = {}
+    for t in spec.get("tiers", []):
+        price = t.get("price") or {}
+        out[t["name"]] = (float(price.get("input_per_mtok", 0.0)), float(price.get("output_per_mtok", 0.0)))
+    return out
+
+
+def tier_models(path: str | Path) -> dict[str, str]:
+    import yaml
+
+    spec = yaml.safe_load(Path(path).expanduser().read_text()) or {}
+    return {t["name"]: t["model"] for t in spec.get("tiers", []) if t.get("model")}
+
+
+def replay(
+    shapes: list[dict],
+    config,
+    *,
+    time_scale: float,
+    ttft_slo: float,
+    tpot_slo: float,
+    cache: str = "none",
+    prices: dict | None = None,
+    tier: str | None = None,
+    warmup: bool = True,
+) -> dict:
+    """One run of ``shapes`` on ``config``: the row. ``warmup=False`` (tests) compiles as it goes."""
     from runtime.api import SamplingParams
     from runtime.engine.llm_engine import LLMEngine
 
     engine = LLMEngine(config)
-    engine.warmup()
+    if warmup:
+        engine.warmup()
     vocab = engine.model_config.vocab_size
     limit = config.max_model_len
     reqs = []
     for i, s in enumerate(shapes):
         out = max(1, int(s.get("output_tokens") or 1))
         ids = prompt_of(s, i, vocab)[: max(1, limit - out - 1)]
-        reqs.append((s["t"] * time_scale, f"r{i}", ids, SamplingParams(max_tokens=out, ignore_eos=True)))
+        reqs.append((s["t"] * time_scale, f"r{i}", ids, SamplingParams(max_tokens=out, ignore_eos=True), s))
+    prices = prices or {}
     t0 = time.perf_counter()
     arrival, first, done, tokens = {}, {}, {}, {}
+    answered: set = set()  # ``asked`` numbers answered so far: what an exact cache holds
+    asked_of: dict[str, object] = {}
+    hits, cost = 0, 0.0
     peak_kv = 0.0
     pending = list(reqs)
     before = engine.stats()
     while pending or engine.has_unfinished_requests():
         now = time.perf_counter() - t0
         while pending and pending[0][0] <= now:
-            _, rid, ids, sp = pending.pop(0)
+            _, rid, ids, sp, shape = pending.pop(0)
+            asked = shape.get("asked")
+            if cache == "exact" and asked is not None and asked in answered:
+                hits += 1
+                continue
+            p_in, p_out = prices.get(tier or shape.get("tier"), (0.0, 0.0))
+            cost += (len(ids) * p_in + sp.max_tokens * p_out) / 1e6
+            asked_of[rid] = asked
             engine.add_request(ids, sp, rid)
             arrival[rid] = time.perf_counter()
         if not engine.has_unfinished_requests():
-            time.sleep(max(0.0, min(0.05, pending[0][0] - now)))
+            if pending:
+                time.sleep(max(0.0, min(0.05, pending[0][0] - now)))
             continue
         for o in engine.step():
             t = time.perf_counter()
@@ -87,12 +141,13 @@ def replay(shapes: list[dict], config, *, time_scale: float, ttft_slo: float, tp
             tokens[o.request_id] = tokens.get(o.request_id, 0) + len(o.token_ids)
             if o.finished:
                 done[o.request_id] = t
+                answered.add(asked_of.get(o.request_id))
         peak_kv = max(peak_kv, engine.stats().kv_cache_usage)
     wall = time.perf_counter() - t0
     after = engine.stats()
     ttft = [first[r] - arrival[r] for r in first]
     tpot = [(done[r] - first[r]) / (tokens[r] - 1) for r in done if tokens.get(r, 0) > 1]
-    good = sum(
+    good = hits + sum(
         1
         for r in done
         if first[r] - arrival[r] <= ttft_slo and (tokens[r] < 2 or (done[r] - first[r]) / (tokens[r] - 1) <= tpot_slo)
@@ -100,6 +155,8 @@ def replay(shapes: list[dict], config, *, time_scale: float, ttft_slo: float, tp
     queries = after.prefix_cache_queries - before.prefix_cache_queries
     row = {
         "requests": len(reqs),
+        "cache_hits": hits,
+        "cost_usd": round(cost, 8),
         "ttft_s": {"p50": quantile(ttft, 0.5), "p99": quantile(ttft, 0.99)},
         "tpot_s": {"p50": quantile(tpot, 0.5), "p99": quantile(tpot, 0.99)},
         "goodput": good / max(1, len(reqs)),
@@ -115,11 +172,14 @@ def replay(shapes: list[dict], config, *, time_scale: float, ttft_slo: float, tp
     return row
 
 
+SPECIAL = ("cache", "tier")  # replay keys that are not EngineConfig fields (the module's docstring)
+
+
 def parse_try(items: list[str]) -> dict:
     """``KEY=VALUE`` pairs: VALUE read as JSON when it is (8, 0.5, true, null), else a string (int8)."""
     from runtime.api import EngineConfig
 
-    fields = {f.name for f in dataclasses.fields(EngineConfig)}
+    fields = {f.name for f in dataclasses.fields(EngineConfig)} | set(SPECIAL)
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -130,6 +190,8 @@ def parse_try(items: list[str]) -> dict:
             out[key] = json.loads(value)
         except ValueError:
             out[key] = value
+    if out.get("cache", "none") not in ("none", "exact"):
+        raise SystemExit(f"error: cache={out['cache']!r}: want none or exact")
     return out
 
 
@@ -143,6 +205,7 @@ def main(argv=None) -> int:
     p.add_argument("--max-requests", type=int, default=200)
     p.add_argument("--ttft-slo", type=float, default=1.0)
     p.add_argument("--tpot-slo", type=float, default=0.1)
+    p.add_argument("--tiers", default=str(Path(__file__).resolve().parent.parent / "configs" / "tiers.yaml"))
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     from runtime.api import EngineConfig
@@ -155,13 +218,27 @@ def main(argv=None) -> int:
         return 2
     base = {"model": args.model, **parse_try(args.base)}
     proposed = {**base, **parse_try(args.try_)}
+    prices = load_prices(args.tiers) if Path(args.tiers).expanduser().exists() else {}
     rows = {}
     for name, kw in (("current", base), ("proposed", proposed)):
         print(f"replaying {len(shapes)} requests on {name}: {kw}", file=sys.stderr)
+        engine = {k: v for k, v in kw.items() if k not in SPECIAL}
+        tier = kw.get("tier")
+        if tier is not None and tier not in prices:
+            raise SystemExit(f"error: tier={tier!r} is not in {args.tiers}")
+        if tier is not None and "model" not in parse_try(args.try_ if name == "proposed" else args.base):
+            engine["model"] = tier_models(args.tiers).get(tier, engine["model"])
         rows[name] = {
             "config": kw,
             **replay(
-                shapes, EngineConfig(**kw), time_scale=args.time_scale, ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo
+                shapes,
+                EngineConfig(**engine),
+                time_scale=args.time_scale,
+                ttft_slo=args.ttft_slo,
+                tpot_slo=args.tpot_slo,
+                cache=kw.get("cache", "none"),
+                prices=prices,
+                tier=tier,
             ),
         }
     report = {"recording": str(args.recording), "slo": {"ttft_s": args.ttft_slo, "tpot_s": args.tpot_slo}, **rows}
@@ -180,6 +257,8 @@ def main(argv=None) -> int:
         ("preemptions", lambda r: r["preemptions"]),
         ("prefix-cache hit rate", lambda r: r["prefix_cache_hit_rate"]),
         ("output tokens / s", lambda r: r["output_tokens_per_s"]),
+        ("cache hits", lambda r: r["cache_hits"]),
+        ("cost (USD)", lambda r: r["cost_usd"]),
     ):
         print(f"{label:24}{fmt(get(rows['current'])):>14}{fmt(get(rows['proposed'])):>14}")
     return 0

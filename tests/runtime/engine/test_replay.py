@@ -1,0 +1,74 @@
+"""runtime.replay on the tiny model: a recorded shape replays with its prefix sharing (the prefix cache
+finds it only where it is on), an exact cache answers repeats of answered requests, costs follow the
+tier prices, and bad keys are refused plainly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from runtime.replay import load, main, parse_try, prompt_of, replay
+from tests.support.engines import tiny_config
+
+PRICES = {"small": (0.1, 0.4), "large": (0.6, 2.4)}
+
+
+def shapes():
+    """Six requests 50 ms apart, all starting with the same 3 blocks (48 tokens); requests 3-5 ask what 0-2
+    asked (``asked`` 0-2 again), arriving after those were answered."""
+    out = []
+    for i in range(6):
+        t = 0.05 * i if i < 3 else 1.0 + 0.05 * i
+        out.append(
+            {"t": t, "tier": "small", "prompt_tokens": 60, "output_tokens": 4, "blocks": [0, 1, 2], "asked": i % 3}
+        )
+    return out
+
+
+def test_a_shape_keeps_its_prefix_sharing_and_nothing_else():
+    a, b = prompt_of(shapes()[0], 0, 500), prompt_of(shapes()[1], 1, 500)
+    assert len(a) == len(b) == 60 and a[:48] == b[:48] and a[48:] != b[48:]
+
+
+@pytest.mark.slow
+def test_replay_current_against_proposed(tiny_path):
+    """Current: no prefix cache, no cache (compiling as it goes). Proposed: both, priced at the large tier
+    (warmed up first, so the first three are answered well before their repeats arrive at 1 s)."""
+    kw = dict(time_scale=1.0, ttft_slo=60.0, tpot_slo=60.0, prices=PRICES)
+    cold = replay(shapes(), tiny_config(tiny_path, enable_prefix_caching=False), warmup=False, **kw)
+    assert cold["prefix_cache_hit_rate"] == 0.0 and cold["requests"] == 6 and cold["cache_hits"] == 0
+    assert cold["cost_usd"] == pytest.approx(6 * (60 * 0.1 + 4 * 0.4) / 1e6)  # each at its recorded tier
+    warm = replay(shapes(), tiny_config(tiny_path), cache="exact", tier="large", **kw)
+    assert warm["cache_hits"] == 3 and warm["goodput"] == 1.0  # the repeats never reached the engine
+    assert warm["cost_usd"] == pytest.approx(3 * (60 * 0.6 + 4 * 2.4) / 1e6)
+    # the 2nd and 3rd find at most the 3 shared blocks (fewer when they arrive mid-way through the 1st's prefill)
+    assert 0 < warm["prefix_cache_hit_rate"] <= 2 * 48 / 180
+    assert warm["ttft_s"]["p50"] is not None and warm["peak_kv_usage"] > 0
+
+
+def test_keys_are_checked_and_recordings_filtered(tmp_path, capsys):
+    assert parse_try(["max_num_seqs=8", "kv_dtype=int8", "models[].engine.enable_prefix_caching=false"]) == {
+        "max_num_seqs": 8,
+        "kv_dtype": "int8",
+        "enable_prefix_caching": False,
+    }
+    assert parse_try(["cache=exact", "tier=small"]) == {"cache": "exact", "tier": "small"}
+    for bad in ("max_num_sequences=8", "cache=semantic", "novalue"):
+        with pytest.raises(SystemExit, match="error"):
+            parse_try([bad])
+    rec = tmp_path / "r.jsonl"
+    rec.write_text(
+        "\n".join(
+            json.dumps(x)
+            for x in [
+                {"t": 2.0, "prompt_tokens": 5, "cache": "miss"},
+                {"t": 1.0, "prompt_tokens": 3, "cache": "hit"},  # never reached a model: not replayed
+                {"t": 0.5, "prompt_tokens": 7, "cache": "bypass"},
+            ]
+        )
+    )
+    assert [x["t"] for x in load(rec)] == [0.5, 2.0]
+    empty = tmp_path / "e.jsonl"
+    empty.write_text(json.dumps({"t": 1.0, "prompt_tokens": 3, "cache": "hit"}))
+    assert main([str(empty)]) == 2 and "no request that reached a model" in capsys.readouterr().err
