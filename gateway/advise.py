@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import urllib.error
 import urllib.parse
@@ -53,6 +54,7 @@ class Finding:
     remedy: str
     key: str  # the configuration key (and value) to change
     traps: list[str] = field(default_factory=list)
+    proposal: dict = field(default_factory=dict)  # the change as runtime.replay --try keys (the proof)
 
 
 @dataclass
@@ -146,6 +148,22 @@ def _by_model(values: dict, name: str) -> dict[str, float]:
     return {dict(labels).get("model", ""): v for labels, v in values.get(name, {}).items()}
 
 
+def _decode(values: dict) -> dict | None:
+    """The busiest engine's decode steps in the figures: its name, steps, mean batch, mean step, weights."""
+    steps = _by_model(values, "decode_steps_total")
+    if not steps or max(steps.values()) <= 0:
+        return None
+    model = max(steps, key=steps.get)
+    n = steps[model]
+    return {
+        "model": model,
+        "steps": n,
+        "batch": _by_model(values, "decode_step_sequences_total").get(model, 0.0) / n,
+        "step_s": _by_model(values, "decode_step_seconds_total").get(model, 0.0) / n,
+        "weights": _by_model(values, "model_weight_bytes").get(model, 0.0),
+    }
+
+
 def diagnose(
     metrics: str | dict,
     *,
@@ -155,7 +173,9 @@ def diagnose(
     peak_gbs: float | None = None,
 ):
     """Findings for one scrape's text, or for a ``parse`` result (``subtract``: a window of it); a list,
-    empty for a healthy gateway or too little traffic."""
+    empty for a healthy gateway or too little traffic. Each finding's ``proposal`` is the change as
+    ``runtime.replay --try`` keys: what ``--replay`` runs to prove it (empty where a replay on one engine
+    cannot show it, such as another replica)."""
     m = parse(metrics) if isinstance(metrics, str) else metrics
     values, hists = m["values"], m["hists"]
     ttft = _merged(hists, "time_to_first_token_seconds", cache="miss")
@@ -170,31 +190,64 @@ def diagnose(
     hits = sum(_by_model(values, "prefix_cache_hits_total").values())
     hit_rate = hits / queries if queries else 0.0
     running = _by_model(values, "num_requests_running")
-    mean_running = sum(running.values()) / len(running) if running else 0.0
+    decode = _decode(values)
+    batch = decode["batch"] if decode else (sum(running.values()) / len(running) if running else 0.0)
+    tpot_p99 = tpot.quantile(0.99)
 
     ttft_p99, ttft_p50 = ttft.quantile(0.99), ttft.quantile(0.5)
     if ttft_p99 is not None and ttft_p99 > ttft_slo:
         share = (queue.mean or 0.0) / ttft.mean if ttft.mean else 0.0
+        mean_prompt = prompt / requests
         evidence = {
             "ttft_p50_s": ttft_p50,
             "ttft_p99_s": ttft_p99,
             "ttft_slo_s": ttft_slo,
             "queue_share_of_ttft": round(share, 3),
-            "mean_prompt_tokens": round(prompt / requests, 1),
+            "mean_prompt_tokens": round(mean_prompt, 1),
             "prefix_cache_hit_rate": round(hit_rate, 3),
         }
+        not_decode = "high TTFT is not slow decode: quantizing weights will not fix it"
         if share > QUEUE_SHARE:
+            evidence |= {"mean_decode_batch": round(batch, 2), "tpot_p99_s": tpot_p99}
+            raise_batch = "a bigger batch (max_num_seqs) lets more in at once but raises every request's TPOT"
+            if tpot_p99 is not None and tpot_p99 <= tpot_slo / 2 and batch >= 1:  # TPOT has room: batch more
+                seqs = 2 * math.ceil(batch)
+                findings.append(
+                    Finding(
+                        "ttft",
+                        "queueing: requests wait to be scheduled for most of their time to first token, while "
+                        "the running batch is small and TPOT has room under its service level",
+                        evidence,
+                        "let more sequences run at once (continuous batching's cap): TPOT rises, within its level",
+                        f"models[].engine.max_num_seqs: {seqs}",
+                        [raise_batch + ": check TPOT in the replay"],
+                        {"max_num_seqs": seqs},
+                    )
+                )
+            else:
+                findings.append(
+                    Finding(
+                        "ttft",
+                        "queueing: requests wait to be scheduled for most of their time to first token",
+                        evidence,
+                        "more capacity: another replica of the tier",
+                        "tiers[].urls: [<another runtime server>]",
+                        [raise_batch + ", which is already at its service level here"],
+                    )
+                )
+        elif mean_prompt > LONG_PROMPT_TOKENS and queries == 0:
             findings.append(
                 Finding(
                     "ttft",
-                    "queueing: requests wait to be scheduled for most of their time to first token",
+                    "context too long and the prefix cache is off: every prompt is prefilled from its first token",
                     evidence,
-                    "more capacity: another replica of the tier, or a larger KV budget",
-                    "tiers[].urls: [<another runtime server>] (or models[].engine.kv_cache_mb)",
-                    ["a bigger batch (max_num_seqs) lets more in at once but raises every request's TPOT"],
+                    "prefix caching: a shared system prompt or conversation history is prefilled once",
+                    "models[].engine.enable_prefix_caching: true",
+                    [not_decode],
+                    {"enable_prefix_caching": True},
                 )
             )
-        elif prompt / requests > LONG_PROMPT_TOKENS and hit_rate < COLD_PREFIX:
+        elif mean_prompt > LONG_PROMPT_TOKENS and hit_rate < COLD_PREFIX:
             findings.append(
                 Finding(
                     "ttft",
@@ -202,7 +255,7 @@ def diagnose(
                     evidence,
                     "drop old turns, and keep shared system prompts byte-identical so the prefix cache reuses them",
                     "tiers[].truncation: auto",
-                    ["high TTFT is not slow decode: quantizing weights will not fix it"],
+                    [not_decode],
                 )
             )
         else:
@@ -213,23 +266,17 @@ def diagnose(
                     evidence,
                     "a stronger device for prefill, or prefill/decode disaggregation",
                     "python -m runtime.server --role decode --prefill-url <prefill server>",
-                    ["high TTFT is not slow decode: quantizing weights will not fix it"],
+                    [not_decode],
                 )
             )
 
-    tpot_p99 = tpot.quantile(0.99)
     if tpot_p99 is not None and tpot_p99 > tpot_slo:
         evidence = {"tpot_p50_s": tpot.quantile(0.5), "tpot_p99_s": tpot_p99, "tpot_slo_s": tpot_slo}
-        steps = _by_model(values, "decode_steps_total")
-        busiest = max(steps, key=steps.get) if steps and max(steps.values()) > 0 else None
-        if busiest is not None:  # the engines' own decode steps: batch, step time, the weights' read rate
-            n = steps[busiest]
-            batch = _by_model(values, "decode_step_sequences_total").get(busiest, 0.0) / n
-            step_s = _by_model(values, "decode_step_seconds_total").get(busiest, 0.0) / n
-            weights = _by_model(values, "model_weight_bytes").get(busiest, 0.0)
+        if decode is not None:  # the engines' own decode steps: batch, step time, the weights' read rate
+            step_s, weights = decode["step_s"], decode["weights"]
             evidence |= {
-                "model": busiest,
-                "decode_steps": int(n),
+                "model": decode["model"],
+                "decode_steps": int(decode["steps"]),
                 "mean_decode_batch": round(batch, 2),
                 "mean_decode_step_ms": round(step_s * 1e3, 2),
                 "weight_mb": round(weights / 1e6, 1),
@@ -239,8 +286,7 @@ def diagnose(
             if peak_gbs:  # the roofline: the step can be no faster than the weights' read at peak bandwidth
                 evidence["roofline_step_ms"] = round(weights / (peak_gbs * 1e9) * 1e3, 3)
         else:
-            batch = mean_running
-            evidence["mean_running_per_engine"] = round(mean_running, 2)
+            evidence["mean_running_per_engine"] = round(batch, 2)
         if batch < FEW_RUNNING:
             findings.append(
                 Finding(
@@ -249,31 +295,37 @@ def diagnose(
                     evidence,
                     "weight quantization (fewer bytes read per token)",
                     "models[].engine.weight_quant: int8",
+                    ["a bigger batch does not make one stream faster: it only shares the read"],
+                    {"weight_quant": "int8"},
                 )
             )
         else:
+            seqs = max(1, math.floor(batch / 4))
             findings.append(
                 Finding(
                     "tpot",
                     "the batch is the cost: many sequences share each step",
                     evidence,
-                    "cap the batch (or add a replica)",
-                    "models[].engine.max_num_seqs: lower",
+                    "cap the batch (or add a replica): each step gets shorter, the queue longer",
+                    f"models[].engine.max_num_seqs: {seqs}",
                     ["a bigger batch raises TPOT: do not raise max_num_seqs to fix queueing here"],
+                    {"max_num_seqs": seqs},
                 )
             )
 
-    kv = _by_model(values, "kv_cache_usage_perc")
+    kv = _by_model(values, "kv_cache_usage_perc")  # over a window: the peak the dashboard sampled in it
     preempt = _by_model(values, "num_preemptions_total")
-    for model, usage in kv.items():
-        if usage > KV_FULL and preempt.get(model, 0) > 0:
+    for model, n in preempt.items():
+        if n > 0 and kv.get(model, 0.0) > KV_FULL:
             findings.append(
                 Finding(
                     "memory",
-                    f"KV too big for the cache on {model}: it is nearly full and requests are preempted",
-                    {"kv_cache_usage": round(usage, 3), "preemptions": preempt.get(model, 0)},
-                    "store the KV in int8 (half the bytes), or fewer / shorter sequences",
+                    f"KV too big for the cache on {model}: it filled up and requests were preempted (recomputed)",
+                    {"kv_cache_usage": round(kv.get(model, 0.0), 3), "preemptions": n},
+                    "store the KV in int8 (half the bytes: twice the tokens), or fewer / shorter sequences",
                     "models[].engine.kv_dtype: int8",
+                    ["preemption recomputes: it costs prefill time, so it shows as TTFT and TPOT too"],
+                    {"kv_dtype": "int8"},
                 )
             )
 
@@ -283,15 +335,19 @@ def diagnose(
         priciest = max(prices, key=lambda t: prices[t])
         share = spend.get(priciest, 0.0) / total
         if share > EXPENSIVE_SHARE and len(prices) > 1:
+            cheaper = min(prices, key=lambda t: prices[t])
             findings.append(
                 Finding(
                     "cost",
                     f"model too big: {share:.0%} of the spend is on {priciest}, the priciest tier",
                     {"spend_usd": {k: round(v, 6) for k, v in spend.items()}, "priciest": priciest},
                     "send what a smaller tier can do there (model: auto), with the big one as its fallback",
-                    "router.default: <a cheaper tier>",
+                    f"router.default: {cheaper} (or model: auto)",
+                    ["a smaller model answers some requests worse: check the quality (scripts/bench_tiers.py)"],
+                    {"tier": cheaper},
                 )
             )
+
     repeated = sum(_by_model_of(values, "gateway_repeated_requests_total", "tier").values())
     repeated_cost = sum(_by_model_of(values, "gateway_repeated_cost_usd_total", "tier").values())
     if total > 0 and repeated_cost / total > REPEAT_SHARE:
@@ -323,7 +379,7 @@ def diagnose(
                 "check Cache-Control: no-store on the clients and the store's errors (gateway_cache_unavailable_total)",
                 "cache.threshold: lower, only after scripts/eval_cache.py shows the guard still holds",
             )
-        findings.append(Finding("cost", cause, evidence, remedy, key))
+        findings.append(Finding("cost", cause, evidence, remedy, key, [], {"cache": "exact"}))
     return findings
 
 

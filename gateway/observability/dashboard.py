@@ -468,6 +468,14 @@ class Dashboard:
         except Exception:
             log.warning("diagnosis: reading the metrics registry failed", exc_info=True)
             raise web.HTTPServiceUnavailable(text="the metrics registry cannot be read") from None
+        # A gauge read now says little about a window: KV usage is its peak over the window's samples
+        # (every ``interval`` s), which is what "the cache filled up" means.
+        since = self.clock() - window
+        kv = delta["values"].get("kv_cache_usage_perc", {})
+        for snap in self.ring:
+            if snap.t >= since:
+                for labels, v in snap.get("kv_cache_usage_perc").items():
+                    kv[labels] = max(kv.get(labels, 0.0), v)
         body = advise.report(delta, window_s=covered, prices=self.prices_of(), **slo)
         body["requested_window_s"] = window
         return web.json_response(body, headers={"Cache-Control": "no-store"})

@@ -44,7 +44,9 @@ def test_healthy_and_too_little_traffic_give_no_finding():
 @pytest.mark.parametrize(
     "kwargs, cause, key",
     [
-        ({"ttft": 3.0, "queue": 2.5}, "queueing", "tiers[].urls"),
+        ({"ttft": 3.0, "queue": 2.5}, "queueing", "max_num_seqs: 8"),  # TPOT has room: batch 4 -> 8
+        ({"ttft": 3.0, "queue": 2.5, "itl": 0.08}, "queueing", "tiers[].urls"),  # it has not: a replica
+        ({"ttft": 3.0, "prompt": 3000}, "context too long and the prefix cache is off", "enable_prefix_caching: true"),
         (
             {"ttft": 3.0, "prompt": 3000, "engine": Engine(queries=120000, hits=0)},
             "context too long",
@@ -64,6 +66,7 @@ def test_ttft_branches(kwargs, cause, key):
     assert f.evidence["ttft_p99_s"] > f.evidence["ttft_slo_s"]
     if cause == "queueing":
         assert any("raises" in t and "TPOT" in t for t in f.traps)  # the trap of raising the batch
+        assert f.proposal == ({"max_num_seqs": 8} if "max_num_seqs" in key else {})
     else:
         assert any("not slow decode" in t for t in f.traps)
 

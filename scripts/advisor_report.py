@@ -1,0 +1,320 @@
+"""The bottleneck advisor on synthetic workloads, each made to show one branch of its tree: docs/ADVISOR.md.
+
+For each workload below: a real ``python -m gateway`` process (its one tier ``small`` serving the named
+model in-process, the traffic-shape recorder on) takes the workload over HTTP (streamed chat
+completions, greedy, ``min_tokens = max_tokens`` so every answer is as long as asked); then the
+advisor's own endpoint, ``GET /dashboard/diagnosis?window=15m``, gives its findings; then the first
+finding's ``proposal`` (its change as replay keys) is replayed by ``python -m runtime.replay`` on the
+recording, current configuration against proposed, and both rows go into the report. The workloads
+were written to produce their symptom; the advisor's thresholds are the named constants of
+gateway/advise.py, not fitted to them. One set of service levels for every workload, chosen for this
+2-core CPU: TTFT p99 <= 1 s, TPOT p99 <= 50 ms (20 tokens a second).
+
+    python scripts/advisor_report.py [--only NAME ...] [--out docs/ADVISOR.md]
+
+Writes docs/ADVISOR.md and docs/results/advisor.json. About 15-25 minutes here (every workload starts
+its own gateway and two replay engines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TTFT_SLO, TPOT_SLO = 1.0, 0.05
+WORDS = (
+    "the bakery opens at seven and closes at six on weekdays while on saturdays it opens at eight and closes "
+    "at two the sourdough needs a long proof and the croissants are laminated by hand every morning"
+).split()
+
+
+def words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def question(rng: random.Random, i: int) -> str:
+    return f"Question {i}: {words(rng, 8)}?"
+
+
+@dataclass
+class Workload:
+    name: str
+    what: str  # the workload, in words
+    expect: tuple[str, str] | None  # (symptom, the start of the cause) the advisor should name; None: nothing
+    requests: list[tuple[float, list[dict], int]]  # (arrival s, messages, max_tokens)
+    model: str = "smollm2-135m"
+    engine: dict = field(default_factory=dict)
+    cache: bool = False
+
+
+def workloads(seed: int = 0) -> list[Workload]:
+    rng = random.Random(seed)
+    base = {"dtype": "float32", "max_model_len": 2048, "max_num_batched_tokens": 256, "kv_cache_mb": 256}
+    int8 = {**base, "weight_quant": "int8"}
+    system = {"role": "system", "content": "You answer for a bakery. " + words(rng, 1100)}
+    pool = [question(rng, i) for i in range(6)]
+    return [
+        Workload(
+            "healthy",
+            "24 short questions, one every 0.8 s, 16-token answers, SmolLM2 with int8 weights",
+            None,
+            [(0.8 * i, [{"role": "user", "content": question(rng, i)}], 16) for i in range(24)],
+            engine=int8,
+        ),
+        Workload(
+            "queueing",
+            "a burst of 32 questions at once, 24-token answers, max_num_seqs 2 (int8 weights)",
+            ("ttft", "queueing"),
+            [(0.02 * i, [{"role": "user", "content": question(rng, i)}], 24) for i in range(32)],
+            engine={**int8, "max_num_seqs": 2},
+        ),
+        Workload(
+            "long-shared-prompt",
+            "22 questions one at a time (every 3.5 s) behind the same ~1,100-word system prompt, prefix caching off",
+            ("ttft", "context too long and the prefix cache is off"),
+            [(3.5 * i, [system, {"role": "user", "content": question(rng, i)}], 4) for i in range(22)],
+            engine={**int8, "enable_prefix_caching": False},
+        ),
+        Workload(
+            "one-stream-big-weights",
+            "22 requests one after another (every 3.5 s), 48-token answers, Gemma 3 270M in float32 (1.1 GB of weights)",
+            ("tpot", "bandwidth-bound"),
+            [(3.5 * i, [{"role": "user", "content": question(rng, i)}], 48) for i in range(22)],
+            model="gemma3-270m",
+            engine=base,
+        ),
+        Workload(
+            "big-batch",
+            "24 concurrent 64-token answers, max_num_seqs 24, float32 SmolLM2",
+            ("tpot", "the batch is the cost"),
+            [(0.02 * i, [{"role": "user", "content": question(rng, i)}], 64) for i in range(24)],
+            engine={**base, "max_num_seqs": 24},
+        ),
+        Workload(
+            "kv-exhausted",
+            "20 concurrent 160-token answers to 300-token prompts in a 64 MiB KV cache (float32 KV: about 1,400"
+            " tokens, three such requests), int8 weights",
+            ("memory", "KV too big"),
+            [
+                (0.02 * i, [{"role": "user", "content": question(rng, i) + " " + words(rng, 280)}], 160)
+                for i in range(20)
+            ],
+            engine={**int8, "kv_cache_mb": 64, "max_num_seqs": 16},
+        ),
+        Workload(
+            "repeated-questions",
+            "40 questions drawn from 6, one every 0.5 s, 24-token answers, no cache (int8 weights)",
+            ("cost", "repeated calls"),
+            [(0.5 * i, [{"role": "user", "content": rng.choice(pool)}], 24) for i in range(40)],
+            engine=int8,
+        ),
+    ]
+
+
+def gateway_yaml(w: Workload, folder: Path) -> Path:
+    config = {
+        "host": "127.0.0.1",
+        "models": [{"name": w.model, "preset": w.model, "engine": w.engine}],
+        "tiers": {
+            "tiers": [
+                {
+                    "name": "small",
+                    "model": w.model,
+                    "capacity": 256,
+                    "timeout_s": 600,
+                    "price": {"input_per_mtok": 0.10, "output_per_mtok": 0.40},
+                }
+            ],
+            "router": {"default": "small"},
+        },
+        "limits": {"default_max_tokens": 256},
+        "cache": {"enabled": w.cache, "store": "file", "path": str(folder / "cache.jsonl")},
+        "record": {"path": str(folder / "shapes.jsonl")},
+    }
+    path = folder / "gateway.yaml"
+    path.write_text(json.dumps(config))  # JSON is YAML
+    return path
+
+
+async def send(url: str, w: Workload) -> dict:
+    import aiohttp
+
+    t0 = time.perf_counter()
+    status: dict[int, int] = {}
+
+    async def one(session, at, messages, max_tokens):
+        await asyncio.sleep(max(0.0, at - (time.perf_counter() - t0)))
+        body = {"model": "small", "messages": messages, "max_tokens": max_tokens, "min_tokens": max_tokens}
+        body |= {"temperature": 0, "stream": True}
+        async with session.post(url + "/v1/chat/completions", json=body) as r:
+            async for _ in r.content:
+                pass
+            status[r.status] = status.get(r.status, 0) + 1
+
+    timeout = aiohttp.ClientTimeout(total=1800)
+    async with aiohttp.ClientSession(timeout=timeout) as session:
+        await asyncio.gather(*(one(session, *req) for req in w.requests))
+    return {"status": status, "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def replay_args(w: Workload) -> list[str]:
+    """The gateway's engine as runtime.replay --base keys (kv_cache_mb is kv_cache_bytes there)."""
+    out = []
+    for k, v in w.engine.items():
+        k, v = ("kv_cache_bytes", v << 20) if k == "kv_cache_mb" else (k, v)
+        out += ["--base", f"{k}={json.dumps(v) if not isinstance(v, str) else v}"]
+    return out
+
+
+def run_one(w: Workload, folder: Path) -> dict:
+    from tests.support.processes import ServerProcess
+
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"[{w.name}] starting the gateway ({w.model}, {w.engine})", file=sys.stderr)
+    with ServerProcess(["-m", "gateway", "--config", str(gateway_yaml(w, folder))], name=w.name) as gw:
+        sent = asyncio.run(send(gw.url, w))
+        print(f"[{w.name}] workload done: {sent}", file=sys.stderr)
+        time.sleep(3)  # one more dashboard sample after the last answer
+        query = f"window=15m&ttft_slo={TTFT_SLO}&tpot_slo={TPOT_SLO}"
+        import urllib.request
+
+        with urllib.request.urlopen(f"{gw.url}/dashboard/diagnosis?{query}", timeout=30) as r:
+            diagnosis = json.loads(r.read())
+    findings = diagnosis["findings"]
+    match = [f for f in findings if w.expect and f["symptom"] == w.expect[0] and f["cause"].startswith(w.expect[1])]
+    named = not findings if w.expect is None else bool(match)
+    chosen = (match or findings or [None])[0]  # the finding replayed: the expected one, else the first
+    row = {"workload": w.name, "what": w.what, "model": w.model, "engine": w.engine, "sent": sent}
+    row |= {"expected": w.expect, "diagnosis": diagnosis, "named_as_expected": named, "replayed": chosen}
+    proposal = chosen.get("proposal") if chosen else None
+    if proposal:
+        tries = [
+            x for k, v in proposal.items() for x in ("--try", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")
+        ]
+        cmd = [sys.executable, "-m", "runtime.replay", str(folder / "shapes.jsonl"), "--model", w.model, "--json"]
+        cmd += [f"--ttft-slo={TTFT_SLO}", f"--tpot-slo={TPOT_SLO}", *replay_args(w), *tries]
+        print(f"[{w.name}] replaying {proposal}", file=sys.stderr)
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+        if done.returncode != 0:
+            raise RuntimeError(f"replay failed:\n{done.stderr[-3000:]}")
+        row["replay"] = json.loads(done.stdout)
+        row["replay_command"] = "python -m runtime.replay RECORDING " + " ".join(cmd[5:])
+    return row
+
+
+def fmt(v, digits=3) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def markdown(rows: list[dict]) -> str:
+    out = [
+        "# The bottleneck advisor on synthetic workloads (issue 19)",
+        "",
+        "Produced by `python scripts/advisor_report.py` (raw figures: `docs/results/advisor.json`). Each workload",
+        "ran through a real `python -m gateway` process on this 2-core CPU (its tier `small` in-process, the",
+        "traffic-shape recorder on); the findings are what `GET /dashboard/diagnosis?window=15m` answered after",
+        "it (the same as `python -m gateway.advise --window 15m`); the first finding's proposal was then replayed",
+        "on the recording with `python -m runtime.replay`, the current engine configuration against the proposed",
+        f"one. Service levels for all: TTFT p99 <= {TTFT_SLO:g} s, TPOT p99 <= {TPOT_SLO * 1e3:g} ms. Latency",
+        "quantiles in findings are histogram bucket bounds (what a service level is checked against); replay",
+        "quantiles are measured per request. Goodput: the share of requests within both service levels.",
+        "",
+        "| workload | advisor's finding | change | named as expected | replay: goodput current -> proposed |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows:
+        f = r["diagnosis"]["findings"]
+        c = r["replayed"]
+        first = (
+            f"[{c['symptom']}] {c['cause']}" + (f" (+{len(f) - 1} more)" if len(f) > 1 else "") if c else "no finding"
+        )
+        change = f"`{c['key']}`" if c else "-"
+        rep = r.get("replay")
+        good = f"{rep['current']['goodput']:.2f} -> {rep['proposed']['goodput']:.2f}" if rep else "-"
+        named = "yes" if r["named_as_expected"] else "**no**"
+        out.append(f"| {r['workload']} | {first} | {change} | {named} | {good} |")
+    for r in rows:
+        d = r["diagnosis"]
+        out += [
+            "",
+            f"## {r['workload']}",
+            "",
+            f"{r['what']}. Model `{r['model']}`, engine `{json.dumps(r['engine'])}`.",
+        ]
+        out += [
+            f"Sent in {r['sent']['seconds']} s, statuses {r['sent']['status']}; the advisor saw {d['requests']} answered requests."
+        ]
+        if r["expected"]:
+            out.append(f"Expected: `{r['expected'][0]}`, {r['expected'][1]}.")
+        else:
+            out.append("Expected: no finding.")
+        if not d["findings"]:
+            out += ["", "**No finding.**"]
+        for f in d["findings"]:
+            out += ["", f"**[{f['symptom']}] {f['cause']}**", "", f"- evidence: `{json.dumps(f['evidence'])}`"]
+            out += [f"- remedy: {f['remedy']}", f"- change: `{f['key']}`"]
+            out += [f"- trap: {t}" for t in f["traps"]]
+        rep = r.get("replay")
+        if rep:
+            cur, new = rep["current"], rep["proposed"]
+            out += ["", f"Replay of `{json.dumps(r['replayed']['proposal'])}` ({cur['requests']} requests):", ""]
+            out += ["| | current | proposed |", "|---|---|---|"]
+            for label, get, digits in (
+                ("TTFT p50 (s)", lambda x: x["ttft_s"]["p50"], 3),
+                ("TTFT p99 (s)", lambda x: x["ttft_s"]["p99"], 3),
+                ("TPOT p50 (ms)", lambda x: None if x["tpot_s"]["p50"] is None else x["tpot_s"]["p50"] * 1e3, 1),
+                ("TPOT p99 (ms)", lambda x: None if x["tpot_s"]["p99"] is None else x["tpot_s"]["p99"] * 1e3, 1),
+                ("goodput", lambda x: x["goodput"], 2),
+                ("peak KV usage", lambda x: x["peak_kv_usage"], 3),
+                ("preemptions", lambda x: x["preemptions"], 0),
+                ("prefix-cache hit rate", lambda x: x["prefix_cache_hit_rate"], 3),
+                ("output tokens / s", lambda x: x["output_tokens_per_s"], 1),
+                ("cache hits", lambda x: x["cache_hits"], 0),
+                ("cost (USD)", lambda x: x["cost_usd"], 6),
+            ):
+                out.append(f"| {label} | {fmt(get(cur), digits)} | {fmt(get(new), digits)} |")
+            out += ["", f"`{r['replay_command']}`"]
+        elif d["findings"]:
+            out += ["", "Not replayed: the change is not one engine's configuration (a replica, a device)."]
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", nargs="*", help="run only these workloads (the report then holds only them)")
+    p.add_argument("--out", default="docs/ADVISOR.md")
+    p.add_argument("--json-out", default="docs/results/advisor.json")
+    args = p.parse_args(argv)
+    chosen = [w for w in workloads() if not args.only or w.name in args.only]
+    if not chosen:
+        print(f"error: no workload named {args.only}", file=sys.stderr)
+        return 2
+    tmp = Path(tempfile.mkdtemp(prefix="advisor-"))
+    rows = []
+    for w in chosen:
+        rows.append(run_one(w, tmp / w.name))
+        print(json.dumps({k: rows[-1][k] for k in ("workload", "named_as_expected")}), file=sys.stderr)
+    (ROOT / args.json_out).parent.mkdir(parents=True, exist_ok=True)
+    (ROOT / args.json_out).write_text(json.dumps(rows, indent=1))
+    (ROOT / args.out).write_text(markdown(rows))
+    print(json.dumps([{k: r[k] for k in ("workload", "named_as_expected")} for r in rows]))
+    return 0 if all(r["named_as_expected"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
