@@ -177,7 +177,25 @@ def replay_args(w: Workload) -> list[str]:
     return out
 
 
-def run_one(w: Workload, folder: Path) -> dict:
+def look(url: str, path: Path) -> None:
+    """The dashboard in Debian's Chromium, once its Diagnosis panel has drawn the findings: a PNG."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--headless", "--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.goto(url + "/dashboard")
+            page.wait_for_function("document.getElementById('findings').dataset.findings !== '-1'", timeout=30000)
+            page.wait_for_timeout(2500)  # the charts' first poll
+            path.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(path), full_page=False)
+        finally:
+            browser.close()
+    print(f"dashboard: {path}", file=sys.stderr)
+
+
+def run_one(w: Workload, folder: Path, screenshot: Path | None = None) -> dict:
     from tests.support.processes import ServerProcess
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -191,6 +209,8 @@ def run_one(w: Workload, folder: Path) -> dict:
 
         with urllib.request.urlopen(f"{gw.url}/dashboard/diagnosis?{query}", timeout=30) as r:
             diagnosis = json.loads(r.read())
+        if screenshot is not None:
+            look(gw.url, screenshot)
     findings = diagnosis["findings"]
     match = [f for f in findings if w.expect and f["symptom"] == w.expect[0] and f["cause"].startswith(w.expect[1])]
     named = not findings if w.expect is None else bool(match)
@@ -233,6 +253,10 @@ def markdown(rows: list[dict]) -> str:
         f"one. Service levels for all: TTFT p99 <= {TTFT_SLO:g} s, TPOT p99 <= {TPOT_SLO * 1e3:g} ms. Latency",
         "quantiles in findings are histogram bucket bounds (what a service level is checked against); replay",
         "quantiles are measured per request. Goodput: the share of requests within both service levels.",
+        "",
+        "The dashboard's Diagnosis panel after the `queueing` workload, in Chromium:",
+        "",
+        "![the Diagnosis panel](results/advisor_dashboard.png)",
         "",
         "| workload | advisor's finding | change | named as expected | replay: goodput current -> proposed |",
         "|---|---|---|---|---|",
@@ -299,6 +323,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="*", help="run only these workloads (the report then holds only them)")
     p.add_argument("--out", default="docs/ADVISOR.md")
     p.add_argument("--json-out", default="docs/results/advisor.json")
+    p.add_argument("--screenshot", default="queueing", help="the workload after which the dashboard is shot")
     args = p.parse_args(argv)
     chosen = [w for w in workloads() if not args.only or w.name in args.only]
     if not chosen:
@@ -307,7 +332,8 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="advisor-"))
     rows = []
     for w in chosen:
-        rows.append(run_one(w, tmp / w.name))
+        shot = ROOT / "docs" / "results" / "advisor_dashboard.png" if w.name == args.screenshot else None
+        rows.append(run_one(w, tmp / w.name, shot))
         print(json.dumps({k: rows[-1][k] for k in ("workload", "named_as_expected")}), file=sys.stderr)
     (ROOT / args.json_out).parent.mkdir(parents=True, exist_ok=True)
     (ROOT / args.json_out).write_text(json.dumps(rows, indent=1))

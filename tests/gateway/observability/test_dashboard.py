@@ -209,12 +209,17 @@ def test_dashboard_in_a_real_browser(server):
             )
             points = {c: int(page.get_attribute(f"#{c}", "data-points")) for c in charts}
             hit_rate = page.inner_text("#summary-hit-rate")
+            # The Diagnosis panel: a few requests, none slow: nothing to judge yet, and it says so.
+            page.wait_for_function("document.getElementById('findings').dataset.findings !== '-1'", timeout=20_000)
+            findings = page.get_attribute("#findings", "data-findings")
+            diagnosis = page.inner_text("#diagnosis")
             OUT.mkdir(exist_ok=True)
             page.screenshot(path=str(OUT / "dashboard.png"), full_page=True)
         finally:
             browser.close()
 
     assert not errors, errors
+    assert findings == "0" and "fewer than 20 requests" in diagnosis and "TTFT p99" in diagnosis, diagnosis
     assert all(n > 0 for n in points.values()), points
     assert points["chart-hits-by-kind"] >= 2  # misses and exact hits at least
     m = re.fullmatch(r"([\d.]+)%", hit_rate)
