@@ -33,6 +33,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 QUEUE_SHARE = 0.5  # queue time over this share of TTFT: TTFT is waiting, not prefill
@@ -57,6 +58,33 @@ class Finding:
     proposal: dict = field(default_factory=dict)  # the change as runtime.replay --try keys (the proof)
 
 
+def histogram_quantile(q: float, cumulative: Sequence[tuple[float, float]]) -> float | None:
+    """The q-quantile (0 < q <= 1) of a histogram given as sorted (le, cumulative count) pairs ending at
+    +Inf, interpolated linearly inside the bucket that holds rank q*total, like Prometheus'
+    histogram_quantile: the first bucket starts at 0, a rank in the +Inf bucket answers the largest
+    finite bound. None when the histogram is empty (no observations, or no +Inf bucket)."""
+    if not cumulative or cumulative[-1][0] != math.inf:
+        return None
+    counts, running = [], 0.0
+    for _, c in cumulative:  # summed deltas may wobble by float error: force monotonic, as Prometheus does
+        running = max(running, c)
+        counts.append(running)
+    n = counts[-1]
+    if n <= 0:
+        return None
+    rank = q * n
+    lower, below = 0.0, 0.0
+    for (le, _), count in zip(cumulative, counts):
+        if count >= rank:
+            if le == math.inf:
+                return lower if len(cumulative) > 1 else None
+            if count == below:
+                return le
+            return lower + (le - lower) * (rank - below) / (count - below)
+        lower, below = le, count
+    return None  # unreachable: the +Inf bucket holds every observation
+
+
 @dataclass
 class Histogram:
     buckets: list[tuple[float, float]]  # (upper bound, cumulative count), +Inf last
@@ -64,15 +92,9 @@ class Histogram:
     count: float = 0.0
 
     def quantile(self, q: float) -> float | None:
-        """The bucket upper bound holding quantile ``q`` (Prometheus' histogram_quantile, without the
-        interpolation: an upper bound, which is what a service level is checked against)."""
-        if not self.count:
-            return None
-        want = q * self.count
-        for le, cum in sorted(self.buckets):
-            if cum >= want:
-                return le
-        return float("inf")
+        """Quantile ``q``, interpolated inside its bucket as Prometheus' histogram_quantile does."""
+        v = histogram_quantile(q, sorted(self.buckets)) if self.count else None
+        return None if v is None else round(v, 6)
 
     @property
     def mean(self) -> float | None:

@@ -130,31 +130,7 @@ def bucket_deltas(new: Snapshot, old: Snapshot, histogram: str) -> list[tuple[fl
     return sorted((le, counter_delta(c, b_old.get(le, 0.0))) for le, c in b_new.items())
 
 
-def histogram_quantile(q: float, cumulative: Sequence[tuple[float, float]]) -> float | None:
-    """The q-quantile (0 < q <= 1) of a histogram given as sorted (le, cumulative count) pairs ending at
-    +Inf, interpolated linearly inside the bucket that holds rank q*total, like Prometheus'
-    histogram_quantile: the first bucket starts at 0, a rank in the +Inf bucket answers the largest
-    finite bound. None when the histogram is empty (no observations, or no +Inf bucket)."""
-    if not cumulative or cumulative[-1][0] != math.inf:
-        return None
-    counts, running = [], 0.0
-    for _, c in cumulative:  # summed deltas may wobble by float error: force monotonic, as Prometheus does
-        running = max(running, c)
-        counts.append(running)
-    n = counts[-1]
-    if n <= 0:
-        return None
-    rank = q * n
-    lower, below = 0.0, 0.0
-    for (le, _), count in zip(cumulative, counts):
-        if count >= rank:
-            if le == math.inf:
-                return lower if len(cumulative) > 1 else None
-            if count == below:
-                return le
-            return lower + (le - lower) * (rank - below) / (count - below)
-        lower, below = le, count
-    return None  # unreachable: the +Inf bucket holds every observation
+histogram_quantile = advise.histogram_quantile  # Prometheus' interpolation, shared with the advisor
 
 
 # ---------------------------------------------------------------- pure functions: series
