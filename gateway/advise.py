@@ -183,6 +183,7 @@ def _decode(values: dict) -> dict | None:
         "batch": _by_model(values, "decode_step_sequences_total").get(model, 0.0) / n,
         "step_s": _by_model(values, "decode_step_seconds_total").get(model, 0.0) / n,
         "weights": _by_model(values, "model_weight_bytes").get(model, 0.0),
+        "bits": _by_model(values, "model_weight_bits").get(model),
     }
 
 
@@ -232,7 +233,11 @@ def diagnose(
         if share > QUEUE_SHARE:
             evidence |= {"mean_decode_batch": round(batch, 2), "tpot_p99_s": tpot_p99}
             raise_batch = "a bigger batch (max_num_seqs) lets more in at once but raises every request's TPOT"
-            if tpot_p99 is not None and tpot_p99 <= tpot_slo / 2 and batch >= 1:  # TPOT has room: batch more
+            # Room to batch more: the engine's own decode step (what TPOT is made of, without the prefills
+            # of newly admitted requests) is under half the TPOT service level.
+            step_s = decode["step_s"] if decode else tpot.quantile(0.5)
+            evidence["mean_decode_step_ms"] = None if step_s is None else round(step_s * 1e3, 2)
+            if step_s is not None and step_s <= tpot_slo / 2 and batch >= 1:
                 seqs = 2 * math.ceil(batch)
                 findings.append(
                     Finding(
@@ -310,15 +315,25 @@ def diagnose(
         else:
             evidence["mean_running_per_engine"] = round(batch, 2)
         if batch < FEW_RUNNING:
+            bits = decode.get("bits") if decode else None
+            evidence["weight_bits"] = bits
+            cause = "bandwidth-bound: one or two sequences per step, so each token costs a full read of the weights"
+            trap = "a bigger batch does not make one stream faster: it only shares the read"
+            if bits is None or bits > 8:  # float weights (or an engine that does not say): 8 bits
+                remedy, quant = "weight quantization: int8 reads a quarter of float32's bytes per token", "int8"
+            elif bits == 8:
+                remedy, quant = "weight quantization: int4 reads half of int8's bytes (check the quality)", "int4"
+            else:
+                remedy, quant = "the weights are already 4-bit: a device with more memory bandwidth", None
             findings.append(
                 Finding(
                     "tpot",
-                    "bandwidth-bound: one or two sequences per step, so each token costs a full read of the weights",
+                    cause,
                     evidence,
-                    "weight quantization (fewer bytes read per token)",
-                    "models[].engine.weight_quant: int8",
-                    ["a bigger batch does not make one stream faster: it only shares the read"],
-                    {"weight_quant": "int8"},
+                    remedy,
+                    f"models[].engine.weight_quant: {quant}" if quant else "a faster device (HBM)",
+                    [trap],
+                    {"weight_quant": quant} if quant else {},
                 )
             )
         else:

@@ -357,6 +357,7 @@ class EngineStats:
     decode_seqs: int = 0  # sequences in those steps, summed (/ decode_steps: the mean decode batch)
     decode_seconds: float = 0.0  # wall time of those steps, summed (/ decode_steps: the mean decode step)
     weight_bytes: int = 0  # the model's weights in memory: what every decode step reads at least once
+    weight_bits: int = 0  # bits a weight as served: 32 / 16 (float), 8 (int8), 4 (int4); 0: the file's mixed blocks
 
 
 class EngineClient(Protocol):

@@ -3,7 +3,8 @@
 For each workload below: a real ``python -m gateway`` process (its one tier ``small`` serving the named
 model in-process, the traffic-shape recorder on) takes the workload over HTTP (streamed chat
 completions, greedy, ``min_tokens = max_tokens`` so every answer is as long as asked); then the
-advisor's own endpoint, ``GET /dashboard/diagnosis?window=15m``, gives its findings; then the first
+advisor's own endpoint, ``GET /dashboard/diagnosis?window=...`` (the window holding the workload, not its
+three warm-up requests), gives its findings; then the first
 finding's ``proposal`` (its change as replay keys) is replayed by ``python -m runtime.replay`` on the
 recording, current configuration against proposed, and both rows go into the report. The workloads
 were written to produce their symptom; the advisor's thresholds are the named constants of
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TTFT_SLO, TPOT_SLO = 1.0, 0.05
+READING_S = 30  # the gateway's DiagnosisHistory interval
 WORDS = (
     "the bakery opens at seven and closes at six on weekdays while on saturdays it opens at eight and closes "
     "at two the sourdough needs a long proof and the croissants are laminated by hand every morning"
@@ -204,10 +206,18 @@ def run_one(w: Workload, folder: Path, screenshot: Path | None = None) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     print(f"[{w.name}] starting the gateway ({w.model}, {w.engine})", file=sys.stderr)
     with ServerProcess(["-m", "gateway", "--config", str(gateway_yaml(w, folder))], name=w.name) as gw:
+        # Three requests first (a first request pays for lazy set-up: 2.4 s of TTFT in one run), then a
+        # pause past the gateway's next registry reading (every 30 s), so that the window asked for
+        # below starts at a reading after them: the diagnosis sees the workload alone.
+        warm = [(0.0, [{"role": "user", "content": f"Warm-up {i}: hello"}], 4) for i in range(3)]
+        asyncio.run(send(gw.url, Workload("warm-up", "", None, warm)))
+        warmed = time.time()
+        time.sleep(READING_S + 4)
         sent = asyncio.run(send(gw.url, w))
         print(f"[{w.name}] workload done: {sent}", file=sys.stderr)
         time.sleep(3)  # one more dashboard sample after the last answer
-        query = f"window=15m&ttft_slo={TTFT_SLO}&tpot_slo={TPOT_SLO}"
+        window = time.time() - (warmed + READING_S + 3)
+        query = f"window={window:.1f}s&ttft_slo={TTFT_SLO}&tpot_slo={TPOT_SLO}"
         import urllib.request
 
         with urllib.request.urlopen(f"{gw.url}/dashboard/diagnosis?{query}", timeout=30) as r:
@@ -221,11 +231,20 @@ def run_one(w: Workload, folder: Path, screenshot: Path | None = None) -> dict:
     row = {"workload": w.name, "what": w.what, "model": w.model, "engine": w.engine, "sent": sent}
     row |= {"expected": w.expect, "diagnosis": diagnosis, "named_as_expected": named, "replayed": chosen}
     proposal = chosen.get("proposal") if chosen else None
+    # The recording without the warm-up requests, its clock starting at the workload's first arrival.
+    lines = sorted(
+        (json.loads(x) for x in (folder / "shapes.jsonl").read_text().splitlines() if x.strip()), key=lambda x: x["t"]
+    )
+    lines = lines[3:]
+    t0 = lines[0]["t"] if lines else 0.0
+    for x in lines:
+        x["t"] = round(x["t"] - t0, 4)
+    (folder / "workload.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     if proposal:
         tries = [
             x for k, v in proposal.items() for x in ("--try", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")
         ]
-        cmd = [sys.executable, "-m", "runtime.replay", str(folder / "shapes.jsonl"), "--model", w.model, "--json"]
+        cmd = [sys.executable, "-m", "runtime.replay", str(folder / "workload.jsonl"), "--model", w.model, "--json"]
         cmd += [f"--ttft-slo={TTFT_SLO}", f"--tpot-slo={TPOT_SLO}", *replay_args(w), *tries]
         print(f"[{w.name}] replaying {proposal}", file=sys.stderr)
         done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
@@ -250,8 +269,10 @@ def markdown(rows: list[dict]) -> str:
         "",
         "Produced by `python scripts/advisor_report.py` (raw figures: `docs/results/advisor.json`). Each workload",
         "ran through a real `python -m gateway` process on this 2-core CPU (its tier `small` in-process, the",
-        "traffic-shape recorder on); the findings are what `GET /dashboard/diagnosis?window=15m` answered after",
-        "it (the same as `python -m gateway.advise --window 15m`); the first finding's proposal was then replayed",
+        "traffic-shape recorder on; three warm-up requests, then a pause past the gateway's next registry",
+        "reading); the findings are what `GET /dashboard/diagnosis?window=...` answered for the window holding",
+        "the workload alone (as `python -m gateway.advise --window` would); the expected finding's proposal",
+        "(else the first one's) was then replayed",
         "on the recording with `python -m runtime.replay`, the current engine configuration against the proposed",
         f"one. Service levels for all: TTFT p99 <= {TTFT_SLO:g} s, TPOT p99 <= {TPOT_SLO * 1e3:g} ms. Latency",
         "quantiles in findings are histogram bucket bounds (what a service level is checked against); replay",

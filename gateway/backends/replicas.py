@@ -151,6 +151,7 @@ class ReplicaSet:
         summed = {f: sum(getattr(s, f) for s in all_stats) for f in EngineStats.__dataclass_fields__}
         summed["kv_cache_usage"] = summed["kv_cache_usage"] / len(all_stats)
         summed["weight_bytes"] = summed["weight_bytes"] // len(all_stats)  # each replica holds a copy
+        summed["weight_bits"] = max(s.weight_bits for s in all_stats)
         return EngineStats(**summed)
 
     def replica_stats(self) -> list[dict]:

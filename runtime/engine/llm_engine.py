@@ -225,6 +225,8 @@ class LLMEngine:
             platform=platform,
         )
         self._weight_bytes = self.runner.weight_bytes()
+        quant_bits = {"int8": 8, "int4": 4, "gguf": 0}
+        self._weight_bits = quant_bits.get(config.weight_quant, np.dtype(DTYPES[dtype]).itemsize * 8)
         self._states: dict[str, _ReqState] = {}
         self.num_blocks = num_blocks
         self._grammars = None  # runtime.structured.GrammarCompiler, built on the first structured request
@@ -590,6 +592,7 @@ class LLMEngine:
             self.decode_seqs,
             self.decode_seconds,
             self._weight_bytes,
+            self._weight_bits,
         )
 
     # ------------------------------------------------------------ offline convenience

@@ -55,8 +55,14 @@ class EngineCollector:
             "Bytes of the model's weights in memory (each decode step reads them)",
             labels=["model"],
         )
+        bits = GaugeMetricFamily(
+            "model_weight_bits",
+            "Bits a weight as served: 32/16 float, 8 int8, 4 int4; 0 the file's mixed blocks",
+            labels=["model"],
+        )
         for name, backend in self._backends().items():
             s = backend.stats()
+            bits.add_metric([name], getattr(s, "weight_bits", 0))
             dsteps.add_metric([name], getattr(s, "decode_steps", 0))
             dseqs.add_metric([name], getattr(s, "decode_seqs", 0))
             dsecs.add_metric([name], getattr(s, "decode_seconds", 0.0))
@@ -69,7 +75,7 @@ class EngineCollector:
             hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
             drafts.add_metric([name], getattr(s, "spec_draft_tokens", 0))
             accepted.add_metric([name], getattr(s, "spec_accepted_tokens", 0))
-        yield from (running, waiting, kv, preempt, queries, hits, drafts, accepted, dsteps, dseqs, dsecs, weights)
+        yield from (running, waiting, kv, preempt, queries, hits, drafts, accepted, dsteps, dseqs, dsecs, weights, bits)
 
 
 class ServerMetrics:

@@ -11,9 +11,10 @@ from runtime.api import EngineStats
 
 
 class Engine:
-    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0, decode=None):
+    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0, decode=None, bits=32):
         steps, seqs, seconds, weights = decode or (0, 0, 0.0, 0)
-        self.s = EngineStats(running, 0, kv, preemptions, 100, 64, queries, hits, 0, 0, steps, seqs, seconds, weights)
+        stats = (running, 0, kv, preemptions, 100, 64, queries, hits, 0, 0, steps, seqs, seconds, weights, bits)
+        self.s = EngineStats(*stats)
 
     def stats(self):
         return self.s
@@ -84,7 +85,12 @@ def test_tpot_branches_memory_and_cost():
     assert (e["mean_decode_batch"], e["mean_decode_step_ms"], e["weight_mb"]) == (1.2, 50.0, 540.0)
     assert e["weights_read_gb_per_s"] == 10.8 and e["roofline_step_ms"] == 5.4
     f = only(diagnose(render(itl=0.3, engine=Engine(running=1, decode=(100, 2400, 9.0, 540e6)))))
-    assert "max_num_seqs" in f.key and f.evidence["mean_decode_batch"] == 24
+    assert "max_num_seqs" in f.key and f.evidence["mean_decode_batch"] == 24 and f.proposal == {"max_num_seqs": 6}
+    # Already quantized: int8 weights are offered int4, 4-bit ones a faster device (nothing to replay)
+    decode = (1000, 1000, 50.0, 135e6)
+    assert only(diagnose(render(itl=0.3, engine=Engine(decode=decode, bits=8)))).proposal == {"weight_quant": "int4"}
+    f = only(diagnose(render(itl=0.3, engine=Engine(decode=decode, bits=4))))
+    assert f.proposal == {} and "faster device" in f.key
     f = only(diagnose(render(engine=Engine(kv=0.97, preemptions=5))))
     assert (f.symptom, f.key) == ("memory", "models[].engine.kv_dtype: int8") and f.evidence["preemptions"] == 5
     assert diagnose(render(engine=Engine(kv=0.97, preemptions=0))) == []  # full but not thrashing: fine

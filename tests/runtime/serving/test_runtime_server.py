@@ -145,8 +145,9 @@ def test_health_ready_stats_models(tiny_server):
         "decode_seqs",
         "decode_seconds",
         "weight_bytes",
+        "weight_bits",
     }
-    assert stats["weight_bytes"] > 0  # the advisor's roofline: what each decode step reads
+    assert stats["weight_bytes"] > 0 and stats["weight_bits"] == 32  # what each decode step reads
     assert stats["model"] == "tiny" and stats["ready"] is True and stats["max_model_len"] == 256
     # 1 MiB of float32 KV: 2 (K, V) x 2 layers x 2 kv heads x 16 dims x 16 tokens x 4 bytes = 8 KiB a block
     assert stats["num_blocks"] == 128
