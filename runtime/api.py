@@ -271,6 +271,11 @@ class EngineConfig:
     # compile the other buckets on a background thread (steps pad to a compiled bucket meanwhile). False:
     # every bucket before ready.
     background_compile: bool = True
+    # Warm-up also runs each program it compiled once, on dummy inputs (their writes go to the null page):
+    # XLA:CPU's first run of a step program costs 0.1-1.5 s more than the next (SmolLM2 int8, prefill
+    # buckets of 5-200 tokens: 154 vs 88 ms up to 1,919 vs 463 ms), which otherwise lands on the first
+    # request of each shape. Off by default: it adds those seconds to every start.
+    prime_programs: bool = False
     # Weight-only quantization of the loaded parameters (runtime/quant/weights.py): none | int8 (a scale per
     # output channel) | int4 (a scale per weight_quant_group input columns: 32, 64 or 128).
     weight_quant: str = "none"

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 TTFT_SLO, TPOT_SLO = 1.0, 0.05
 READING_S = 30  # the gateway's DiagnosisHistory interval
+LARGE_PRICE = {"input_per_mtok": 0.60, "output_per_mtok": 2.40}  # configs/tiers.yaml's large
 WORDS = (
     "the bakery opens at seven and closes at six on weekdays while on saturdays it opens at eight and closes "
     "at two the sourdough needs a long proof and the croissants are laminated by hand every morning"
@@ -58,6 +59,8 @@ class Workload:
     model: str = "smollm2-135m"
     engine: dict = field(default_factory=dict)
     cache: bool = False
+    route: str = "small"  # the model the requests ask for
+    large: bool = False  # a second tier, "large", priced as configs/tiers.yaml's (here on the same model)
 
 
 def workloads(seed: int = 0) -> list[Workload]:
@@ -65,7 +68,7 @@ def workloads(seed: int = 0) -> list[Workload]:
     # background_compile off: the gateway reports ready once every step program is compiled, so no
     # workload shares the CPU with compilation (with it on, a first run's TPOT p99 was 2.5 s of compiling)
     base = {"dtype": "float32", "max_model_len": 2048, "max_num_batched_tokens": 256, "kv_cache_mb": 256}
-    base |= {"background_compile": False}
+    base |= {"background_compile": False, "prime_programs": True}  # and each program run once (api.py)
     int8 = {**base, "weight_quant": "int8"}
     system = {"role": "system", "content": "You answer for a bakery. " + words(rng, 1100)}
     pool = [question(rng, i) for i in range(6)]
@@ -118,6 +121,16 @@ def workloads(seed: int = 0) -> list[Workload]:
             engine={**int8, "kv_cache_mb": 64, "max_num_seqs": 16},
         ),
         Workload(
+            "all-on-the-priciest-tier",
+            "24 questions one every 0.8 s, every one asking for the `large` tier by name (priced as configs/tiers.yaml's"
+            " large, 6x small; here served by the same SmolLM2, so only the price differs), int8 weights",
+            ("cost", "model too big"),
+            [(0.8 * i, [{"role": "user", "content": question(rng, i)}], 16) for i in range(24)],
+            engine=int8,
+            route="large",
+            large=True,
+        ),
+        Workload(
             "repeated-questions",
             "40 questions drawn from 6, one every 0.5 s, 24-token answers, no cache (int8 weights)",
             ("cost", "repeated calls"),
@@ -140,7 +153,12 @@ def gateway_yaml(w: Workload, folder: Path) -> Path:
                     "timeout_s": 600,
                     "price": {"input_per_mtok": 0.10, "output_per_mtok": 0.40},
                 }
-            ],
+            ]
+            + (
+                [{"name": "large", "model": w.model, "capacity": 256, "timeout_s": 600, "price": LARGE_PRICE}]
+                if w.large
+                else []
+            ),
             "router": {"default": "small"},
         },
         "limits": {"default_max_tokens": 256},
@@ -160,7 +178,7 @@ async def send(url: str, w: Workload) -> dict:
 
     async def one(session, at, messages, max_tokens):
         await asyncio.sleep(max(0.0, at - (time.perf_counter() - t0)))
-        body = {"model": "small", "messages": messages, "max_tokens": max_tokens, "min_tokens": max_tokens}
+        body = {"model": w.route, "messages": messages, "max_tokens": max_tokens, "min_tokens": max_tokens}
         body |= {"temperature": 0, "stream": True}
         async with session.post(url + "/v1/chat/completions", json=body) as r:
             async for _ in r.content:
@@ -348,6 +366,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="docs/ADVISOR.md")
     p.add_argument("--json-out", default="docs/results/advisor.json")
     p.add_argument("--screenshot", default="queueing", help="the workload after which the dashboard is shot")
+    p.add_argument("--merge", action="store_true", help="keep the other workloads' rows of --json-out")
     args = p.parse_args(argv)
     chosen = [w for w in workloads() if not args.only or w.name in args.only]
     if not chosen:
@@ -361,6 +380,11 @@ def main(argv=None) -> int:
         rows.append(run_one(w, tmp / w.name, shot))
         print(json.dumps({k: rows[-1][k] for k in ("workload", "named_as_expected")}), file=sys.stderr)
         (tmp / "rows.json").write_text(json.dumps(rows, indent=1))  # so far, for a look while it runs
+    if args.merge and (ROOT / args.json_out).exists():
+        ran = {r["workload"] for r in rows}
+        kept = [r for r in json.loads((ROOT / args.json_out).read_text()) if r["workload"] not in ran]
+        order = [w.name for w in workloads()]
+        rows = sorted(kept + rows, key=lambda r: order.index(r["workload"]) if r["workload"] in order else len(order))
     (ROOT / args.json_out).parent.mkdir(parents=True, exist_ok=True)
     (ROOT / args.json_out).write_text(json.dumps(rows, indent=1))
     (ROOT / args.out).write_text(markdown(rows))

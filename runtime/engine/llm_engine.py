@@ -255,7 +255,7 @@ class LLMEngine:
 
     def warmup(self, progress: Callable[[int, int], None] | None = None, *, background: bool = False) -> int:
         """Compile the step's buckets (``ModelRunner.warmup``; ``background``: the rest after two)."""
-        n = self.runner.warmup(progress, background=background)
+        n = self.runner.warmup(progress, background=background, prime=self.config.prime_programs)
         export, imports = self.transfer_warmup
         if export or imports:  # a prefill or decode role (runtime/serving/disagg.py): its KV transfer programs too
             n += self.runner.warmup_transfer(export, imports)

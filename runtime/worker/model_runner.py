@@ -362,7 +362,18 @@ class ModelRunner:
         s = next(b for b in self.seq_buckets if b >= num_seqs)
         return max(t, s), s
 
-    def warmup(self, progress=None, *, background: bool = False) -> int:
+    def prime(self, T: int, S: int) -> None:
+        """Run bucket (T, S)'s compiled program once on dummy inputs (``EngineConfig.prime_programs``): its
+        token writes go to slot 0 of the null page, which no request reads; the sampler state is put back
+        as it was (the step donates it)."""
+        saved = jax.tree_util.tree_map(jnp.copy, self.sampler_state)
+        _, self.kv_caches, _ = self._compiled[(T, S)](
+            self.params, self.kv_caches, self.sampler_state, self._dummy_inputs(T, S)
+        )
+        jax.block_until_ready(self.kv_caches)
+        self.sampler_state = saved
+
+    def warmup(self, progress=None, *, background: bool = False, prime: bool = False) -> int:
         """Compile the buckets ahead of time (traced and lowered with dummy inputs; nothing runs).
 
         ``background=False``: every bucket, before returning. ``True``: only the largest bucket (it
@@ -375,6 +386,8 @@ class ModelRunner:
         first = [buckets[-1], buckets[0]] if background else buckets
         for t, s in first:
             self._compile(t, s)
+            if prime:  # only here, on the caller's thread: the background thread must not touch the cache
+                self.prime(t, s)
             if progress is not None:
                 progress(t, s)
         rest = [b for b in buckets if b not in self._compiled]

@@ -90,6 +90,19 @@ def test_bad_request_fails_alone(tiny_path):
     assert eng.scheduler.kv_cache_manager.num_free_blocks == eng.num_blocks - 1
 
 
+def test_priming_the_programs_changes_no_token(tiny_path):
+    """prime_programs runs every compiled step once on dummy inputs before serving: requests after it get
+    the tokens they got before it, greedy and seeded (the KV pages and the sampler state are intact)."""
+    prompts = ["hello there", "a b c d e f g h i j k l m n o p"]
+    params = [SamplingParams(max_tokens=8, ignore_eos=True), SamplingParams(max_tokens=8, temperature=0.9, seed=3)]
+    eng = tiny_engine(tiny_path, prime_programs=True, max_num_seqs=2, max_num_batched_tokens=16)
+    assert eng.warmup() == len(eng.runner._compiled)  # warm-up primed them all, on this thread
+    before = [o.token_ids for o in eng.generate(prompts, params)]
+    for t, s in list(eng.runner._compiled):
+        eng.runner.prime(t, s)
+    assert [o.token_ids for o in eng.generate(prompts, params)] == before
+
+
 def test_stats_count_decode_only_steps_and_the_weights_they_read(tiny_path):
     """Two requests of 5 tokens arriving together: one prefill step gives each its first token, then 4
     steps decode both (the advisor's mean decode batch: 2); the weights' bytes are the parameters'."""
