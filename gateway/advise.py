@@ -1,25 +1,28 @@
-"""The bottleneck doctor, first part: the symptom-to-remedy tree walked over a gateway's live metrics.
+"""The bottleneck doctor: the symptom-to-remedy tree walked over a gateway's live metrics.
 
-    python -m gateway.advise --url http://127.0.0.1:8000 [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
+    python -m gateway.advise --url http://127.0.0.1:8000 [--window 15m] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
     python -m gateway.advise --replay RECORDING --try KEY=VALUE ...     (runtime/replay.py: before/after)
 
-Reads ``GET /metrics`` once (Prometheus text: the gateway's histograms and every tier's engine gauges,
-``gateway.observability.metrics``) and reports findings: the symptom (``ttft``, ``tpot``, ``memory``,
-``cost``), the cause, the evidence figures, the remedy and the configuration key to change. The tree::
+Reads ``GET /metrics`` once (the counters since the gateway started), or with ``--window`` asks the
+gateway for the change over the last minutes (``GET /dashboard/diagnosis``: it keeps a parsed reading of
+its registry every 30 s, ``gateway.observability.dashboard.DiagnosisHistory``, and this module's
+``subtract`` differences two). Reports findings: the symptom (``ttft``, ``tpot``, ``memory``, ``cost``),
+the cause, the evidence figures, the remedy, the configuration key to change, the traps, and the change
+as ``runtime.replay --try`` keys (``proposal``: what proves it). The tree, in the order it is walked::
 
-    TTFT high?  queueing (queue time is most of TTFT)  -> more capacity: a replica (tiers[].urls); trap:
-                                                          a bigger batch (max_num_seqs) raises TPOT
-                long prompts, prefix cache cold        -> truncation: auto / shared system prompts
-                long prompts, prefix cache warm        -> prefill compute: disaggregation (--role decode)
-    TPOT high?  few running per engine                 -> continuous batching is idle: the time is the
-                                                          weights' read: weight_quant int8
-                many running                           -> the batch is the cost: fewer max_num_seqs
-    Memory?     KV nearly full and preemptions         -> kv_dtype int8 / fewer sequences / shorter context
-    Cost?       most spend on the priciest tier        -> a smaller tier for what it can do (auto)
-                repeated calls, no cache answering     -> the semantic cache (cache: enabled)
+    TTFT high?  long prompts, prefix cache off          -> enable_prefix_caching (first: a prefill redone
+                                                           every time is also what builds a queue)
+                long prompts, prefix cache cold         -> truncation: auto / byte-identical system prompts
+                queueing (queue time is most of TTFT)   -> decode steps under half the TPOT level: a larger
+                                                           max_num_seqs (trap: it raises TPOT); else a replica
+                else                                    -> prefill compute: disaggregation (--role decode)
+    TPOT high?  a decode batch of one or two            -> the weights' read is the cost: int8 (int4 from int8;
+                                                           from 4 bits, a faster device); read rate, roofline
+                a big batch                             -> the batch is the cost: a lower max_num_seqs
+    Memory?     preemptions and the KV cache filled up  -> kv_dtype int8 / fewer sequences / shorter context
+    Cost?       most spend on the priciest tier         -> a smaller tier for what it can do (auto)
+                exact repeats are a third of the spend  -> the semantic cache (or let sampled requests use it)
 
-The figures are the counters' lifetime values (since the gateway started): a window over the last
-minutes needs two scrapes or the recorder, which is what comes next (docs: the issue's parts 2-3).
 Every threshold below is a named constant, chosen from the tree's wording, not fitted to a workload.
 """
 
@@ -230,7 +233,32 @@ def diagnose(
             "prefix_cache_hit_rate": round(hit_rate, 3),
         }
         not_decode = "high TTFT is not slow decode: quantizing weights will not fix it"
-        if share > QUEUE_SHARE:
+        # Long prompts first: when their prefill is redone every time, it is also what builds the queue
+        # (each request waits behind the previous one's prefill), and capacity would only hide it.
+        if mean_prompt > LONG_PROMPT_TOKENS and queries == 0:
+            findings.append(
+                Finding(
+                    "ttft",
+                    "context too long and the prefix cache is off: every prompt is prefilled from its first token",
+                    evidence,
+                    "prefix caching: a shared system prompt or conversation history is prefilled once",
+                    "models[].engine.enable_prefix_caching: true",
+                    [not_decode],
+                    {"enable_prefix_caching": True},
+                )
+            )
+        elif mean_prompt > LONG_PROMPT_TOKENS and hit_rate < COLD_PREFIX:
+            findings.append(
+                Finding(
+                    "ttft",
+                    "context too long: long prompts are prefilled anew each time",
+                    evidence,
+                    "drop old turns, and keep shared system prompts byte-identical so the prefix cache reuses them",
+                    "tiers[].truncation: auto",
+                    [not_decode],
+                )
+            )
+        elif share > QUEUE_SHARE:
             evidence |= {"mean_decode_batch": round(batch, 2), "tpot_p99_s": tpot_p99}
             raise_batch = "a bigger batch (max_num_seqs) lets more in at once but raises every request's TPOT"
             # Room to batch more: the engine's own decode step (what TPOT is made of, without the prefills
@@ -262,29 +290,6 @@ def diagnose(
                         [raise_batch + ", which is already at its service level here"],
                     )
                 )
-        elif mean_prompt > LONG_PROMPT_TOKENS and queries == 0:
-            findings.append(
-                Finding(
-                    "ttft",
-                    "context too long and the prefix cache is off: every prompt is prefilled from its first token",
-                    evidence,
-                    "prefix caching: a shared system prompt or conversation history is prefilled once",
-                    "models[].engine.enable_prefix_caching: true",
-                    [not_decode],
-                    {"enable_prefix_caching": True},
-                )
-            )
-        elif mean_prompt > LONG_PROMPT_TOKENS and hit_rate < COLD_PREFIX:
-            findings.append(
-                Finding(
-                    "ttft",
-                    "context too long: long prompts are prefilled anew each time",
-                    evidence,
-                    "drop old turns, and keep shared system prompts byte-identical so the prefix cache reuses them",
-                    "tiers[].truncation: auto",
-                    [not_decode],
-                )
-            )
         else:
             findings.append(
                 Finding(

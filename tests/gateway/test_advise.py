@@ -48,6 +48,8 @@ def test_healthy_and_too_little_traffic_give_no_finding():
         ({"ttft": 3.0, "queue": 2.5}, "queueing", "max_num_seqs: 8"),  # TPOT has room: batch 4 -> 8
         ({"ttft": 3.0, "queue": 2.5, "itl": 0.08}, "queueing", "tiers[].urls"),  # it has not: a replica
         ({"ttft": 3.0, "prompt": 3000}, "context too long and the prefix cache is off", "enable_prefix_caching: true"),
+        # queued too, but behind prefills the prefix cache would not redo: the prompts first, not capacity
+        ({"ttft": 3.0, "queue": 2.5, "prompt": 3000}, "context too long and the prefix cache", "enable_prefix_caching"),
         (
             {"ttft": 3.0, "prompt": 3000, "engine": Engine(queries=120000, hits=0)},
             "context too long",
