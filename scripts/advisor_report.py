@@ -283,6 +283,7 @@ def fmt(v, digits=3) -> str:
 
 
 def markdown(rows: list[dict]) -> str:
+    missing = [w.name for w in workloads() if w.name not in {r["workload"] for r in rows}]
     out = [
         "# The bottleneck advisor on synthetic workloads (issue 19)",
         "",
@@ -294,13 +295,16 @@ def markdown(rows: list[dict]) -> str:
         "(else the first one's) was then replayed",
         "on the recording with `python -m runtime.replay`, the current engine configuration against the proposed",
         f"one. Service levels for all: TTFT p99 <= {TTFT_SLO:g} s, TPOT p99 <= {TPOT_SLO * 1e3:g} ms. Latency",
-        "quantiles in findings are histogram bucket bounds (what a service level is checked against); replay",
-        "quantiles are measured per request. Goodput: the share of requests within both service levels.",
+        "quantiles in findings are interpolated inside the gateway's histogram buckets (as Prometheus'",
+        "histogram_quantile); replay quantiles are measured per request. Goodput: the share of requests",
+        "within both service levels. A row marked **no** is a workload whose expected cause the advisor did",
+        "not name: kept, it is the map.",
         "",
         "The dashboard's Diagnosis panel after the `queueing` workload, in Chromium:",
         "",
         "![the Diagnosis panel](results/advisor_dashboard.png)",
         "",
+        *([f"Not run into this report yet: {', '.join(missing)}.", ""] if missing else []),
         "| workload | advisor's finding | change | named as expected | replay: goodput current -> proposed |",
         "|---|---|---|---|---|",
     ]
