@@ -10,9 +10,10 @@ its registry every 30 s, ``gateway.observability.dashboard.DiagnosisHistory``, a
 the cause, the evidence figures, the remedy, the configuration key to change, the traps, and the change
 as ``runtime.replay --try`` keys (``proposal``: what proves it). The tree, in the order it is walked::
 
-    TTFT high?  long prompts, prefix cache off          -> enable_prefix_caching (first: a prefill redone
+    TTFT high?  long prompts, shared, prefix cache off  -> enable_prefix_caching (first: a prefill redone
                                                            every time is also what builds a queue)
-                long prompts, prefix cache cold         -> truncation: auto / byte-identical system prompts
+                long prompts, prefix cache cold         -> prompts shared (engines count it, on or off) but
+                                                           evicted: a larger KV cache; unshared: truncation
                 queueing (queue time is most of TTFT)   -> decode steps under half the TPOT level: a larger
                                                            max_num_seqs (trap: it raises TPOT); else a replica
                 else                                    -> prefill compute: disaggregation (--role decode)
@@ -42,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 QUEUE_SHARE = 0.5  # queue time over this share of TTFT: TTFT is waiting, not prefill
 LONG_PROMPT_TOKENS = 1024  # mean prompt tokens per request above this: "context too long"
 COLD_PREFIX = 0.3  # prefix-cache hit rate below this: the shared prefix is not being reused
+SHARED_PREFIX = 0.5  # at least this share of prompt tokens begin as an earlier prompt did: a cache can reuse them
 FEW_RUNNING = 2.0  # mean running requests per engine under this: decode is not batched
 KV_FULL = 0.9  # KV usage above this with preemptions: memory-bound
 EXPENSIVE_SHARE = 0.8  # this share of spend on the priciest tier: cost
@@ -215,6 +217,10 @@ def diagnose(
     queries = sum(_by_model(values, "prefix_cache_queries_total").values())
     hits = sum(_by_model(values, "prefix_cache_hits_total").values())
     hit_rate = hits / queries if queries else 0.0
+    # What a prefix cache could reuse, counted by the engines with caching on or off (None: older engines)
+    shared_q = sum(_by_model(values, "shared_prefix_queries_total").values())
+    shared = sum(_by_model(values, "shared_prefix_tokens_total").values()) / shared_q if shared_q else None
+    lengths = _merged(hists, "request_prompt_tokens")
     running = _by_model(values, "num_requests_running")
     decode = _decode(values)
     batch = decode["batch"] if decode else (sum(running.values()) / len(running) if running else 0.0)
@@ -230,12 +236,17 @@ def diagnose(
             "ttft_slo_s": ttft_slo,
             "queue_share_of_ttft": round(share, 3),
             "mean_prompt_tokens": round(mean_prompt, 1),
+            "prompt_tokens_p50": lengths.quantile(0.5),
+            "prompt_tokens_p99": lengths.quantile(0.99),
+            "shared_prefix_share": None if shared is None else round(shared, 3),
             "prefix_cache_hit_rate": round(hit_rate, 3),
         }
+        long = mean_prompt > LONG_PROMPT_TOKENS
+        reusable = shared is None or shared >= SHARED_PREFIX  # unknown: assume, as before engines counted it
         not_decode = "high TTFT is not slow decode: quantizing weights will not fix it"
         # Long prompts first: when their prefill is redone every time, it is also what builds the queue
         # (each request waits behind the previous one's prefill), and capacity would only hide it.
-        if mean_prompt > LONG_PROMPT_TOKENS and queries == 0:
+        if long and queries == 0 and reusable:
             findings.append(
                 Finding(
                     "ttft",
@@ -247,7 +258,19 @@ def diagnose(
                     {"enable_prefix_caching": True},
                 )
             )
-        elif mean_prompt > LONG_PROMPT_TOKENS and hit_rate < COLD_PREFIX:
+        elif long and queries and hit_rate < COLD_PREFIX and shared is not None and shared >= SHARED_PREFIX:
+            findings.append(
+                Finding(
+                    "ttft",
+                    "context too long, and the shared prefixes are evicted before they are reused: prompts "
+                    "begin alike, the prefix cache rarely finds them",
+                    evidence,
+                    "keep the shared blocks resident: a larger KV cache, or KV in int8 (twice the blocks)",
+                    "models[].engine.kv_cache_mb: larger, or kv_dtype: int8",
+                    [not_decode],
+                )
+            )
+        elif long and hit_rate < COLD_PREFIX:
             findings.append(
                 Finding(
                     "ttft",

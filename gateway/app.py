@@ -89,7 +89,7 @@ class ChatHandler:
             credit = billing.credit_hit(caller, decision.tier, {"prompt_tokens": p, "completion_tokens": c})
             reply.headers.update(credit)
             saved = float(credit["x-cost-saved-usd"])
-            record(state, outcome, chat, decision.tier, p, c, None, "hit")
+            record(state, outcome, chat, decision.tier, p, c, None, "hit", looked=cached.headers)
             return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier), saved)
 
         answer = Answer(logprobs=[] if chat.logprobs is not None else None)
@@ -107,7 +107,7 @@ class ChatHandler:
             lookup = "miss" if cached.store is not None else "bypass"
             asked = state.repeats.key(caller.tenant, decision.tier, list(chat.messages), chat.answer_params())
             p, c = answer.prompt_tokens, answer.completion_tokens
-            record(state, outcome, chat, tier, p, c, answer.prompt_ids, lookup, asked)
+            record(state, outcome, chat, tier, p, c, answer.prompt_ids, lookup, asked, looked=cached.headers)
             cost = billing.charge(caller, answer)
             if state.repeats.seen(asked):
                 metrics.repeated.labels(tier).inc()
@@ -204,12 +204,26 @@ async def answer_choices(
 
 
 def record(
-    state, outcome: Outcome, chat: ChatRequest, tier: str, prompt: int, output: int, ids, cache: str, asked=None
+    state,
+    outcome: Outcome,
+    chat: ChatRequest,
+    tier: str,
+    prompt: int,
+    output: int,
+    ids,
+    cache: str,
+    asked=None,
+    looked: dict | None = None,
 ) -> None:
     """One request's shape to the recorder, when recording (gateway/recorder.py); ``asked``: its repeat
-    digest (gateway/observability/repeats.py), numbered there like the prefix blocks."""
+    digest (gateway/observability/repeats.py), numbered there like the prefix blocks; ``looked``: the cache
+    step's headers (its lookup's kind and best similarity, what a cache-threshold replay re-decides)."""
     if state.recorder is not None:
+        looked = looked or {}
+        similarity = looked.get("x-cache-similarity")
         state.recorder.record(
+            lookup=looked.get("x-cache-lookup"),
+            similarity=None if similarity is None else float(similarity),
             asked=asked,
             arrived=outcome.t0,
             tier=tier,

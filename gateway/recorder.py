@@ -4,7 +4,7 @@ Opt-in (``record: {path: ..., max_requests: 10000}`` in configs/gateway.yaml). O
 request, appended as it settles:
 
     {"t": 12.345, "tier": "small", "prompt_tokens": 412, "output_tokens": 37, "blocks": [0, 1, 5],
-     "cache": "miss", "stream": true, "max_tokens": 256, "asked": 17}
+     "cache": "miss", "stream": true, "max_tokens": 256, "asked": 17, "lookup": "miss", "similarity": 0.8123}
 
 ``t`` is seconds since the recording started; ``blocks`` numbers the prompt's full KV blocks (16 tokens)
 by the prefix they end: two requests share ``blocks[:k]`` exactly when their first 16k tokens are the
@@ -12,7 +12,9 @@ same, which is all a replay needs to rebuild the prefix sharing (with tokens of 
 texts are never written; the numbering lives in this process only. A cache hit has no blocks (no prompt
 was encoded). ``asked`` numbers what the request asked (its repeat digest: tenant, tier, messages,
 parameters), so two lines with the same number asked the same: what a replay with an exact cache answers
-from it (``runtime.replay --try cache=exact``); null for requests that did not reach a model. After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
+from it (``runtime.replay --try cache=exact``); null for requests that did not reach a model. ``lookup``
+is the semantic cache's verdict (exact, semantic, guard_rejected, miss, bypass, error; null with no cache)
+and ``similarity`` the best cosine it saw: what ``runtime.replay --try cache_threshold=T`` re-decides. After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class Recorder:
         stream: bool,
         max_tokens: int | None,
         asked: bytes | None = None,
+        lookup: str | None = None,
+        similarity: float | None = None,
     ) -> None:
         with self._lock:
             if self.count >= self.max_requests:
@@ -80,6 +84,8 @@ class Recorder:
                 "stream": stream,
                 "max_tokens": max_tokens,
                 "asked": None if asked is None else self._asked.setdefault(asked, len(self._asked)),
+                "lookup": lookup,
+                "similarity": None if similarity is None else round(similarity, 4),
             }
             self._file.write(json.dumps(line) + "\n")
             self._file.flush()
@@ -88,9 +94,3 @@ class Recorder:
     def close(self) -> None:
         with self._lock:
             self._file.close()
-
-
-def load(path: str | Path) -> list[dict]:
-    """A recording's lines, in arrival order."""
-    lines = [json.loads(x) for x in Path(path).expanduser().read_text().splitlines() if x.strip()]
-    return sorted(lines, key=lambda r: r["t"])

@@ -363,6 +363,8 @@ class EngineStats:
     decode_seconds: float = 0.0  # wall time of those steps, summed (/ decode_steps: the mean decode step)
     weight_bytes: int = 0  # the model's weights in memory: what every decode step reads at least once
     weight_bits: int = 0  # bits a weight as served: 32 / 16 (float), 8 (int8), 4 (int4); 0: the file's mixed blocks
+    shared_prefix_queries: int = 0  # prompt tokens admitted, prefix caching on or off
+    shared_prefix_tokens: int = 0  # of which in leading full blocks an earlier prompt began with too
 
 
 class EngineClient(Protocol):

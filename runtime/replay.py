@@ -3,8 +3,7 @@
     python -m runtime.replay RECORDING [--model smollm2-135m] [--try KEY=VALUE ...] [--time-scale 1]
                              [--max-requests 200] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
 
-Each recorded request that reached a model (cache hits never did) becomes one engine request with the
-same arrival time (times ``--time-scale``), prompt length, prefix sharing and output length: a recorded
+Each recorded request that reached a model becomes one engine request with the same arrival time (times ``--time-scale``), prompt length, prefix sharing and output length: a recorded
 ``blocks`` number always stands for the same 16 tokens (drawn from it as a seed), so requests that shared
 a prefix share it again; the rest of a prompt is tokens of its own; ``ignore_eos`` with
 ``max_tokens = output_tokens`` makes it answer exactly as long. The same shape runs twice in this process,
@@ -23,6 +22,16 @@ Two keys are not engine fields:
                   engine's requests'.
     tier=NAME     price the answers at that tier of ``--tiers`` (configs/tiers.yaml), and run its model
                   unless ``model`` is given too. Without it each line is priced at its recorded tier.
+    cache_threshold=T
+                  the semantic cache's cosine threshold, re-decided from each line's recorded ``lookup``
+                  and ``similarity``: a semantic hit below T is a miss (sent to the engine: its length is
+                  known, its prefix sharing is not); a miss whose best candidate reached T is a hit, counted
+                  apart as ``cache_hits_unchecked``: the precision checker never read it, so with the guard
+                  on it is an upper bound (what such hits are worth is docs/CACHE_EVAL.md's question, not a
+                  shape's); checker refusals and exact hits stand at any T. Without the key every recorded
+                  hit is a hit.
+
+Recorded cache hits count in every row as answered (free, within the service levels, ``cache_hits``).
 """
 
 from __future__ import annotations
@@ -40,9 +49,13 @@ from pathlib import Path
 BLOCK = 16
 
 
-def load(path: str | Path) -> list[dict]:
+def load(path: str | Path, *, reached_a_model: bool = True) -> list[dict]:
+    """A recording's lines (gateway/recorder.py writes them), in arrival order; by default only the requests
+    that reached a model (not answered from the cache, with a prompt), which are what a replay sends."""
     lines = [json.loads(x) for x in Path(path).expanduser().read_text().splitlines() if x.strip()]
-    return sorted((r for r in lines if r.get("cache") != "hit" and r.get("prompt_tokens", 0) > 0), key=lambda r: r["t"])
+    if reached_a_model:
+        lines = [r for r in lines if r.get("cache") != "hit" and r.get("prompt_tokens", 0) > 0]
+    return sorted(lines, key=lambda r: r["t"])
 
 
 def prompt_of(shape: dict, index: int, vocab: int) -> list[int]:
@@ -63,23 +76,21 @@ def quantile(xs: list[float], q: float) -> float | None:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
-def load_prices(path: str | Path) -> dict[str, tuple[float, float]]:
-    """tier -> (input, output) USD per million tokens, from a tiers file (configs/tiers.yaml)."""
+def read_tiers(path: str | Path) -> tuple[dict[str, tuple[float, float]], dict[str, str]]:
+    """From a tiers file (configs/tiers.yaml): tier -> (input, output) USD per million tokens, and tier ->
+    model. No file: neither."""
     import yaml
 
+    if not Path(path).expanduser().exists():
+        return {}, {}
     spec = yaml.safe_load(Path(path).expanduser().read_text()) or {}
-    out = {}
+    prices, models = {}, {}
     for t in spec.get("tiers", []):
         price = t.get("price") or {}
-        out[t["name"]] = (float(price.get("input_per_mtok", 0.0)), float(price.get("output_per_mtok", 0.0)))
-    return out
-
-
-def tier_models(path: str | Path) -> dict[str, str]:
-    import yaml
-
-    spec = yaml.safe_load(Path(path).expanduser().read_text()) or {}
-    return {t["name"]: t["model"] for t in spec.get("tiers", []) if t.get("model")}
+        prices[t["name"]] = (float(price.get("input_per_mtok", 0.0)), float(price.get("output_per_mtok", 0.0)))
+        if t.get("model"):
+            models[t["name"]] = t["model"]
+    return prices, models
 
 
 def replay(
@@ -92,6 +103,7 @@ def replay(
     cache: str = "none",
     prices: dict | None = None,
     tier: str | None = None,
+    cache_threshold: float | None = None,
     warmup: bool = True,
 ) -> dict:
     """One run of ``shapes`` on ``config``: the row. ``warmup=False`` (tests) compiles as it goes."""
@@ -113,7 +125,7 @@ def replay(
     arrival, first, done, tokens = {}, {}, {}, {}
     answered: set = set()  # ``asked`` numbers answered so far: what an exact cache holds
     asked_of: dict[str, object] = {}
-    hits, cost = 0, 0.0
+    hits, unchecked, cost = 0, 0, 0.0
     peak_kv = 0.0
     pending = list(reqs)
     before = engine.stats()
@@ -122,6 +134,11 @@ def replay(
         while pending and pending[0][0] <= now:
             _, rid, ids, sp, shape = pending.pop(0)
             asked = shape.get("asked")
+            looked = cache_outcome(shape, cache_threshold)
+            if looked != "miss":
+                hits += 1
+                unchecked += looked == "unchecked"
+                continue
             if cache == "exact" and asked is not None and asked in answered:
                 hits += 1
                 continue
@@ -156,6 +173,7 @@ def replay(
     row = {
         "requests": len(reqs),
         "cache_hits": hits,
+        "cache_hits_unchecked": unchecked,
         "cost_usd": round(cost, 8),
         "ttft_s": {"p50": quantile(ttft, 0.5), "p99": quantile(ttft, 0.99)},
         "tpot_s": {"p50": quantile(tpot, 0.5), "p99": quantile(tpot, 0.99)},
@@ -172,7 +190,22 @@ def replay(
     return row
 
 
-SPECIAL = ("cache", "tier")  # replay keys that are not EngineConfig fields (the module's docstring)
+def cache_outcome(shape: dict, threshold: float | None) -> str:
+    """A recorded line at cosine threshold ``threshold`` (None: as recorded): "hit", "unchecked" (a hit
+    only the threshold decided, which the precision checker never read) or "miss"."""
+    if threshold is None:
+        return "hit" if shape.get("cache") == "hit" else "miss"
+    lookup, sim = shape.get("lookup"), shape.get("similarity")
+    if lookup == "exact":
+        return "hit"
+    if lookup == "semantic":
+        return "hit" if sim is not None and sim >= threshold else "miss"
+    if lookup == "miss" and sim is not None and sim >= threshold:
+        return "unchecked"
+    return "miss"  # refused by the checker (its verdict stands), bypassed, failed, or below T
+
+
+SPECIAL = ("cache", "tier", "cache_threshold")  # replay keys that are not EngineConfig fields (the module's docstring)
 
 
 def parse_try(items: list[str]) -> dict:
@@ -192,6 +225,9 @@ def parse_try(items: list[str]) -> dict:
             out[key] = value
     if out.get("cache", "none") not in ("none", "exact"):
         raise SystemExit(f"error: cache={out['cache']!r}: want none or exact")
+    t = out.get("cache_threshold")
+    if "cache_threshold" in out and not (isinstance(t, (int, float)) and not isinstance(t, bool) and 0 < t <= 1):
+        raise SystemExit(f"error: cache_threshold={t!r}: want a cosine similarity in (0, 1]")
     return out
 
 
@@ -212,13 +248,18 @@ def main(argv=None) -> int:
     from runtime.platform import configure_xla
 
     configure_xla()
-    shapes = load(args.recording)[: args.max_requests]
-    if not shapes:
-        print(f"error: {args.recording}: no request that reached a model", file=sys.stderr)
-        return 2
     base = {"model": args.model, **parse_try(args.base)}
     proposed = {**base, **parse_try(args.try_)}
-    prices = load_prices(args.tiers) if Path(args.tiers).expanduser().exists() else {}
+    shapes = [
+        s
+        for s in load(args.recording, reached_a_model=False)
+        if s.get("prompt_tokens", 0) > 0 or s.get("cache") == "hit"
+    ][: args.max_requests]
+    rethreshold = "cache_threshold" in base or "cache_threshold" in proposed
+    if not any(s.get("cache") != "hit" for s in shapes) and not rethreshold:
+        print(f"error: {args.recording}: no request that reached a model", file=sys.stderr)
+        return 2
+    prices, models = read_tiers(args.tiers)
     rows = {}
     for name, kw in (("current", base), ("proposed", proposed)):
         print(f"replaying {len(shapes)} requests on {name}: {kw}", file=sys.stderr)
@@ -228,7 +269,7 @@ def main(argv=None) -> int:
         if tier is not None and tier not in prices:
             raise SystemExit(f"error: tier={tier!r} is not in {args.tiers}")
         if tier is not None and "model" not in parse_try(args.try_ if name == "proposed" else args.base):
-            engine["model"] = tier_models(args.tiers).get(tier, engine["model"])
+            engine["model"] = models.get(tier, engine["model"])
         rows[name] = {
             "config": kw,
             **replay(
@@ -240,6 +281,7 @@ def main(argv=None) -> int:
                 cache=kw.get("cache", "none"),
                 prices=prices,
                 tier=tier,
+                cache_threshold=kw.get("cache_threshold"),
             ),
         }
     report = {"recording": str(args.recording), "slo": {"ttft_s": args.ttft_slo, "tpot_s": args.tpot_slo}, **rows}
@@ -259,6 +301,7 @@ def main(argv=None) -> int:
         ("prefix-cache hit rate", lambda r: r["prefix_cache_hit_rate"]),
         ("output tokens / s", lambda r: r["output_tokens_per_s"]),
         ("cache hits", lambda r: r["cache_hits"]),
+        ("  of which unchecked", lambda r: r["cache_hits_unchecked"]),
         ("cost (USD)", lambda r: r["cost_usd"]),
     ):
         print(f"{label:24}{fmt(get(rows['current'])):>14}{fmt(get(rows['proposed'])):>14}")

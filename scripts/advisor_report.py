@@ -50,6 +50,16 @@ def question(rng: random.Random, i: int) -> str:
     return f"Question {i}: {words(rng, 8)}?"
 
 
+def asks(rng: random.Random, n: int, every: float, tokens: int, before=(), longer: int = 0) -> list:
+    """n requests, one every `every` seconds, each a fresh question (after the messages `before`, followed
+    by `longer` more words) answered in `tokens` tokens."""
+    out = []
+    for i in range(n):
+        content = question(rng, i) + (" " + words(rng, longer) if longer else "")
+        out.append((every * i, [*before, {"role": "user", "content": content}], tokens))
+    return out
+
+
 @dataclass
 class Workload:
     name: str
@@ -77,14 +87,14 @@ def workloads(seed: int = 0) -> list[Workload]:
             "healthy",
             "24 short questions, one every 0.8 s, 16-token answers, SmolLM2 with int8 weights",
             None,
-            [(0.8 * i, [{"role": "user", "content": question(rng, i)}], 16) for i in range(24)],
+            asks(rng, 24, 0.8, 16),
             engine=int8,
         ),
         Workload(
             "queueing",
             "a burst of 32 questions at once, 24-token answers, max_num_seqs 2 (int8 weights)",
             ("ttft", "queueing"),
-            [(0.02 * i, [{"role": "user", "content": question(rng, i)}], 24) for i in range(32)],
+            asks(rng, 32, 0.02, 24),
             engine={**int8, "max_num_seqs": 2},
         ),
         Workload(
@@ -92,14 +102,14 @@ def workloads(seed: int = 0) -> list[Workload]:
             "22 questions one at a time (every 3.5 s) behind the same ~1,100-word system prompt, prefix caching off,"
             " float32 weights (int8 ones prefill 1,300 tokens in 7 s here: the queue then hid the prompts)",
             ("ttft", "context too long and the prefix cache is off"),
-            [(3.5 * i, [system, {"role": "user", "content": question(rng, i)}], 4) for i in range(22)],
+            asks(rng, 22, 3.5, 4, before=[system]),
             engine={**base, "enable_prefix_caching": False},
         ),
         Workload(
             "one-stream-big-weights",
             "22 requests one after another (every 3.5 s), 48-token answers, Gemma 3 270M in float32 (1.1 GB of weights)",
             ("tpot", "bandwidth-bound"),
-            [(3.5 * i, [{"role": "user", "content": question(rng, i)}], 48) for i in range(22)],
+            asks(rng, 22, 3.5, 48),
             model="gemma3-270m",
             engine=base,
         ),
@@ -107,7 +117,7 @@ def workloads(seed: int = 0) -> list[Workload]:
             "big-batch",
             "24 concurrent 64-token answers, max_num_seqs 24, float32 SmolLM2",
             ("tpot", "the batch is the cost"),
-            [(0.02 * i, [{"role": "user", "content": question(rng, i)}], 64) for i in range(24)],
+            asks(rng, 24, 0.02, 64),
             engine={**base, "max_num_seqs": 24},
         ),
         Workload(
@@ -115,10 +125,7 @@ def workloads(seed: int = 0) -> list[Workload]:
             "20 concurrent 160-token answers to 300-token prompts in a 64 MiB KV cache (float32 KV: about 1,400"
             " tokens, three such requests), int8 weights",
             ("memory", "KV too big"),
-            [
-                (0.02 * i, [{"role": "user", "content": question(rng, i) + " " + words(rng, 280)}], 160)
-                for i in range(20)
-            ],
+            asks(rng, 20, 0.02, 160, longer=280),
             engine={**int8, "kv_cache_mb": 64, "max_num_seqs": 16},
         ),
         Workload(
@@ -126,7 +133,7 @@ def workloads(seed: int = 0) -> list[Workload]:
             "24 questions one every 0.8 s, every one asking for the `large` tier by name (priced as configs/tiers.yaml's"
             " large, 6x small; here served by the same SmolLM2, so only the price differs), int8 weights",
             ("cost", "model too big"),
-            [(0.8 * i, [{"role": "user", "content": question(rng, i)}], 16) for i in range(24)],
+            asks(rng, 24, 0.8, 16),
             engine=int8,
             route="large",
             large=True,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from runtime.serving.metrics import LATENCY_BUCKETS, EngineCollector
+from runtime.serving.metrics import LATENCY_BUCKETS, PROMPT_BUCKETS, EngineCollector
 
 
 class _ReplicaCollector:
@@ -133,6 +133,7 @@ _HELP = {
     "inter_token_latency_seconds": "Time between streamed tokens, seen by the gateway (a delta of n tokens counts n times its gap / n)",
     "request_queue_time_seconds": "Time a request waited in its engine's queue",
     "prompt_tokens": "Prompt tokens processed",
+    "request_prompt_tokens": "Prompt length of a request on a tier, in tokens",
     "generation_tokens": "Tokens generated",
     "gateway_route_decisions": "Requests routed to each tier, by how the tier was chosen (auto, explicit)",
     "gateway_fallbacks": "A tier could not answer and the next in the chain was tried, by cause (unavailable, overloaded, timeout, failed)",
@@ -172,6 +173,8 @@ class GatewayMetrics:
         self.itl = latency("inter_token_latency_seconds", ["model"])
         self.queue = latency("request_queue_time_seconds", ["model"])
         self.prompt_tokens = counter("prompt_tokens", ["model"])
+        name = "request_prompt_tokens"
+        self.prompt_lengths = Histogram(name, _HELP[name], ["model"], buckets=PROMPT_BUCKETS, registry=r)
         self.generation_tokens = counter("generation_tokens", ["model"])
         self.routes = counter("gateway_route_decisions", ["tier", "how"])
         self.fallbacks = counter("gateway_fallbacks", ["tier", "to", "cause"])

@@ -37,6 +37,7 @@ class Billing:
                 self.ledger.charge(caller, name, p, c, part)
                 self.metrics.cost.labels(name).inc(part)
                 self.metrics.prompt_tokens.labels(name).inc(p)
+                self.metrics.prompt_lengths.labels(name).observe(p)
                 self.metrics.generation_tokens.labels(name).inc(c)
         self.ledger.count_request(caller, fallback=any(a.fallbacks for a in answers))
         return cost

@@ -18,6 +18,7 @@ model. Token ``t`` of a request lives in ``block_table[t // block_size]`` at off
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,16 @@ class KVCacheManager:
     At least one token is always left to compute: its logits give the first output token. Freed
     blocks keep their hash in the free queue and are evicted least recently used first, when the
     pool hands them out again. Cache hits count tokens, as vLLM's ``prefix_cache_hits`` does.
+
+    Shared prefixes are counted whether caching is on or not (what caching would save, and with it on,
+    what eviction loses): at admission, the prompt's leading full blocks whose chained hash an earlier
+    admission also had, among the last ``SEEN_PREFIXES`` block hashes seen (an LRU of ints, ~2 MB at
+    most: the full blocks of each admitted prompt, and at ``free`` of its answer too, since the next turn
+    of a chat begins with it). ``shared_prefix_tokens / shared_prefix_queries`` is the bottleneck advisor's shared-prefix
+    share (gateway/advise.py).
     """
+
+    SEEN_PREFIXES = 32768
 
     def __init__(
         self, num_blocks: int, block_size: int, max_model_len: int, *, enable_caching: bool = False, salt: str = ""
@@ -65,6 +75,9 @@ class KVCacheManager:
         self._req_num_cached: dict[str, int] = {}  # blocks of the request already registered
         self.prefix_cache_queries = 0  # prompt tokens looked up at admission
         self.prefix_cache_hits = 0  # of which found cached
+        self._seen: OrderedDict[int, None] = OrderedDict()  # block hashes of recent prompts, oldest first
+        self.shared_prefix_queries = 0  # tokens admitted (caching on or off)
+        self.shared_prefix_tokens = 0  # of which in leading full blocks an earlier admission began with too
 
     @property
     def num_free_blocks(self) -> int:
@@ -150,11 +163,32 @@ class KVCacheManager:
         self.block_pool.touch(new_computed_blocks)
         new_blocks = self.block_pool.get_new_blocks(max(num_needed, 0))
         self.req_to_blocks[request.request_id] = [*table, *new_computed_blocks, *new_blocks]
-        if self.enable_caching and not table:  # admission: count the lookup
-            self.prefix_cache_queries += request.num_tokens
-            self.prefix_cache_hits += num_cached
-            self._req_num_cached[request.request_id] = len(new_computed_blocks)
+        if not table:  # admission: count the lookup
+            self._count_shared_prefix(request)
+            if self.enable_caching:
+                self.prefix_cache_queries += request.num_tokens
+                self.prefix_cache_hits += num_cached
+                self._req_num_cached[request.request_id] = len(new_computed_blocks)
         return new_blocks
+
+    def _count_shared_prefix(self, request: Request) -> None:
+        seen, shared = self._seen, 0
+        hashes = self._hashes(request, request.num_tokens // self.block_size)
+        for block_hash in hashes:  # the leading run: a hash names the whole prefix up to its block's end
+            if block_hash not in seen:
+                break
+            shared += 1
+        self._remember(hashes)
+        self.shared_prefix_queries += request.num_tokens
+        self.shared_prefix_tokens += shared * self.block_size
+
+    def _remember(self, hashes: list[int]) -> None:
+        seen = self._seen
+        for block_hash in hashes:
+            seen[block_hash] = None
+            seen.move_to_end(block_hash)
+        while len(seen) > self.SEEN_PREFIXES:
+            seen.popitem(last=False)
 
     def free(self, request: Request) -> None:
         """Release all of ``request``'s blocks now. Safe to call twice (the second does nothing).
@@ -163,6 +197,8 @@ class KVCacheManager:
         with prefix caching, the start of a prompt is the part most likely to be shared again.
         """
         blocks = self.req_to_blocks.pop(request.request_id, None)
+        if blocks is not None:  # its answer too: the next turn of a chat begins with it
+            self._remember(self._hashes(request, request.num_tokens // self.block_size))
         self._req_hashes.pop(request.request_id, None)
         self._req_num_cached.pop(request.request_id, None)
         if blocks is not None:

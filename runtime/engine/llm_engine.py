@@ -593,6 +593,8 @@ class LLMEngine:
             self.decode_seconds,
             self._weight_bytes,
             self._weight_bits,
+            kv.shared_prefix_queries,
+            kv.shared_prefix_tokens,
         )
 
     # ------------------------------------------------------------ offline convenience

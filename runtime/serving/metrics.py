@@ -11,6 +11,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from runtime.api import RequestOutput
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+# Prompt lengths in tokens (the advisor's prompt-length distribution, like vLLM's request_prompt_tokens).
+PROMPT_BUCKETS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
 
 
 class EngineCollector:
@@ -60,8 +62,18 @@ class EngineCollector:
             "Bits a weight as served: 32/16 float, 8 int8, 4 int4; 0 the file's mixed blocks",
             labels=["model"],
         )
+        shared_q = CounterMetricFamily(
+            "shared_prefix_queries", "Prompt tokens admitted, prefix caching on or off", labels=["model"]
+        )
+        shared = CounterMetricFamily(
+            "shared_prefix_tokens",
+            "Of those, tokens in leading full blocks an earlier prompt began with too (what a prefix cache can reuse)",
+            labels=["model"],
+        )
         for name, backend in self._backends().items():
             s = backend.stats()
+            shared_q.add_metric([name], getattr(s, "shared_prefix_queries", 0))
+            shared.add_metric([name], getattr(s, "shared_prefix_tokens", 0))
             bits.add_metric([name], getattr(s, "weight_bits", 0))
             dsteps.add_metric([name], getattr(s, "decode_steps", 0))
             dseqs.add_metric([name], getattr(s, "decode_seqs", 0))
@@ -75,7 +87,8 @@ class EngineCollector:
             hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
             drafts.add_metric([name], getattr(s, "spec_draft_tokens", 0))
             accepted.add_metric([name], getattr(s, "spec_accepted_tokens", 0))
-        yield from (running, waiting, kv, preempt, queries, hits, drafts, accepted, dsteps, dseqs, dsecs, weights, bits)
+        yield from (running, waiting, kv, preempt, queries, hits, shared_q, shared, drafts, accepted)
+        yield from (dsteps, dseqs, dsecs, weights, bits)
 
 
 class ServerMetrics:
@@ -99,6 +112,13 @@ class ServerMetrics:
         self.e2e = hist("e2e_request_latency_seconds", "Arrival to the final output")
         self.queue = hist("request_queue_time_seconds", "Arrival to first being scheduled")
         self.prompt_tokens = Counter("prompt_tokens", "Prompt tokens processed", ["model"], registry=r)
+        self.prompt_lengths = Histogram(
+            "request_prompt_tokens",
+            "Prompt length of a request, in tokens",
+            ["model"],
+            buckets=PROMPT_BUCKETS,
+            registry=r,
+        )
         self.generation_tokens = Counter("generation_tokens", "Tokens generated", ["model"], registry=r)
         r.register(EngineCollector(backends))
 
@@ -106,6 +126,7 @@ class ServerMetrics:
         """Count one engine output; ``first``: the request's first output (its prompt is done)."""
         if first:
             self.prompt_tokens.labels(self.name).inc(out.prompt_tokens)
+            self.prompt_lengths.labels(self.name).observe(out.prompt_tokens)
         self.generation_tokens.labels(self.name).inc(len(out.token_ids))
         if out.finished:
             for hist, key in (

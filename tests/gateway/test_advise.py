@@ -11,10 +11,10 @@ from runtime.api import EngineStats
 
 
 class Engine:
-    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0, decode=None, bits=32):
+    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0, decode=None, bits=32, shared=(0, 0)):
         steps, seqs, seconds, weights = decode or (0, 0, 0.0, 0)
         stats = (running, 0, kv, preemptions, 100, 64, queries, hits, 0, 0, steps, seqs, seconds, weights, bits)
-        self.s = EngineStats(*stats)
+        self.s = EngineStats(*stats, *shared)  # shared: (prompt tokens admitted, of which a shared prefix)
 
     def stats(self):
         return self.s
@@ -27,6 +27,7 @@ def render(n=40, ttft=0.1, queue=0.01, itl=0.02, prompt=200, engine=None, cost=N
         m.queue.labels("small").observe(queue)
         m.itl.labels("small").observe(itl)
         m.prompt_tokens.labels("small").inc(prompt)
+        m.prompt_lengths.labels("small").observe(prompt)
     for tier, usd in (cost or {}).items():
         m.cost.labels(tier).inc(usd)
     return m.render().decode()
@@ -61,12 +62,33 @@ def test_healthy_and_too_little_traffic_give_no_finding():
             "--role decode",
         ),
         ({"ttft": 3.0, "prompt": 100}, "prefill compute", "--role decode"),
+        # the engines count what a prefix cache could reuse, on or off
+        (
+            {"ttft": 3.0, "prompt": 3000, "engine": Engine(shared=(120000, 96000))},
+            "context too long and the prefix cache is off",
+            "enable_prefix_caching: true",
+        ),
+        (  # long and unshared: a prefix cache would find nothing, turning it on is no remedy
+            {"ttft": 3.0, "prompt": 3000, "engine": Engine(shared=(120000, 4800))},
+            "context too long: long prompts are prefilled anew",
+            "truncation: auto",
+        ),
+        (  # shared, but the cache on finds little: the shared blocks do not stay resident
+            {"ttft": 3.0, "prompt": 3000, "engine": Engine(queries=120000, hits=6000, shared=(120000, 96000))},
+            "context too long, and the shared prefixes are evicted",
+            "kv_cache_mb",
+        ),
     ],
 )
 def test_ttft_branches(kwargs, cause, key):
     f = only(diagnose(render(**kwargs)))
     assert f.symptom == "ttft" and f.cause.startswith(cause) and key in f.key, f
     assert f.evidence["ttft_p99_s"] > f.evidence["ttft_slo_s"]
+    prompt = kwargs.get("prompt", 200)  # every request this long: interpolated inside its bucket (x2 wide)
+    assert prompt / 2 < f.evidence["prompt_tokens_p50"] <= f.evidence["prompt_tokens_p99"] <= 2 * prompt
+    engine = kwargs.get("engine")
+    if engine is not None and engine.s.shared_prefix_queries:
+        assert f.evidence["shared_prefix_share"] == engine.s.shared_prefix_tokens / engine.s.shared_prefix_queries
     if cause == "queueing":
         assert any("raises" in t and "TPOT" in t for t in f.traps)  # the trap of raising the batch
         assert f.proposal == ({"max_num_seqs": 8} if "max_num_seqs" in key else {})
@@ -139,7 +161,8 @@ def test_the_command_reads_a_live_gateway(capsys):
 
 
 def test_the_recorder_keeps_shapes_and_sharing_never_tokens(tmp_path):
-    from gateway.recorder import Recorder, load
+    from gateway.recorder import Recorder
+    from runtime.replay import load
 
     clock = iter([100.0, 100.5, 101.0, 102.0]).__next__
     rec = Recorder(tmp_path / "r.jsonl", max_requests=3, clock=clock)
@@ -166,7 +189,7 @@ def test_the_recorder_keeps_shapes_and_sharing_never_tokens(tmp_path):
         max_tokens=None,
     )  # past max_requests: not written
     rec.close()
-    lines = load(tmp_path / "r.jsonl")
+    lines = load(tmp_path / "r.jsonl", reached_a_model=False)
     assert [x["t"] for x in lines] == [0.5, 1.0, 2.0] and [x["output_tokens"] for x in lines] == [5, 6, 7]
     assert [x["blocks"][:2] for x in lines] == [[0, 1]] * 3  # the shared prefix: the same numbers
     assert lines[0]["blocks"][2:] == [2] and lines[1]["blocks"][2:] == [3, 4] and lines[2]["blocks"] == [0, 1]
@@ -183,18 +206,13 @@ def test_a_window_sees_only_what_happened_in_it():
     m = GatewayMetrics(lambda: {"small": Engine(kv=0.5)})
     now = [1000.0]
     hist = DiagnosisHistory(lambda: m.registry, interval=30.0, clock=lambda: now[0])
-    hist.tick()
-    for _ in range(40):  # the first minute: slow
-        m.ttft.labels("small", "miss").observe(4.0)
-        m.queue.labels("small").observe(3.5)
-        m.prompt_tokens.labels("small").inc(100)
-    now[0] += 60
-    hist.tick()
-    for _ in range(40):  # the next minute: fast
-        m.ttft.labels("small", "miss").observe(0.05)
-        m.queue.labels("small").observe(0.01)
-        m.prompt_tokens.labels("small").inc(100)
-    now[0] += 60
+    for ttft, queue in ((4.0, 3.5), (0.05, 0.01)):  # the first minute slow, the next fast
+        hist.tick()
+        for _ in range(40):
+            m.ttft.labels("small", "miss").observe(ttft)
+            m.queue.labels("small").observe(queue)
+            m.prompt_tokens.labels("small").inc(100)
+        now[0] += 60
     assert only(diagnose(hist.window(7200)[0])).cause.startswith("queueing")  # all of it
     recent, covered = hist.window(60)
     assert covered == 60 and diagnose(recent) == []

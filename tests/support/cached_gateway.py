@@ -13,8 +13,8 @@ from tests.support.gateway_server import ServerThread
 from tests.support.tiny_gateway import tiny_gateway
 
 
-def start(tiny_path: str, cache: dict, warmup: bool = True) -> ServerThread:
-    return tiny_gateway(tiny_path, cache=cache, limits=Limits(default_max_tokens=16), warmup=warmup)
+def start(tiny_path: str, cache: dict, warmup: bool = True, **config) -> ServerThread:
+    return tiny_gateway(tiny_path, cache=cache, limits=Limits(default_max_tokens=16), warmup=warmup, **config)
 
 
 def file_cache(tmp_path_factory) -> dict:

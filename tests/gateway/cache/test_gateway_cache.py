@@ -20,7 +20,11 @@ from tests.support.redis_server import RedisServer
 
 @pytest.fixture(scope="module")
 def server(tiny_path, tmp_path_factory):
-    srv = start(tiny_path, file_cache(tmp_path_factory))
+    from gateway.config.gateway import RecordConfig
+
+    recording = tmp_path_factory.mktemp("rec") / "shapes.jsonl"
+    srv = start(tiny_path, file_cache(tmp_path_factory), record=RecordConfig(str(recording)))
+    srv.recording = recording
     yield srv
     srv.stop()
 
@@ -78,6 +82,27 @@ def test_semantic_hit_and_scopes(server):
     # a negated look-alike is rejected by the guard
     h, _ = chat(server, [{"role": "user", "content": "How do I not boil an egg?"}], stop=[stop])
     assert h["x-cache"] == "miss"
+
+
+def test_the_recording_keeps_each_lookup_for_a_threshold_replay(server):
+    """Every answered request's lookup kind and best similarity go to the recording (never its text), and
+    a cache-threshold replay re-decides them: a stricter threshold turns the semantic hit into a miss."""
+    from runtime.replay import cache_outcome, load
+
+    q = "Where do herons build their nests?"
+    stop = stop_for(server, q)
+    asked = [q, q, "where do herons build nests", "Where do herons not build their nests?"]
+    seen = [chat(server, [{"role": "user", "content": x}], stop=[stop])[0] for x in asked]
+    assert [h["x-cache-lookup"] for h in seen] == ["miss", "exact", "semantic", "guard_rejected"]
+    lines = load(server.recording, reached_a_model=False)[-4:]
+    assert [x["lookup"] for x in lines] == ["miss", "exact", "semantic", "guard_rejected"]
+    assert [x["cache"] for x in lines] == ["miss", "hit", "hit", "miss"]
+    for line, h in zip(lines, seen):
+        assert line["similarity"] == (round(float(h["x-cache-similarity"]), 4) if "x-cache-similarity" in h else None)
+    semantic = lines[2]["similarity"]
+    assert [cache_outcome(x, None) for x in lines] == ["miss", "hit", "hit", "miss"]  # as recorded
+    assert [cache_outcome(x, min(1.0, semantic + 0.001)) for x in lines] == ["miss", "hit", "miss", "miss"]
+    assert "herons" not in server.recording.read_text()
 
 
 def test_bypass_headers_and_truncated_answers(server):

@@ -276,3 +276,34 @@ def test_freed_cached_blocks_are_revived_or_evicted_lru():
     assert [b.block_id for b in pool.cached.values()][:1] == [1]
     c = tokens_request("c", list(range(9)))
     assert mgr.get_computed_blocks(c)[1] == 4  # only the first block of the prefix is left
+
+
+@pytest.mark.parametrize("caching", [False, True])
+def test_shared_prefixes_are_counted_with_caching_on_or_off(caching, monkeypatch):
+    """The leading full blocks an earlier admission also began with: what a prefix cache could reuse."""
+    mgr = KVCacheManager(num_blocks=32, block_size=4, max_model_len=64, enable_caching=caching)
+    run_prompt(mgr, tokens_request("a", list(range(10))))  # first: nothing seen yet
+    assert (mgr.shared_prefix_queries, mgr.shared_prefix_tokens) == (10, 0)
+    run_prompt(mgr, tokens_request("b", list(range(8)) + [50, 51, 52]))  # a's two full blocks
+    assert (mgr.shared_prefix_queries, mgr.shared_prefix_tokens) == (21, 8)
+    # a's second block's tokens after another first block: a different prefix, no share
+    run_prompt(mgr, tokens_request("c", [99, 98, 97, 96] + list(range(4, 8)) + [1]))
+    assert mgr.shared_prefix_tokens == 8
+    # the leading run only: block 0 matches, block 1 does not, block 2 (b's) would: 4 tokens shared
+    run_prompt(mgr, tokens_request("d", list(range(4)) + [7, 7, 7, 7] + [50, 51, 52, 53]))
+    assert (mgr.shared_prefix_queries, mgr.shared_prefix_tokens) == (21 + 9 + 12, 12)
+    # an answer's blocks count once its request is freed: the next turn of a chat begins with them
+    chat = tokens_request("g", [3, 1, 4, 1])
+    run_prompt(mgr, chat)
+    chat.output_token_ids.extend([5, 9, 2, 6])  # its answer (as the engine appends accepted tokens)
+    mgr.free(chat)
+    before = mgr.shared_prefix_tokens
+    run_prompt(mgr, tokens_request("h", [3, 1, 4, 1] + chat.output_token_ids[:4] + [8]))
+    assert mgr.shared_prefix_tokens - before == 8
+    # bounded: past SEEN_PREFIXES hashes the oldest are forgotten
+    monkeypatch.setattr(KVCacheManager, "SEEN_PREFIXES", 2)
+    run_prompt(mgr, tokens_request("e", [5] * 12))  # three new hashes: only e's last two are kept
+    assert len(mgr._seen) == 2
+    before = mgr.shared_prefix_tokens
+    run_prompt(mgr, tokens_request("f", list(range(8)) + [0]))  # a's prefix: forgotten
+    assert mgr.shared_prefix_tokens == before

@@ -263,9 +263,12 @@ def test_prefix_caching_shares_a_system_prompt_and_changes_no_token(real_engine,
     prompts = [[{"role": "system", "content": SYSTEM}, {"role": "user", "content": q}] for q in questions]
     kv = real_engine.scheduler.kv_cache_manager
     hits_before, preempt_before = kv.prefix_cache_hits, real_engine.stats().num_preemptions_total
+    shared_before = real_engine.stats().shared_prefix_tokens
     params = [SamplingParams(max_tokens=n, ignore_eos=True) for n in (12, 20, 8, 16, 24, 10, 14, 18)]
     outs = real_engine.generate(prompts, params)
     assert kv.prefix_cache_hits - hits_before >= 5 * 64  # the system prompt's full blocks, shared
+    # the advisor's shared-prefix share counts the same blocks (at least: it also counts re-admissions)
+    assert real_engine.stats().shared_prefix_tokens - shared_before >= kv.prefix_cache_hits - hits_before
     assert real_engine.stats().num_preemptions_total > preempt_before, "the test must exercise preemption"
     for prompt, sp, out in zip(prompts, params, outs):
         _, ref = smollm2.generate(real_engine.encode(prompt), sp)

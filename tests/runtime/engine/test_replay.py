@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from runtime.replay import load, main, parse_try, prompt_of, replay
+from runtime.replay import cache_outcome, load, main, parse_try, prompt_of, replay
 from tests.support.engines import tiny_config
 
 PRICES = {"small": (0.1, 0.4), "large": (0.6, 2.4)}
@@ -47,6 +47,49 @@ def test_replay_current_against_proposed(tiny_path):
     assert warm["ttft_s"]["p50"] is not None and warm["peak_kv_usage"] > 0
 
 
+LOOKUPS = [  # (recorded cache outcome, lookup, best similarity)
+    ("hit", "exact", 1.0),
+    ("hit", "semantic", 0.93),
+    ("miss", "miss", 0.88),  # its best candidate was under the recording's threshold
+    ("miss", "guard_rejected", 0.95),  # the checker refused it: its verdict stands at any threshold
+    ("miss", "miss", None),  # no candidate at all
+    ("bypass", "bypass", None),
+]
+
+
+def test_a_cache_threshold_is_re_decided_from_each_recorded_lookup():
+    lines = [{"cache": c, "lookup": k, "similarity": s} for c, k, s in LOOKUPS]
+    assert [cache_outcome(x, None) for x in lines] == ["hit", "hit", "miss", "miss", "miss", "miss"]
+    assert [cache_outcome(x, 0.95) for x in lines] == ["hit", "miss", "miss", "miss", "miss", "miss"]
+    assert [cache_outcome(x, 0.85) for x in lines] == ["hit", "hit", "unchecked", "miss", "miss", "miss"]
+
+
+@pytest.mark.slow
+def test_a_stricter_threshold_sends_the_semantic_hits_to_the_engine(tiny_path):
+    lines = [
+        {
+            "t": 0.02 * i,
+            "tier": "small",
+            "prompt_tokens": 20,
+            "output_tokens": 3,
+            "cache": c,
+            "lookup": k,
+            "similarity": s,
+        }
+        for i, (c, k, s) in enumerate(LOOKUPS)
+    ]
+    kw = dict(time_scale=1.0, ttft_slo=60.0, tpot_slo=60.0, prices=PRICES, warmup=False)
+    config = tiny_config(tiny_path)
+    as_recorded = replay(lines, config, **kw)
+    stricter = replay(lines, config, cache_threshold=0.95, **kw)
+    looser = replay(lines, config, cache_threshold=0.85, **kw)
+    assert (as_recorded["cache_hits"], stricter["cache_hits"], looser["cache_hits"]) == (2, 1, 3)
+    assert looser["cache_hits_unchecked"] == 1 and as_recorded["cache_hits_unchecked"] == 0
+    one = (20 * 0.1 + 3 * 0.4) / 1e6  # an engine request at the small tier's prices; hits are free
+    assert as_recorded["cost_usd"] == pytest.approx(4 * one) and stricter["cost_usd"] == pytest.approx(5 * one)
+    assert looser["cost_usd"] == pytest.approx(3 * one) and all(r["goodput"] == 1.0 for r in (as_recorded, looser))
+
+
 def test_keys_are_checked_and_recordings_filtered(tmp_path, capsys):
     assert parse_try(["max_num_seqs=8", "kv_dtype=int8", "models[].engine.enable_prefix_caching=false"]) == {
         "max_num_seqs": 8,
@@ -54,7 +97,8 @@ def test_keys_are_checked_and_recordings_filtered(tmp_path, capsys):
         "enable_prefix_caching": False,
     }
     assert parse_try(["cache=exact", "tier=small"]) == {"cache": "exact", "tier": "small"}
-    for bad in ("max_num_sequences=8", "cache=semantic", "novalue"):
+    assert parse_try(["cache_threshold=0.9"]) == {"cache_threshold": 0.9}
+    for bad in ("max_num_sequences=8", "cache=semantic", "novalue", "cache_threshold=1.5", "cache_threshold=high"):
         with pytest.raises(SystemExit, match="error"):
             parse_try([bad])
     rec = tmp_path / "r.jsonl"
