@@ -106,6 +106,14 @@ def workloads(seed: int = 0) -> list[Workload]:
             engine={**base, "enable_prefix_caching": False},
         ),
         Workload(
+            "long-unshared-prompts",
+            "20 questions one at a time (every 3.5 s), each behind ~1,100 words of its own (nothing shared but the"
+            " chat template's start), prefix caching off, float32 weights: turning the prefix cache on would not help",
+            ("ttft", "context too long: long prompts are prefilled anew"),
+            asks(random.Random(seed + 1), 20, 3.5, 4, longer=1100),  # its own generator: the others stay as they were
+            engine={**base, "enable_prefix_caching": False},
+        ),
+        Workload(
             "one-stream-big-weights",
             "22 requests one after another (every 3.5 s), 48-token answers, Gemma 3 270M in float32 (1.1 GB of weights)",
             ("tpot", "bandwidth-bound"),
@@ -335,7 +343,8 @@ def markdown(rows: list[dict]) -> str:
             f"{r['what']}. Model `{r['model']}`, engine `{json.dumps(r['engine'])}`.",
         ]
         out += [
-            f"Sent in {r['sent']['seconds']} s, statuses {r['sent']['status']}; the advisor saw {d['requests']} answered requests."
+            f"Sent in {r['sent']['seconds']} s, statuses {json.dumps(r['sent']['status'])}; the advisor saw"
+            f" {d['requests']} answered requests."
         ]
         if r["expected"]:
             out.append(f"Expected: `{r['expected'][0]}`, {r['expected'][1]}.")
@@ -368,7 +377,7 @@ def markdown(rows: list[dict]) -> str:
                 out.append(f"| {label} | {fmt(get(cur), digits)} | {fmt(get(new), digits)} |")
             out += ["", f"`{r['replay_command']}`"]
         elif d["findings"]:
-            out += ["", "Not replayed: the change is not one engine's configuration (a replica, a device)."]
+            out += ["", "Not replayed: the change is not one engine's configuration (truncation, a replica, a device)."]
     return "\n".join(out) + "\n"
 
 
