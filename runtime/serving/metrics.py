@@ -11,8 +11,9 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from runtime.api import RequestOutput
 
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
-# Prompt lengths in tokens (the advisor's prompt-length distribution, like vLLM's request_prompt_tokens).
-PROMPT_BUCKETS = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
+# Prompt lengths in tokens, steps of x1.5 then x1.33 (the advisor's prompt-length distribution, as vLLM's
+# request_prompt_tokens): a quantile is interpolated inside a bucket, so finer ones read closer.
+PROMPT_BUCKETS = tuple(int(b * m) for b in (2**k for k in range(4, 17)) for m in (1, 1.5)) + (131072,)
 
 
 class EngineCollector:

@@ -1,6 +1,8 @@
 """What both model parity tests (tests/runtime/models/test_parity_*.py) use: varied prompts (scripts, code,
 whitespace runs), two chats, and Hugging Face transformers loading the same GGUF file as the reference."""
 
+from pathlib import Path
+
 PROMPTS = [
     "The capital of France is",
     "def fibonacci(n):\n    if n < 2:\n        return n\n",
@@ -16,15 +18,41 @@ GREEDY_CASES = range(3 + len(CHAT))  # the first three prompts, then each chat w
 
 
 def hf_reference(preset: str):
-    """(tokenizer, model): transformers on the preset's GGUF file, dequantized to float32, in eval mode."""
+    """(tokenizer, model): transformers on the preset's GGUF file, dequantized to float32, in eval mode.
+
+    transformers' GGUF path (converting the tokenizer, dequantizing every block in NumPy) is most of a
+    parity module's time; its result is kept with ``save_pretrained`` under ~/.cache/jaxserve/hf-reference
+    (``JAXSERVE_HF_REFERENCE``), named by the file's SHA-256 and the transformers version, and later runs
+    load that: the same tokenizer files and float32 weights transformers made from this file."""
+    import hashlib
+    import os
+    import shutil
+
     import torch  # a dev dependency: missing, fail rather than skip
+    import transformers
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from runtime.loading.presets import resolve_gguf
 
     path = resolve_gguf(preset)
-    tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
-    model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+    with path.open("rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()[:16]
+    root = os.environ.get("JAXSERVE_HF_REFERENCE", os.path.expanduser("~/.cache/jaxserve/hf-reference"))
+    kept = Path(root) / f"{preset}-{digest}-transformers-{transformers.__version__}"
+    if (kept / "complete").is_file():
+        tok = AutoTokenizer.from_pretrained(str(kept))
+        model = AutoModelForCausalLM.from_pretrained(str(kept), dtype=torch.float32)
+    else:
+        tok = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
+        model = AutoModelForCausalLM.from_pretrained(str(path.parent), gguf_file=path.name, dtype=torch.float32)
+        partial = kept.with_name(kept.name + f".partial-{os.getpid()}")
+        try:
+            tok.save_pretrained(str(partial))
+            model.save_pretrained(str(partial))
+            (partial / "complete").touch()
+            partial.rename(kept)  # whole or not at all: another worker may have kept it first
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
     model.eval()
     return tok, model
 
