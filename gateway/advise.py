@@ -17,7 +17,9 @@ as ``runtime.replay --try`` keys (``proposal``: what proves it). The tree, in th
                 queueing (queue time is most of TTFT)   -> decode steps under half the TPOT level: a larger
                                                            max_num_seqs (trap: it raises TPOT); else a replica
                 else                                    -> prefill compute: disaggregation (--role decode)
-    TPOT high?  a decode batch of one or two            -> the weights' read is the cost: int8 (int4 from int8;
+    TPOT high?  TPOT p50 over 3 decode-only steps       -> prefill interference: half the chunk
+                                                           (max_num_batched_tokens), or disaggregation
+                a decode batch of one or two            -> the weights' read is the cost: int8 (int4 from int8;
                                                            from 4 bits, a faster device); read rate, roofline
                 a big batch                             -> the batch is the cost: a lower max_num_seqs
     Memory?     preemptions and the KV cache filled up  -> kv_dtype int8 / fewer sequences / shorter context
@@ -45,6 +47,7 @@ LONG_PROMPT_TOKENS = 1024  # mean prompt tokens per request above this: "context
 COLD_PREFIX = 0.3  # prefix-cache hit rate below this: the shared prefix is not being reused
 SHARED_PREFIX = 0.5  # at least this share of prompt tokens begin as an earlier prompt did: a cache can reuse them
 FEW_RUNNING = 2.0  # mean running requests per engine under this: decode is not batched
+INTERFERENCE = 3.0  # TPOT p50 over this many decode-only steps: a token mostly waits for other work in its steps
 KV_FULL = 0.9  # KV usage above this with preemptions: memory-bound
 EXPENSIVE_SHARE = 0.8  # this share of spend on the priciest tier: cost
 REPEAT_SHARE = 0.3  # this share of spend on exact repeats of earlier requests: the cache should answer them
@@ -189,6 +192,7 @@ def _decode(values: dict) -> dict | None:
         "step_s": _by_model(values, "decode_step_seconds_total").get(model, 0.0) / n,
         "weights": _by_model(values, "model_weight_bytes").get(model, 0.0),
         "bits": _by_model(values, "model_weight_bits").get(model),
+        "chunk": _by_model(values, "max_num_batched_tokens").get(model),
     }
 
 
@@ -342,7 +346,32 @@ def diagnose(
                 evidence["roofline_step_ms"] = round(weights / (peak_gbs * 1e9) * 1e3, 3)
         else:
             evidence["mean_running_per_engine"] = round(batch, 2)
-        if batch < FEW_RUNNING:
+        tpot_p50 = tpot.quantile(0.5)
+        if decode and decode["step_s"] and tpot_p50 is not None and tpot_p50 > INTERFERENCE * decode["step_s"]:
+            chunk = int(decode.get("chunk") or 0)
+            half = max(16, chunk // 2) if chunk > 16 else None
+            evidence |= {
+                "tpot_p50_in_decode_steps": round(tpot_p50 / decode["step_s"], 1),
+                "max_num_batched_tokens": chunk,
+            }
+            findings.append(
+                Finding(
+                    "tpot",
+                    "prefill interference: decoding sequences wait behind other requests' prefill chunks (the "
+                    "engine's own decode steps are a fraction of TPOT)",
+                    evidence,
+                    "shorter prefill chunks, so each step holds less prompt; or prefill on servers of its own",
+                    f"models[].engine.max_num_batched_tokens: {half}"
+                    if half
+                    else "python -m runtime.server --role decode --prefill-url <prefill server>",
+                    [
+                        "a smaller chunk spreads each prompt over more steps: TTFT rises",
+                        "the decode step itself is fast: quantizing weights will not fix this",
+                    ],
+                    {"max_num_batched_tokens": half} if half else {},
+                )
+            )
+        elif batch < FEW_RUNNING:
             bits = decode.get("bits") if decode else None
             evidence["weight_bits"] = bits
             cause = "bandwidth-bound: one or two sequences per step, so each token costs a full read of the weights"

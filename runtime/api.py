@@ -365,6 +365,7 @@ class EngineStats:
     weight_bits: int = 0  # bits a weight as served: 32 / 16 (float), 8 (int8), 4 (int4); 0: the file's mixed blocks
     shared_prefix_queries: int = 0  # prompt tokens admitted, prefix caching on or off
     shared_prefix_tokens: int = 0  # of which in leading full blocks an earlier prompt began with too
+    max_num_batched_tokens: int = 0  # the step's token budget: the prefill chunk a decoding sequence waits behind
 
 
 class EngineClient(Protocol):

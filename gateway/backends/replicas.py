@@ -152,6 +152,7 @@ class ReplicaSet:
         summed["kv_cache_usage"] = summed["kv_cache_usage"] / len(all_stats)
         summed["weight_bytes"] = summed["weight_bytes"] // len(all_stats)  # each replica holds a copy
         summed["weight_bits"] = max(s.weight_bits for s in all_stats)
+        summed["max_num_batched_tokens"] = max(s.max_num_batched_tokens for s in all_stats)  # a setting, not a count
         return EngineStats(**summed)
 
     def replica_stats(self) -> list[dict]:

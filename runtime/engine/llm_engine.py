@@ -595,6 +595,7 @@ class LLMEngine:
             self._weight_bits,
             kv.shared_prefix_queries,
             kv.shared_prefix_tokens,
+            self.config.max_num_batched_tokens,
         )
 
     # ------------------------------------------------------------ offline convenience

@@ -71,8 +71,14 @@ class EngineCollector:
             "Of those, tokens in leading full blocks an earlier prompt began with too (what a prefix cache can reuse)",
             labels=["model"],
         )
+        chunk = GaugeMetricFamily(
+            "max_num_batched_tokens",
+            "Tokens a step may hold (the prefill chunk decoding waits behind)",
+            labels=["model"],
+        )
         for name, backend in self._backends().items():
             s = backend.stats()
+            chunk.add_metric([name], getattr(s, "max_num_batched_tokens", 0))
             shared_q.add_metric([name], getattr(s, "shared_prefix_queries", 0))
             shared.add_metric([name], getattr(s, "shared_prefix_tokens", 0))
             bits.add_metric([name], getattr(s, "weight_bits", 0))
@@ -89,7 +95,7 @@ class EngineCollector:
             drafts.add_metric([name], getattr(s, "spec_draft_tokens", 0))
             accepted.add_metric([name], getattr(s, "spec_accepted_tokens", 0))
         yield from (running, waiting, kv, preempt, queries, hits, shared_q, shared, drafts, accepted)
-        yield from (dsteps, dseqs, dsecs, weights, bits)
+        yield from (dsteps, dseqs, dsecs, weights, bits, chunk)
 
 
 class ServerMetrics:

@@ -11,10 +11,12 @@ from runtime.api import EngineStats
 
 
 class Engine:
-    def __init__(self, running=4, kv=0.3, preemptions=0, queries=0, hits=0, decode=None, bits=32, shared=(0, 0)):
+    def __init__(
+        self, running=4, kv=0.3, preemptions=0, queries=0, hits=0, decode=None, bits=32, shared=(0, 0), chunk=256
+    ):
         steps, seqs, seconds, weights = decode or (0, 0, 0.0, 0)
         stats = (running, 0, kv, preemptions, 100, 64, queries, hits, 0, 0, steps, seqs, seconds, weights, bits)
-        self.s = EngineStats(*stats, *shared)  # shared: (prompt tokens admitted, of which a shared prefix)
+        self.s = EngineStats(*stats, *shared, chunk)  # shared: (prompt tokens admitted, of which a shared prefix)
 
     def stats(self):
         return self.s
@@ -103,18 +105,31 @@ def test_tpot_branches_memory_and_cost():
     assert f.symptom == "tpot" and "max_num_seqs" in f.key
     # The engines' decode steps outweigh the instant's gauge: 1.2 sequences per step at 50 ms, reading
     # 540 MB of weights each time (10.8 GB/s), while 16 happen to be running at the scrape.
-    f = only(diagnose(render(itl=0.3, engine=Engine(running=16, decode=(1000, 1200, 50.0, 540e6))), peak_gbs=100))
+    # below: TPOT p50 ~75 ms, about one decode step (50-90 ms), p99 over a 50 ms level
+    f = only(
+        diagnose(
+            render(itl=0.08, engine=Engine(running=16, decode=(1000, 1200, 50.0, 540e6))), peak_gbs=100, tpot_slo=0.05
+        )
+    )
     assert (f.symptom, f.key) == ("tpot", "models[].engine.weight_quant: int8")
     e = f.evidence
     assert (e["mean_decode_batch"], e["mean_decode_step_ms"], e["weight_mb"]) == (1.2, 50.0, 540.0)
     assert e["weights_read_gb_per_s"] == 10.8 and e["roofline_step_ms"] == 5.4
-    f = only(diagnose(render(itl=0.3, engine=Engine(running=1, decode=(100, 2400, 9.0, 540e6)))))
+    f = only(diagnose(render(itl=0.08, engine=Engine(running=1, decode=(100, 2400, 9.0, 540e6))), tpot_slo=0.05))
     assert "max_num_seqs" in f.key and f.evidence["mean_decode_batch"] == 24 and f.proposal == {"max_num_seqs": 6}
     # Already quantized: int8 weights are offered int4, 4-bit ones a faster device (nothing to replay)
     decode = (1000, 1000, 50.0, 135e6)
-    assert only(diagnose(render(itl=0.3, engine=Engine(decode=decode, bits=8)))).proposal == {"weight_quant": "int4"}
-    f = only(diagnose(render(itl=0.3, engine=Engine(decode=decode, bits=4))))
+    assert only(diagnose(render(itl=0.08, engine=Engine(decode=decode, bits=8)), tpot_slo=0.05)).proposal == {
+        "weight_quant": "int4"
+    }
+    f = only(diagnose(render(itl=0.08, engine=Engine(decode=decode, bits=4)), tpot_slo=0.05))
     assert f.proposal == {} and "faster device" in f.key
+    # TPOT p50 ~175 ms while the engine's own decode steps take 15 ms: prefill chunks in between
+    f = only(diagnose(render(itl=0.3, engine=Engine(running=1, decode=(100, 100, 1.5, 540e6)))))
+    assert f.cause.startswith("prefill interference") and f.proposal == {"max_num_batched_tokens": 128}
+    assert f.evidence["tpot_p50_in_decode_steps"] > 3 and any("TTFT rises" in t for t in f.traps)
+    f = only(diagnose(render(itl=0.3, engine=Engine(running=1, decode=(100, 100, 1.5, 540e6), chunk=16))))
+    assert f.proposal == {} and "--role decode" in f.key  # the chunk cannot shrink: prefill elsewhere
     f = only(diagnose(render(engine=Engine(kv=0.97, preemptions=5))))
     assert (f.symptom, f.key) == ("memory", "models[].engine.kv_dtype: int8") and f.evidence["preemptions"] == 5
     assert diagnose(render(engine=Engine(kv=0.97, preemptions=0))) == []  # full but not thrashing: fine

@@ -148,6 +148,7 @@ def test_health_ready_stats_models(tiny_server):
         "weight_bits",
         "shared_prefix_queries",
         "shared_prefix_tokens",
+        "max_num_batched_tokens",
     }
     assert stats["weight_bytes"] > 0 and stats["weight_bits"] == 32  # what each decode step reads
     assert stats["model"] == "tiny" and stats["ready"] is True and stats["max_model_len"] == 256
