@@ -297,8 +297,31 @@ def fmt(v, digits=3) -> str:
     return str(v)
 
 
+# The figure each symptom is about: (label, how to read it off a replay row, digits)
+HEADLINE = {
+    "ttft": ("TTFT p50 (s)", lambda x: x["ttft_s"]["p50"], 2),
+    "tpot": ("TPOT p50 (ms)", lambda x: None if x["tpot_s"]["p50"] is None else x["tpot_s"]["p50"] * 1e3, 1),
+    "memory": ("preemptions", lambda x: x["preemptions"], 0),
+    "cost": ("cost (USD)", lambda x: x["cost_usd"], 6),
+}
+
+
+def headline(finding: dict | None, rep: dict | None) -> str:
+    if not finding or not rep or finding["symptom"] not in HEADLINE:
+        return "-"
+    label, get, digits = HEADLINE[finding["symptom"]]
+    return f"{label}: {fmt(get(rep['current']), digits)} -> {fmt(get(rep['proposed']), digits)}"
+
+
 def markdown(rows: list[dict]) -> str:
     missing = [w.name for w in workloads() if w.name not in {r["workload"] for r in rows}]
+    older = [
+        r["workload"]
+        for r in rows
+        if any(
+            f["symptom"] == "ttft" and "shared_prefix_share" not in f["evidence"] for f in r["diagnosis"]["findings"]
+        )
+    ]
     out = [
         "# The bottleneck advisor on synthetic workloads (issue 19)",
         "",
@@ -320,8 +343,18 @@ def markdown(rows: list[dict]) -> str:
         "![the Diagnosis panel](results/advisor_dashboard.png)",
         "",
         *([f"Not run into this report yet: {', '.join(missing)}.", ""] if missing else []),
-        "| workload | advisor's finding | change | named as expected | replay: goodput current -> proposed |",
-        "|---|---|---|---|---|",
+        *(
+            [
+                f"Run before the engines counted shared prefixes (`--merge` kept their rows): {', '.join(older)}; their"
+                " TTFT evidence has no shared-prefix share or prompt-length quantiles.",
+                "",
+            ]
+            if older
+            else []
+        ),
+        "| workload | advisor's finding | change | named as expected | replay: what the finding is about,"
+        " current -> proposed | replay: goodput |",
+        "|---|---|---|---|---|---|",
     ]
     for r in rows:
         f = r["diagnosis"]["findings"]
@@ -333,7 +366,7 @@ def markdown(rows: list[dict]) -> str:
         rep = r.get("replay")
         good = f"{rep['current']['goodput']:.2f} -> {rep['proposed']['goodput']:.2f}" if rep else "-"
         named = "yes" if r["named_as_expected"] else "**no**"
-        out.append(f"| {r['workload']} | {first} | {change} | {named} | {good} |")
+        out.append(f"| {r['workload']} | {first} | {change} | {named} | {headline(c, rep)} | {good} |")
     for r in rows:
         d = r["diagnosis"]
         out += [

@@ -47,9 +47,11 @@ def test_the_report_renders_findings_and_replays():
     side = {"ttft_s": {"p50": 0.1, "p99": 0.2}, "tpot_s": {"p50": 0.04, "p99": 0.08}, "goodput": 0.5}
     side |= {"peak_kv_usage": 0.1, "preemptions": 0, "prefix_cache_hit_rate": 0.0, "output_tokens_per_s": 20.0}
     side |= {"cache_hits": 0, "cost_usd": 0.001, "requests": 20}
-    text = report.markdown([row({"current": side, "proposed": {**side, "goodput": 1.0}}, [finding]), row(None, [])])
+    faster = {**side, "goodput": 1.0, "tpot_s": {"p50": 0.02, "p99": 0.08}}
+    text = report.markdown([row({"current": side, "proposed": faster}, [finding]), row(None, [])])
     assert (
-        "| w | [tpot] bandwidth-bound: one stream | `models[].engine.weight_quant: int8` | yes | 0.50 -> 1.00 |" in text
+        "| w | [tpot] bandwidth-bound: one stream | `models[].engine.weight_quant: int8` | yes"
+        " | TPOT p50 (ms): 40.0 -> 20.0 | 0.50 -> 1.00 |" in text
     )
     assert "| TPOT p99 (ms) | 80.0 | 80.0 |" in text and "- trap: a trap" in text and "**No finding.**" in text
     assert report.main(["--only", "no-such-workload"]) == 2
