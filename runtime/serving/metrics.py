@@ -23,79 +23,69 @@ class EngineCollector:
     def __init__(self, backends: Callable[[], Mapping]):
         self._backends = backends
 
-    def collect(self):
-        running = GaugeMetricFamily(
-            "num_requests_running", "Requests holding KV blocks in the engine", labels=["model"]
-        )
-        waiting = GaugeMetricFamily("num_requests_waiting", "Requests queued in the engine", labels=["model"])
-        kv = GaugeMetricFamily("kv_cache_usage_perc", "Fraction of KV blocks in use (0..1)", labels=["model"])
-        preempt = CounterMetricFamily("num_preemptions", "Preemptions by recompute", labels=["model"])
-        queries = CounterMetricFamily(
-            "prefix_cache_queries", "Prompt tokens looked up in the prefix cache", labels=["model"]
-        )
-        hits = CounterMetricFamily("prefix_cache_hits", "Prompt tokens found in the prefix cache", labels=["model"])
-        drafts = CounterMetricFamily(
-            "spec_decode_num_draft_tokens", "Speculative draft tokens verified", labels=["model"]
-        )
-        accepted = CounterMetricFamily(
-            "spec_decode_num_accepted_tokens", "Speculative draft tokens kept", labels=["model"]
-        )
-        dsteps = CounterMetricFamily(
-            "decode_steps", "Engine steps that only decoded (one token per running sequence)", labels=["model"]
-        )
-        dseqs = CounterMetricFamily(
-            "decode_step_sequences",
-            "Sequences in decode-only steps, summed (/ decode_steps: the mean batch)",
-            labels=["model"],
-        )
-        dsecs = CounterMetricFamily(
-            "decode_step_seconds",
-            "Wall time of decode-only steps, summed (/ decode_steps: the mean step)",
-            labels=["model"],
-        )
-        weights = GaugeMetricFamily(
-            "model_weight_bytes",
-            "Bytes of the model's weights in memory (each decode step reads them)",
-            labels=["model"],
-        )
-        bits = GaugeMetricFamily(
-            "model_weight_bits",
-            "Bits a weight as served: 32/16 float, 8 int8, 4 int4; 0 the file's mixed blocks",
-            labels=["model"],
-        )
-        shared_q = CounterMetricFamily(
-            "shared_prefix_queries", "Prompt tokens admitted, prefix caching on or off", labels=["model"]
-        )
-        shared = CounterMetricFamily(
+    # (metric, gauge or counter, help, the EngineStats field it reads), in the order they are exposed
+    FAMILIES = (
+        ("num_requests_running", "gauge", "Requests holding KV blocks in the engine", "num_running"),
+        ("num_requests_waiting", "gauge", "Requests queued in the engine", "num_waiting"),
+        ("kv_cache_usage_perc", "gauge", "Fraction of KV blocks in use (0..1)", "kv_cache_usage"),
+        ("num_preemptions", "counter", "Preemptions by recompute", "num_preemptions_total"),
+        ("prefix_cache_queries", "counter", "Prompt tokens looked up in the prefix cache", "prefix_cache_queries"),
+        ("prefix_cache_hits", "counter", "Prompt tokens found in the prefix cache", "prefix_cache_hits"),
+        (
+            "shared_prefix_queries",
+            "counter",
+            "Prompt tokens admitted, prefix caching on or off",
+            "shared_prefix_queries",
+        ),
+        (
             "shared_prefix_tokens",
+            "counter",
             "Of those, tokens in leading full blocks an earlier prompt began with too (what a prefix cache can reuse)",
-            labels=["model"],
-        )
-        chunk = GaugeMetricFamily(
+            "shared_prefix_tokens",
+        ),
+        ("spec_decode_num_draft_tokens", "counter", "Speculative draft tokens verified", "spec_draft_tokens"),
+        ("spec_decode_num_accepted_tokens", "counter", "Speculative draft tokens kept", "spec_accepted_tokens"),
+        ("decode_steps", "counter", "Engine steps that only decoded (one token per running sequence)", "decode_steps"),
+        (
+            "decode_step_sequences",
+            "counter",
+            "Sequences in decode-only steps, summed (/ decode_steps: the mean batch)",
+            "decode_seqs",
+        ),
+        (
+            "decode_step_seconds",
+            "counter",
+            "Wall time of decode-only steps, summed (/ decode_steps: the mean step)",
+            "decode_seconds",
+        ),
+        (
+            "model_weight_bytes",
+            "gauge",
+            "Bytes of the model's weights in memory (each decode step reads them)",
+            "weight_bytes",
+        ),
+        (
+            "model_weight_bits",
+            "gauge",
+            "Bits a weight as served: 32/16 float, 8 int8, 4 int4; 0 the file's mixed blocks",
+            "weight_bits",
+        ),
+        (
             "max_num_batched_tokens",
+            "gauge",
             "Tokens a step may hold (the prefill chunk decoding waits behind)",
-            labels=["model"],
-        )
+            "max_num_batched_tokens",
+        ),
+    )
+
+    def collect(self):
+        kinds = {"gauge": GaugeMetricFamily, "counter": CounterMetricFamily}
+        families = [(kinds[kind](name, doc, labels=["model"]), field) for name, kind, doc, field in self.FAMILIES]
         for name, backend in self._backends().items():
             s = backend.stats()
-            chunk.add_metric([name], getattr(s, "max_num_batched_tokens", 0))
-            shared_q.add_metric([name], getattr(s, "shared_prefix_queries", 0))
-            shared.add_metric([name], getattr(s, "shared_prefix_tokens", 0))
-            bits.add_metric([name], getattr(s, "weight_bits", 0))
-            dsteps.add_metric([name], getattr(s, "decode_steps", 0))
-            dseqs.add_metric([name], getattr(s, "decode_seqs", 0))
-            dsecs.add_metric([name], getattr(s, "decode_seconds", 0.0))
-            weights.add_metric([name], getattr(s, "weight_bytes", 0))
-            running.add_metric([name], s.num_running)
-            waiting.add_metric([name], s.num_waiting)
-            kv.add_metric([name], s.kv_cache_usage)
-            preempt.add_metric([name], s.num_preemptions_total)
-            queries.add_metric([name], getattr(s, "prefix_cache_queries", 0))
-            hits.add_metric([name], getattr(s, "prefix_cache_hits", 0))
-            drafts.add_metric([name], getattr(s, "spec_draft_tokens", 0))
-            accepted.add_metric([name], getattr(s, "spec_accepted_tokens", 0))
-        yield from (running, waiting, kv, preempt, queries, hits, shared_q, shared, drafts, accepted)
-        yield from (dsteps, dseqs, dsecs, weights, bits, chunk)
+            for family, field in families:
+                family.add_metric([name], getattr(s, field, 0))  # a backend of an older contract: 0
+        yield from (family for family, _ in families)
 
 
 class ServerMetrics:
