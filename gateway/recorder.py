@@ -14,7 +14,8 @@ was encoded). ``asked`` numbers what the request asked (its repeat digest: tenan
 parameters), so two lines with the same number asked the same: what a replay with an exact cache answers
 from it (``runtime.replay --try cache=exact``); null for requests that did not reach a model. ``lookup``
 is the semantic cache's verdict (exact, semantic, guard_rejected, miss, bypass, error; null with no cache)
-and ``similarity`` the best cosine it saw: what ``runtime.replay --try cache_threshold=T`` re-decides. After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
+and ``similarity`` the best cosine it saw: what ``runtime.replay --try cache_threshold=T`` re-decides.
+After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
 """
 
 from __future__ import annotations

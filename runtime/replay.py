@@ -3,9 +3,10 @@
     python -m runtime.replay RECORDING [--model smollm2-135m] [--try KEY=VALUE ...] [--time-scale 1]
                              [--max-requests 200] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
 
-Each recorded request that reached a model becomes one engine request with the same arrival time (times ``--time-scale``), prompt length, prefix sharing and output length: a recorded
-``blocks`` number always stands for the same 16 tokens (drawn from it as a seed), so requests that shared
-a prefix share it again; the rest of a prompt is tokens of its own; ``ignore_eos`` with
+Each recorded request that reached a model becomes one engine request with the same arrival time
+(times ``--time-scale``), prompt length, prefix sharing and output length: a recorded ``blocks``
+number always stands for the same 16 tokens (drawn from it as a seed), so requests that shared a
+prefix share it again; the rest of a prompt is tokens of its own; ``ignore_eos`` with
 ``max_tokens = output_tokens`` makes it answer exactly as long. The same shape runs twice in this process,
 on ``EngineConfig(model, **base)`` and with the ``--try`` keys changed (any ``EngineConfig`` field:
 max_num_seqs, max_num_batched_tokens, kv_dtype, weight_quant, enable_prefix_caching, kv_cache_bytes,

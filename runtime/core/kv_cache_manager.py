@@ -52,8 +52,8 @@ class KVCacheManager:
     what eviction loses): at admission, the prompt's leading full blocks whose chained hash an earlier
     admission also had, among the last ``SEEN_PREFIXES`` block hashes seen (an LRU of ints, ~2 MB at
     most: the full blocks of each admitted prompt, and at ``free`` of its answer too, since the next turn
-    of a chat begins with it). ``shared_prefix_tokens / shared_prefix_queries`` is the bottleneck advisor's shared-prefix
-    share (gateway/advise.py).
+    of a chat begins with it). ``shared_prefix_tokens / shared_prefix_queries`` is the bottleneck
+    advisor's shared-prefix share (gateway/advise.py).
     """
 
     SEEN_PREFIXES = 32768
@@ -197,12 +197,11 @@ class KVCacheManager:
         with prefix caching, the start of a prompt is the part most likely to be shared again.
         """
         blocks = self.req_to_blocks.pop(request.request_id, None)
-        if blocks is not None:  # its answer too: the next turn of a chat begins with it
+        if blocks is not None:  # its answer too is remembered: the next turn of a chat begins with it
             self._remember(self._hashes(request, request.num_tokens // self.block_size))
+            self.block_pool.free_blocks(reversed(blocks))
         self._req_hashes.pop(request.request_id, None)
         self._req_num_cached.pop(request.request_id, None)
-        if blocks is not None:
-            self.block_pool.free_blocks(reversed(blocks))
 
     def get_block_ids(self, request_id: str) -> list[int]:
         """A copy of the request's block table as ids ([] for a request holding no blocks)."""
