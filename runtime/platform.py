@@ -12,6 +12,9 @@ Platform defaults (each taken at engine start from the platform name, so tests c
     cpu                   cpu      float32         fixed kv_cache_bytes (256 MiB)
     gpu / cuda / rocm     gpu      bfloat16        kv_cache_memory_fraction of the device (memory_stats)
     tpu                   tpu      bfloat16        kv_cache_memory_fraction of the device (memory_stats)
+
+``cpu_info()`` describes the host CPU (model, logical cores, SIMD flags, the CPU kernel's ISA path) for
+benchmark results: the scripts under scripts/ record it under ``"cpu"`` (docs/results/README.md).
 """
 
 from __future__ import annotations
@@ -24,6 +27,16 @@ CPU_FLAGS = ("--xla_cpu_use_onednn=true",)
 GPU_PLATFORMS = ("gpu", "cuda", "rocm")  # jax.default_backend() says "gpu"; lowering_platforms says cuda/rocm
 ACCELERATOR_DTYPE = "bfloat16"  # MXU / tensor-core native; half the weight and activation bytes
 CPU_DTYPE = "float32"  # CPUs have no fast bfloat16 matmul in XLA; float32 is the tested reference there
+
+# The SIMD flags a result records by name (any "amx*" flag too): x86 (/proc/cpuinfo "flags") and ARM
+# ("Features": asimd is AArch64's NEON, neon the 32-bit name).
+SIMD_FLAGS = (
+    "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "avx_vnni",
+    "neon", "asimd", "sve", "sve2",
+)  # fmt: skip
+# The CPU kernel's (runtime/quant/quant_matmul.cc) paths by the flags they need, first match wins; its
+# AVX2 path also needs F16C (every AVX2 CPU has it).
+ISA_PATHS = (("avx512", ("avx512f", "avx512bw", "avx512vl")), ("avx2", ("avx2", "fma", "f16c")))
 
 
 def configure_xla() -> None:
@@ -81,3 +94,45 @@ def device_memory_stats(devices: Sequence | None = None) -> dict[str, int] | Non
         limits.append(int(stats["bytes_limit"]))
         used.append(int(stats["bytes_in_use"]))
     return {"bytes_limit": min(limits), "bytes_in_use": max(used)}
+
+
+def cpu_info(cpuinfo: str | None = None, machine: str | None = None) -> dict:
+    """The host CPU as a JSON-able dict, for benchmark results::
+
+        {"model": "AMD EPYC", "logical_cores": 2, "machine": "x86_64", "isa_path": "avx2",
+         "simd_flags": ["avx", "avx2", "fma", "f16c"], "flags": "fpu vme ... (the whole line)"}
+
+    ``cpuinfo``: the text of ``/proc/cpuinfo`` (default: read it; none, e.g. on macOS: model from
+    ``platform.processor()``, no flags); ``machine``: default ``platform.machine()``. The first
+    processor's ``model name`` and ``flags`` (x86) or ``Features`` (ARM) lines are read. ``isa_path`` is
+    the path these flags select in the CPU kernel built with ``-march=native``: ``"avx512"`` (avx512f +
+    avx512bw + avx512vl), ``"avx2"`` (avx2 + fma + f16c), else ``"portable"``; it is read from the flags,
+    not from a built kernel (a kernel built for another ISA on purpose is not seen here).
+    ``logical_cores`` is ``os.cpu_count()`` (the machine's, not this process's affinity).
+    """
+    import platform
+
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+                cpuinfo = f.read()
+        except OSError:
+            cpuinfo = ""
+    fields: dict[str, str] = {}
+    for line in cpuinfo.splitlines():
+        key, sep, value = line.partition(":")
+        key = key.strip()
+        if sep and key in ("model name", "flags", "Features"):
+            fields.setdefault(key, value.strip())
+    flags = fields.get("flags") or fields.get("Features") or ""
+    present = set(flags.split())
+    simd = [f for f in SIMD_FLAGS if f in present] + sorted(f for f in present if f.startswith("amx"))
+    isa = next((name for name, need in ISA_PATHS if present.issuperset(need)), "portable")
+    return {
+        "model": fields.get("model name") or platform.processor() or None,
+        "logical_cores": os.cpu_count(),
+        "machine": machine if machine is not None else platform.machine(),
+        "isa_path": isa,
+        "simd_flags": simd,
+        "flags": flags,
+    }

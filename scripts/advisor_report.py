@@ -262,7 +262,9 @@ def run_one(w: Workload, folder: Path, screenshot: Path | None = None) -> dict:
     match = [f for f in findings if w.expect and f["symptom"] == w.expect[0] and f["cause"].startswith(w.expect[1])]
     named = not findings if w.expect is None else bool(match)
     chosen = (match or findings or [None])[0]  # the finding replayed: the expected one, else the first
-    row = {"workload": w.name, "what": w.what, "model": w.model, "engine": w.engine, "sent": sent}
+    from runtime.platform import cpu_info
+
+    row = {"workload": w.name, "what": w.what, "model": w.model, "engine": w.engine, "sent": sent, "cpu": cpu_info()}
     row |= {"expected": w.expect, "diagnosis": diagnosis, "named_as_expected": named, "replayed": chosen}
     proposal = chosen.get("proposal") if chosen else None
     # The recording without the warm-up requests, its clock starting at the workload's first arrival.

@@ -66,6 +66,8 @@ def pct(values, q):
 
 
 def summary(name: str, lat: list[float], **extra) -> dict:
+    from runtime.platform import cpu_info
+
     return {
         "bench": name,
         "n": len(lat),
@@ -73,6 +75,7 @@ def summary(name: str, lat: list[float], **extra) -> dict:
         "p99_ms": round(pct(lat, 99), 2),
         "mean_ms": round(statistics.mean(lat) * 1000, 2),
         **extra,
+        "cpu": cpu_info(),  # on every line
     }
 
 

@@ -365,8 +365,11 @@ def main(argv=None) -> int:
     half = max(1, ncpu // 2)
     cpus = (f"0-{half - 1}", f"{half}-{ncpu - 1}") if args.pin and ncpu > 1 else (None, None)
     common = server_args(args)
+    from runtime.platform import cpu_info
+
     report: dict = {
         "benchmark": "bench_disagg",
+        "cpu": cpu_info(),
         "host": {
             "cpus": ncpu,
             "machine": platform.machine(),

@@ -20,7 +20,6 @@ import asyncio
 import json
 import logging
 import os
-import platform
 import random
 import sys
 import time
@@ -33,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gateway.cache.embedder import Embedder  # noqa: E402
 from gateway.cache.onnx_models import OnnxEmbedder, cache_root  # noqa: E402
+from runtime.platform import cpu_info  # noqa: E402
 
 SHORT_QUESTION = "What is the capital of France?"
 
@@ -169,7 +169,7 @@ def main() -> None:
 
     result = {
         "bench": "embedder",
-        "cpu": platform.processor() or platform.machine(),
+        "cpu": cpu_info(),
         "cores": os.cpu_count(),
         "threads": args.threads,
         "short_question": SHORT_QUESTION,

@@ -67,7 +67,9 @@ def workload(n: int, seed: int = 0, lo: int = 16, hi: int = 512):
 
 
 def emit(record: dict) -> None:
-    print(json.dumps(record), flush=True)
+    from runtime.platform import cpu_info
+
+    print(json.dumps({**record, "cpu": cpu_info()}), flush=True)  # every line says which CPU
 
 
 def measure_limits() -> dict:

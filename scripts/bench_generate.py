@@ -225,7 +225,7 @@ def main(argv=None) -> int:
     bad = [m for m in modes if m not in WEIGHT_QUANT_MODES]
     if not modes or bad:
         p.error(f"--weight-quant takes modes from {', '.join(WEIGHT_QUANT_MODES)}; got {args.weight_quant!r}")
-    from runtime.platform import configure_xla
+    from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
     import jax
@@ -263,6 +263,7 @@ def main(argv=None) -> int:
         print(f"{mode}: {r['tok_s']:.1f} tok/s", file=sys.stderr)
     result = {
         "benchmark": "batch1_decode",
+        "cpu": cpu_info(),
         "model": args.model,
         "device": jax.default_backend(),
         "dtype": args.dtype,

@@ -341,8 +341,11 @@ def main() -> None:
     if args.peers:
         sys.path.append(args.peers)
 
+    from runtime.platform import cpu_info
+
     report = {
         "benchmark": "grammar-constrained decoding: compile and per-token mask fill (host CPU)",
+        "cpu": cpu_info(),
         "host": {"cpu_count": os.cpu_count(), "machine": platform.machine(), "python": platform.python_version()},
         "nested_schema": NESTED_SCHEMA,
         "answer": ANSWER,

@@ -430,9 +430,12 @@ def time_prefill(platform: str, smoke: bool, runs: int, spec: DeviceSpec | None)
 def environment() -> dict:
     import jax
 
+    from runtime.platform import cpu_info
+
     device = jax.devices()[0]
     spec = device_spec(device.device_kind)
     return {
+        "cpu": cpu_info(),  # the host's, beside the device
         "platform": jax.default_backend(),
         "device_kind": device.device_kind,
         "device_count": jax.device_count(),

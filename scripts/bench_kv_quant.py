@@ -142,7 +142,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="out/bench_kv_quant.json")
     args = p.parse_args(argv)
 
-    from runtime.platform import configure_xla
+    from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
     import jax
@@ -165,6 +165,7 @@ def main(argv=None) -> int:
     dtypes = args.kv_dtypes.split(",")
     result: dict = {
         "bench": "kv_quant",
+        "cpu": cpu_info(),
         "model": "smollm2-135m",
         "device": jax.default_backend(),
         "kv_budget_bytes": budget,

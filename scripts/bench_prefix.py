@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="out/bench_prefix.json")
     args = p.parse_args(argv)
 
-    from runtime.platform import configure_xla
+    from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
     from runtime.api import EngineConfig, SamplingParams
@@ -122,6 +122,7 @@ def main(argv=None) -> int:
     prompt_tokens = len(engines[True].encode(chats[0]))
     report = {
         "bench": "prefix_caching",
+        "cpu": cpu_info(),
         "model": "smollm2-135m",
         "chats": args.chats,
         "system_prompt_tokens": len(engines[True].tokenizer.encode(system)),

@@ -172,7 +172,10 @@ def main(argv=None) -> int:
                 }
             )
         stored = len(answer_s)
+        from runtime.platform import cpu_info
+
         report = {
+            "cpu": cpu_info(),
             "gateways": args.gateways,
             "entries_asked": args.entries,
             "entries_stored": stored,

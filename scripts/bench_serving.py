@@ -680,6 +680,9 @@ def main(argv=None) -> int:
             return_results=args.save_requests,
         )
     )
+    from runtime.platform import cpu_info
+
+    report["cpu"] = cpu_info()  # this client's host; the gateway may run on another
     text = json.dumps(report, indent=None)
     print(text, flush=True)
     if args.out:

@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     from runtime.engine.llm_engine import LLMEngine
     from runtime.loading.gguf import load_gguf
     from runtime.loading.presets import resolve_gguf
-    from runtime.platform import configure_xla
+    from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
     limit, tokens = (3, 64) if args.quick else (None, args.tokens)
@@ -148,6 +148,7 @@ def main(argv=None) -> int:
     print(f"warm-up {time.perf_counter() - t0:.0f} s", file=sys.stderr)
 
     result: dict = {
+        "cpu": cpu_info(),
         "model": args.model,
         "weight_quant": args.weight_quant,
         "dtype": args.dtype,

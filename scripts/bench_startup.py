@@ -121,7 +121,10 @@ def main(argv=None) -> int:
         runs.append(one_run(args.target, args.timeout))
         print(f"run {i + 1}: ready after {runs[-1]['ready_s']} s", file=sys.stderr)
     warm = runs[1:] or runs
+    from runtime.platform import cpu_info
+
     result = {
+        "cpu": cpu_info(),
         "target": "make serve" if args.target == "gateway" else "make serve-large",
         "runs": runs,
         "warm_ready_s_median": statistics.median(r["ready_s"] for r in warm),

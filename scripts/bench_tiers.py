@@ -392,8 +392,11 @@ def main(argv=None) -> int:
     for r in results:
         r["cost_vs_all_large"] = r["cost_per_1k_requests_usd"] / base["cost_per_1k_requests_usd"]
         r["p50_vs_all_large"] = r["latency_ms"]["p50"] / base["latency_ms"]["p50"]
+    from runtime.platform import cpu_info
+
     report = {
         "bench": "tiers",
+        "cpu": cpu_info(),
         "workload": {
             "requests": len(reqs),
             "kinds": kinds,

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from gateway.cache import CacheConfig, CacheScope, SemanticCache  # noqa: E402
 from gateway.cache.checker import CHECKERS, make_checker  # noqa: E402
 from gateway.cache.normalize import normalize_question  # noqa: E402
+from runtime.platform import cpu_info  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "cache"
 MODEL = "eval-model"
@@ -438,7 +439,7 @@ def main(argv=None) -> int:
     runs = []
     for name in CHECKERS if args.checker == "all" else (args.checker,):
         args_one = argparse.Namespace(**{**vars(args), "checker": name})
-        results = evaluate(args_one, embedder)
+        results = {"cpu": cpu_info(), **evaluate(args_one, embedder)}
         if not args.no_plot:
             png = out_dir / f"cache_eval_sweep_{name}.png"
             plot(results, png)

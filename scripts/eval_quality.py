@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="out/eval_quality.json")
     args = p.parse_args(argv)
 
-    from runtime.platform import configure_xla
+    from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
     from runtime.api import EngineConfig
@@ -162,6 +162,7 @@ def main(argv=None) -> int:
         del eng
     report = {
         "eval": "quality",
+        "cpu": cpu_info(),
         "model": args.model,
         "corpus": args.corpus,
         "documents": [t for t, _ in docs],

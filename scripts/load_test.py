@@ -713,6 +713,9 @@ def run(
     report["passed"] = all(report["properties"].values())
     report["generated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     report["machine"] = {"cpus": os.cpu_count(), "platform": sys.platform}
+    from runtime.platform import cpu_info
+
+    report["cpu"] = cpu_info()
     return report
 
 

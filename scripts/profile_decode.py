@@ -31,7 +31,7 @@ def main(argv=None) -> int:
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--top", type=int, default=15)
     args = p.parse_args(argv)
-    from runtime.platform import configure_xla
+    from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
     import jax
@@ -63,6 +63,7 @@ def main(argv=None) -> int:
         v.clear()
     _, stats = gen.generate(ids, SamplingParams(max_tokens=args.tokens, ignore_eos=True))
     result = {
+        "cpu": cpu_info(),
         "weight_quant": args.weight_quant,
         "max_model_len": args.max_model_len,
         "decode_tok_s": round(stats.decode_tokens_per_s, 1),

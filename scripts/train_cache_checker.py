@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from gateway.cache.scope import pair_text  # noqa: E402
+from runtime.platform import cpu_info  # noqa: E402
 
 DATA = ROOT / "data" / "cache_checker"
 
@@ -153,6 +154,7 @@ def main(argv=None) -> int:
         "train_seconds": round(train_s, 1),
         "torch": torch.__version__,
         "onnx_bytes": Path(onnx_path).stat().st_size,
+        "cpu": cpu_info(),  # train_seconds depends on it
     }
     out.with_suffix(".json").write_text(json.dumps(meta, indent=2) + "\n")
     print(json.dumps(meta, indent=2))

@@ -1,6 +1,6 @@
 """The benchmark scripts: bench_serving's seeded workload and its report against a real gateway (tiny
 model, loopback port); the accelerator run's spec table, byte and FLOP counts, its refusal to time the
-host CPU and its --smoke mode."""
+host CPU and its --smoke mode; every result names the CPU it ran on ("cpu")."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from gateway.config.gateway import Limits
+from runtime.platform import cpu_info
 from tests.support.scripts import load_script
 from tests.support.tiny_gateway import tiny_gateway
 from tests.support.tiny_gguf import write_tiny_llama
@@ -161,6 +162,37 @@ def test_bench_serving_end_to_end(gateway, tmp_path, capsys):
     assert 0 <= report["goodput"] <= report["request_throughput"]
     assert 0 <= report["goodput_fraction"] <= 1
     assert report["workload"]["kinds"]["fresh"] == 14  # 30% of 20 revisit an earlier question
+    assert report["cpu"] == cpu_info()
+
+
+# ---- every result names its CPU ----------------------------------------------------------------
+
+
+def test_json_lines_name_the_cpu(capsys):
+    """Scripts that print JSON lines put "cpu" on every line (bench_report reads them by "bench")."""
+    line = load_script("bench_cache").summary("miss", [0.1, 0.3], cache="shipped")
+    assert line["bench"] == "miss" and line["p50_ms"] == 200.0 and line["cpu"] == cpu_info()
+    load_script("bench_engine").emit({"bench": "limits", "device": "cpu"})
+    record = json.loads(capsys.readouterr().out)
+    assert record == {"bench": "limits", "device": "cpu", "cpu": cpu_info()}
+
+
+def test_bench_report_names_the_recorded_cpu(tmp_path):
+    """The report's header names the CPUs its raw files recorded, or says they recorded none."""
+    report = load_script("bench_report")
+    assert report.recorded_cpus(tmp_path) == []
+    (tmp_path / "old.json").write_text(json.dumps({"bench": "prefix_caching"}))
+    assert report.recorded_cpus(tmp_path) == []
+    here = cpu_info()
+    (tmp_path / "a.json").write_text(json.dumps({"bench": "prefix_caching", "cpu": here}, indent=2))
+    (tmp_path / "b.stdout.jsonl").write_text(
+        "not json\n" + "".join(json.dumps({"bench": b, "cpu": here}) + "\n" for b in ("miss", "exact_hit"))
+    )
+    assert report.recorded_cpus(tmp_path) == [here]
+    other = cpu_info("flags : avx2 fma f16c", machine="x86_64")
+    (tmp_path / "c.json").write_text(json.dumps([{"workload": "w", "cpu": other}]))
+    assert report.recorded_cpus(tmp_path) == [here, other]
+    assert "kernel ISA path avx2, SIMD: avx2 fma f16c" in report.describe_cpu(other)
 
 
 # ---- the accelerator run (scripts/bench_accelerator.sh, bench_accelerator.py, bench_kernel.py) -----
@@ -260,6 +292,7 @@ def test_bench_accelerator_smoke_on_cpu(tmp_path):
     report = json.loads(out.read_text())
     assert json.loads(p.stdout) == report
     assert report["mode"] == "smoke" and report["complete"] and report["passed"]
+    assert report["cpu"] == cpu_info()
     assert report["platform"] == "cpu" and report["peak"] is None
     assert report["jax_matches_pin"] == (report["jax_version"] == report["jax_pinned"])
     for check in ("attention_check", "quant_matmul_check"):
