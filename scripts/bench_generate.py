@@ -309,6 +309,7 @@ def main(argv=None) -> int:
 
         result["weight_quant_group"] = args.weight_quant_group
         result["cpu_quant_kernel"] = quant_cpu.kernel_available() if jax.default_backend() == "cpu" else None
+        result["cpu_quant_kernel_isa"] = quant_cpu.kernel_isa() if jax.default_backend() == "cpu" else None
         result["weight_quant"] = quant
     print(json.dumps(result))
     return 0

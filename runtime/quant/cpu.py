@@ -3,7 +3,9 @@
 Flow: the first ``matmul`` traced on CPU compiles the C++ source with ``$CXX`` (default ``g++``;
 ``-O3 -march=native``) into ``$JAXSERVE_KERNEL_CACHE`` (default ``~/.cache/jaxserve/kernels``) under
 a hash of source, flags, JAX version and CPU flags (about 8 s, once per machine), loads it and
-registers its two handlers with XLA:CPU. Concurrent processes each build to a private temporary
+registers its handlers with XLA:CPU. The source holds three paths, picked by the compiler's target:
+AVX-512 (BW, VL), AVX2 + FMA + F16C, and portable loops the compiler vectorizes (SSE, NEON);
+``JAXSERVE_KERNEL_ISA`` forces one (``ISA_FLAGS``) and ``kernel_isa()`` says which one runs. Concurrent processes each build to a private temporary
 name and ``os.replace`` it into place (atomic), so they never see a half-written library. If there
 is no compiler or the build fails, one warning is logged and every call takes the XLA path
 (``dequantize_then_dot``), which gives the same numbers, slower. Calls with more than
@@ -34,7 +36,17 @@ from pallas_kernels.quant_matmul.gguf_blocks import dequantize_blocks, gguf_matm
 log = logging.getLogger("runtime.quant")
 
 SOURCE = Path(__file__).parent / "quant_matmul.cc"
-FLAGS = ("-O3", "-march=native", "-std=c++17", "-shared", "-fPIC")
+FLAGS = ("-O3", "-std=c++17", "-shared", "-fPIC", "-fopenmp-simd")  # omp simd: the portable loops' reductions
+# The kernel's instruction set (JAXSERVE_KERNEL_ISA): "native" (the default) compiles for this CPU,
+# which picks the AVX-512 path where the CPU has AVX-512 BW/VL, else AVX2 + FMA + F16C, else portable
+# loops; the others force a path where the CPU can run it, to test and time it on one machine (on an
+# AVX-512 machine "avx2" builds what an AVX2-only CPU runs). The tests build each one this CPU has.
+ISA_FLAGS = {
+    "native": ("-march=native",),
+    "avx512": ("-march=skylake-avx512", "-mtune=native"),
+    "avx2": ("-march=haswell", "-mtune=native"),
+    "portable": ("-march=native", "-DJAXSERVE_PORTABLE"),
+}
 TARGETS = {8: ("jaxserve_q8_matmul", "JaxserveQ8Matmul"), 4: ("jaxserve_q4_matmul", "JaxserveQ4Matmul")}
 GGUF_TARGET = ("jaxserve_gguf_matmul", "JaxserveGgufMatmul")  # the file's Q8_0 / Q4_1 blocks (gguf_blocks.py)
 GGUF_BLOCK_TYPE_ID = {"q8_0": 0, "q4_1": 1}  # the kernel's "block_type" attribute
@@ -53,8 +65,9 @@ THREADS = max(1, int(os.environ.get("JAXSERVE_QUANT_THREADS", "1")))
 
 
 # available: None until first tried in this process; registered: XLA keeps a handler for the
-# process's lifetime, so it is registered once even if a test forces another build.
-_STATE: dict[str, bool | None] = {"available": None, "registered": False}
+# process's lifetime, so it is registered once even if a test forces another build; isa: the path
+# the registered library compiled ("avx512", "avx2" or "portable").
+_STATE: dict[str, bool | str | None] = {"available": None, "registered": False, "isa": None}
 _LOCK = threading.Lock()
 
 
@@ -70,15 +83,24 @@ def _cpu_flags() -> str:
         return ""
 
 
-def build_library() -> Path:
-    """Compile the kernel unless a library for this source, these flags and this CPU is cached."""
+def requested_isa() -> str:
+    isa = os.environ.get("JAXSERVE_KERNEL_ISA", "native")
+    if isa not in ISA_FLAGS:
+        raise ValueError(f"JAXSERVE_KERNEL_ISA={isa!r}: expected one of {', '.join(ISA_FLAGS)}")
+    return isa
+
+
+def build_library(isa: str | None = None) -> Path:
+    """Compile the kernel for ``isa`` (default: ``requested_isa()``) unless a library for this source,
+    these flags and this CPU is cached."""
     cxx = os.environ.get("CXX", "g++")
+    flags = (*FLAGS, *ISA_FLAGS[isa or requested_isa()])
     key = hashlib.sha256(
         b"\0".join(
             [
                 SOURCE.read_bytes(),
                 cxx.encode(),
-                " ".join(FLAGS).encode(),
+                " ".join(flags).encode(),
                 jax.__version__.encode(),
                 _cpu_flags().encode(),
             ]
@@ -89,7 +111,7 @@ def build_library() -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    cmd = [cxx, *FLAGS, "-isystem", jax.ffi.include_dir(), str(SOURCE), "-o", str(tmp)]
+    cmd = [cxx, *flags, "-isystem", jax.ffi.include_dir(), str(SOURCE), "-o", str(tmp)]
     try:
         subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
         os.replace(tmp, target)
@@ -112,6 +134,9 @@ def _kernel_available() -> bool:
                 for name, symbol in (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET):
                     jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu")
                 _STATE["registered"] = True
+                lib.jaxserve_kernel_isa.restype = ctypes.c_char_p
+                _STATE["isa"] = lib.jaxserve_kernel_isa().decode()
+                log.info("quantized matmul: CPU kernel built for %s", _STATE["isa"])
             _STATE["available"] = True
         except (OSError, subprocess.SubprocessError, AttributeError) as exc:
             detail = getattr(exc, "stderr", None) or str(exc)
@@ -122,6 +147,12 @@ def _kernel_available() -> bool:
             )
             _STATE["available"] = False
     return _STATE["available"]
+
+
+def kernel_isa() -> str | None:
+    """The instruction-set path of the CPU kernel this process runs ("avx512", "avx2", "portable"), or
+    None when there is no kernel (XLA's path)."""
+    return _STATE["isa"] if kernel_available() else None
 
 
 def matmul(x: jax.Array, q: jax.Array, scale: jax.Array, *, bits: int, group: int, in_features: int) -> jax.Array:

@@ -35,9 +35,22 @@
 #include <thread>
 #include <vector>
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
+
+// The instruction set is chosen at build time from the compiler's target (runtime/quant/cpu.py builds
+// with -march=native, or the ISA that JAXSERVE_KERNEL_ISA asks for): AVX-512 (BW, VL), else AVX2 with
+// FMA and F16C (every x86 CPU since 2013-2015 that has AVX2), else portable loops that the compiler
+// vectorizes for whatever the target has (SSE, NEON on ARM). jaxserve_kernel_isa() tells which.
+#if !defined(JAXSERVE_PORTABLE) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #define JAXSERVE_AVX512 1
+#define JAXSERVE_ISA "avx512"
+#elif !defined(JAXSERVE_PORTABLE) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
+#define JAXSERVE_AVX2 1
+#define JAXSERVE_ISA "avx2"
+#else
+#define JAXSERVE_ISA "portable"
 #endif
 
 // Loops over the MT x R register tile must unroll fully, or GCC keeps the accumulators on the stack.
@@ -60,22 +73,26 @@ struct Problem {
   int64_t M, N, K, row_bytes, group, num_groups;
 };
 
-#ifdef JAXSERVE_AVX512
-
-inline __mmask16 tail_mask(int64_t k, int64_t K) {  // lanes k .. k+15 that are < K
-  const int64_t n = K - k;
-  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1);
-}
+#if defined(JAXSERVE_AVX512) || defined(JAXSERVE_AVX2)
 
 // Software prefetch: a single core streaming R rows at once (R short runs per step) gets ~5 GB/s
 // from the hardware prefetchers alone; requesting the bytes one tile (+4 KiB) ahead of the linear
-// position brings it to ~23 GB/s (measured on this machine's EPYC, 576x49152 int8). The block of
+// position brings it to ~23 GB/s (measured on an AVX-512 EPYC, 576x49152 int8). The block of
 // R rows is contiguous and each step consumes 16 bytes of each row, i.e. R * 16 bytes of the
 // stream, so R / 4 cache lines a step keep the prefetch front moving at the same pace.
 template <int R>
 inline void prefetch_ahead(const void* block, int64_t row_bytes, int64_t byte_in_row) {
   const char* front = static_cast<const char*>(block) + R * row_bytes + 4096 + byte_in_row * R;
   UNROLL for (int r = 0; r < R; r += 4) _mm_prefetch(front + r * 16, _MM_HINT_T0);
+}
+
+#endif
+
+#ifdef JAXSERVE_AVX512
+
+inline __mmask16 tail_mask(int64_t k, int64_t K) {  // lanes k .. k+15 that are < K
+  const int64_t n = K - k;
+  return n >= 16 ? static_cast<__mmask16>(0xFFFF) : n <= 0 ? 0 : static_cast<__mmask16>((1u << n) - 1);
 }
 
 // MT rows of x (MT <= 4) times R rows of W (int8), over the whole K.
@@ -245,7 +262,190 @@ void rows(const Problem& p, int64_t n0, int64_t n1) {
   rows_direct<INT4, 1>(p, n, n1, &n);
 }
 
-#else  // portable fallback (no AVX-512): plain loops, auto-vectorized where the compiler can
+#elif defined(JAXSERVE_AVX2)
+
+// ---- AVX2 + FMA (+ F16C): the AVX-512 plan at half the width and half the registers ----------------
+//
+// 8 float lanes a ymm register and 16 registers: codes widen 8 at a time (vpmovsxbd / vpmovzxbd +
+// vcvtdq2ps) straight into FMAs, and a block of R rows of W x MT rows of x keeps MT * R accumulators,
+// at most 12, so the widened chunk, x and the accumulators stay in registers: R = 8, 4, 4, 3 for
+// M = 1, 2, 3, 4. AVX2 has no 16-entry vpermps, so an int4 nibble becomes (code - 8) by an integer
+// subtract, then a float, then times its group's scale. K that is not a multiple of 8 ends in a scalar
+// tail (int8); int4's x is zero-padded to whole groups by Q4Impl, so its loops have no tail.
+
+inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+inline __m256 i8x8_to_f32(const void* p) {  // 8 int8 codes -> 8 floats
+  return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(p))));
+}
+
+inline __m256i u8x8_to_i32(const void* p) {  // 8 bytes -> 8 int32 lanes
+  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(p)));
+}
+
+// The register tile for MT rows of x: MT * R accumulators of the 16 ymm registers (see above).
+template <int MT>
+constexpr int rows_for() {
+  return MT == 1 ? 8 : MT == 4 ? 3 : 4;
+}
+
+// MT rows of x (MT <= 4) times R rows of W (int8), over the whole K.
+template <int MT, int R>
+inline void int8_block(const Problem& p, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const int8_t* w = reinterpret_cast<const int8_t*>(p.w) + n0 * p.row_bytes;
+  const float* x = p.x + m0 * p.K;
+  const int64_t k8 = p.K & ~int64_t{7};
+  for (int64_t k = 0; k < k8; k += 8) {
+    if ((k & 15) == 0) prefetch_ahead<R>(w, p.row_bytes, k);  // its pace: 16 bytes of each row
+    UNROLL for (int r = 0; r < R; ++r) {
+      const __m256 wf = i8x8_to_f32(w + r * p.row_bytes + k);
+      UNROLL for (int m = 0; m < MT; ++m) acc[m][r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + m * p.K + k), wf, acc[m][r]);
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) {
+      float t = hsum8(acc[m][r]);
+      for (int64_t k = k8; k < p.K; ++k) t += x[m * p.K + k] * static_cast<float>(w[r * p.row_bytes + k]);
+      p.y[(m0 + m) * p.N + n0 + r] = t * p.s[n0 + r];
+    }
+}
+
+// MT rows of x times R rows of W (packed int4, group scales); x is padded to whole groups (p.K = Kp).
+template <int MT, int R>
+inline void int4_block(const Problem& p, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const float* s = p.s + n0 * p.num_groups;
+  const float* x = p.x + m0 * p.K;
+  const __m256i low4 = _mm256_set1_epi32(0xF), eight = _mm256_set1_epi32(8);
+  const int64_t half = p.group / 2;
+  for (int64_t g = 0; g < p.num_groups; ++g) {
+    const int64_t k_lo = g * p.group, k_hi = k_lo + half;
+    for (int64_t j = 0; j < half; j += 8) {
+      if ((j & 15) == 0) prefetch_ahead<R>(w, p.row_bytes, g * half + j);
+      UNROLL for (int r = 0; r < R; ++r) {
+        const __m256 sc = _mm256_broadcast_ss(s + r * p.num_groups + g);
+        const __m256i b = u8x8_to_i32(w + r * p.row_bytes + g * half + j);
+        const __m256 lo = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_and_si256(b, low4), eight)), sc);
+        const __m256 hi = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 4), eight)), sc);
+        UNROLL for (int m = 0; m < MT; ++m) {
+          acc[m][r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + m * p.K + k_lo + j), lo, acc[m][r]);
+          acc[m][r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + m * p.K + k_hi + j), hi, acc[m][r]);
+        }
+      }
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = hsum8(acc[m][r]);
+}
+
+// Rows [n0, n1) of W against all MT = M rows of x: blocks of R = rows_for<MT>() rows, then single rows.
+template <bool INT4, int MT>
+void rows_direct(const Problem& p, int64_t n0, int64_t n1) {
+  constexpr int R = rows_for<MT>();
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) INT4 ? int4_block<MT, R>(p, 0, n) : int8_block<MT, R>(p, 0, n);
+  for (; n < n1; ++n) INT4 ? int4_block<MT, 1>(p, 0, n) : int8_block<MT, 1>(p, 0, n);
+}
+
+// R rows [n, n + R) of W -> float32 buf [R, kpad] with the scales folded in (int8: columns K..kpad
+// zero; int4: K is already whole groups).
+template <bool INT4, int R>
+inline void dequantize_rows(const Problem& p, int64_t n, float* buf, int64_t kpad) {
+  for (int r = 0; r < R; ++r) {
+    const uint8_t* w = p.w + (n + r) * p.row_bytes;
+    float* out = buf + r * kpad;
+    if (!INT4) {
+      const __m256 sc = _mm256_set1_ps(p.s[n + r]);
+      const int64_t k8 = p.K & ~int64_t{7};
+      for (int64_t k = 0; k < k8; k += 8) _mm256_storeu_ps(out + k, _mm256_mul_ps(i8x8_to_f32(w + k), sc));
+      for (int64_t k = k8; k < kpad; ++k)
+        out[k] = k < p.K ? static_cast<float>(static_cast<int8_t>(w[k])) * p.s[n + r] : 0.0f;
+    } else {
+      const int64_t half = p.group / 2;
+      const __m256i low4 = _mm256_set1_epi32(0xF), eight = _mm256_set1_epi32(8);
+      for (int64_t g = 0; g < p.num_groups; ++g) {
+        const __m256 sc = _mm256_set1_ps(p.s[(n + r) * p.num_groups + g]);
+        for (int64_t j = 0; j < half; j += 8) {
+          const __m256i b = u8x8_to_i32(w + g * half + j);
+          _mm256_storeu_ps(out + g * p.group + j,
+                           _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_and_si256(b, low4), eight)), sc));
+          _mm256_storeu_ps(out + g * p.group + half + j,
+                           _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 4), eight)), sc));
+        }
+      }
+    }
+  }
+}
+
+// MT rows of x times R dequantized rows (buf [R, kpad], scales folded in).
+template <int MT, int R>
+inline void f32_block(const Problem& p, const float* buf, int64_t kpad, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const float* x = p.x + m0 * p.K;
+  const int64_t k8 = p.K & ~int64_t{7};
+  for (int64_t k = 0; k < k8; k += 8) {
+    UNROLL for (int r = 0; r < R; ++r) {
+      const __m256 wf = _mm256_loadu_ps(buf + r * kpad + k);
+      UNROLL for (int m = 0; m < MT; ++m) acc[m][r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + m * p.K + k), wf, acc[m][r]);
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) {
+      float t = hsum8(acc[m][r]);
+      for (int64_t k = k8; k < p.K; ++k) t += x[m * p.K + k] * buf[r * kpad + k];
+      p.y[(m0 + m) * p.N + n0 + r] = t;
+    }
+}
+
+// M > 4: each 3-row tile of W is dequantized once into an L1-resident float buffer, then swept by every
+// row of x, 4 at a time (12 accumulators), as the AVX-512 path does.
+template <bool INT4>
+void rows_buffered(const Problem& p, int64_t n0, int64_t n1) {
+  constexpr int R = 3;
+  const int64_t kpad = INT4 ? p.num_groups * p.group : (p.K + 7) / 8 * 8;
+  thread_local std::vector<float> buf;
+  buf.resize(R * kpad);
+  auto sweep = [&](auto r_tag, int64_t n) {
+    constexpr int RR = decltype(r_tag)::value;
+    dequantize_rows<INT4, RR>(p, n, buf.data(), kpad);
+    int64_t m = 0;
+    for (; m + 4 <= p.M; m += 4) f32_block<4, RR>(p, buf.data(), kpad, m, n);
+    switch (p.M - m) {
+      case 3: f32_block<3, RR>(p, buf.data(), kpad, m, n); break;
+      case 2: f32_block<2, RR>(p, buf.data(), kpad, m, n); break;
+      case 1: f32_block<1, RR>(p, buf.data(), kpad, m, n); break;
+      default: break;
+    }
+  };
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) sweep(std::integral_constant<int, R>{}, n);
+  for (; n < n1; ++n) sweep(std::integral_constant<int, 1>{}, n);
+}
+
+template <bool INT4>
+void rows(const Problem& p, int64_t n0, int64_t n1) {
+  switch (p.M) {
+    case 1: rows_direct<INT4, 1>(p, n0, n1); break;
+    case 2: rows_direct<INT4, 2>(p, n0, n1); break;
+    case 3: rows_direct<INT4, 3>(p, n0, n1); break;
+    case 4: rows_direct<INT4, 4>(p, n0, n1); break;
+    default: rows_buffered<INT4>(p, n0, n1); break;
+  }
+}
+
+#else  // portable: plain loops that the compiler vectorizes (omp simd reductions: -fopenmp-simd)
 
 template <bool INT4>
 void rows(const Problem& p, int64_t n0, int64_t n1) {
@@ -256,18 +456,19 @@ void rows(const Problem& p, int64_t n0, int64_t n1) {
       float acc = 0.0f;
       if (!INT4) {
         const int8_t* w8 = reinterpret_cast<const int8_t*>(wrow);
+#pragma omp simd reduction(+ : acc)
         for (int64_t k = 0; k < p.K; ++k) acc += x[k] * static_cast<float>(w8[k]);
         acc *= p.s[n];
-      } else {
+      } else {  // x is padded to whole groups (Q4Impl): no bounds inside a group
         const int64_t half = p.group / 2;
         for (int64_t g = 0; g < p.num_groups; ++g) {
+          const uint8_t* b = wrow + g * half;
+          const float* xl = x + g * p.group;
+          const float* xh = xl + half;
           float part = 0.0f;
-          for (int64_t j = 0; j < half; ++j) {
-            const uint8_t b = wrow[g * half + j];
-            const int64_t kl = g * p.group + j, kh = kl + half;
-            if (kl < p.K) part += x[kl] * static_cast<float>((b & 0xF) - 8);
-            if (kh < p.K) part += x[kh] * static_cast<float>((b >> 4) - 8);
-          }
+#pragma omp simd reduction(+ : part)
+          for (int64_t j = 0; j < half; ++j)
+            part += xl[j] * static_cast<float>((b[j] & 0xF) - 8) + xh[j] * static_cast<float>((b[j] >> 4) - 8);
           acc += part * p.s[n * p.num_groups + g];
         }
       }
@@ -309,7 +510,7 @@ void run_tiles(ffi::ThreadPool& pool, int64_t N, int64_t w_bytes, int64_t max_th
   for (int64_t i = 1; i < threads; ++i) pool.Schedule([work] { work->run(); });
   work->run();
   while (work->done.load(std::memory_order_acquire) < work->num_tiles) {  // tiles a helper is finishing
-#ifdef JAXSERVE_AVX512
+#if defined(__x86_64__) || defined(__i386__)
     _mm_pause();
 #else
     std::this_thread::yield();
@@ -350,6 +551,17 @@ ffi::Error Q4Impl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi
       e.failure())
     return e;
   Problem p{x.typed_data(), w.typed_data(), scale.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1], group, sd[1]};
+#ifndef JAXSERVE_AVX512
+  // The AVX2 and portable loops read x in whole groups: a K that ends inside the last group gets a
+  // zero-padded copy of x (M x Kp floats; the padded codes are 8, i.e. 0.0, so the sum is unchanged).
+  std::vector<float> padded;
+  if (const int64_t kp = sd[1] * group; kp != p.K) {
+    padded.assign(p.M * kp, 0.0f);
+    for (int64_t m = 0; m < p.M; ++m) std::copy(p.x + m * p.K, p.x + (m + 1) * p.K, padded.begin() + m * kp);
+    p.x = padded.data();
+    p.K = kp;
+  }
+#endif
   matmul(pool, p, true, threads);
   return ffi::Error::Success();
 }
@@ -370,12 +582,13 @@ struct GgufProblem {
   const uint8_t* w;   // [N, row_bytes]
   float* y;           // [M, N]
   int64_t M, N, K, row_bytes;
+  const float* xsum = nullptr;  // [M, K / 32] block sums of x (Q4_1 on the AVX2 and portable paths)
 };
 
 inline float f16_to_f32(const uint8_t* p) {
   uint16_t h;
   __builtin_memcpy(&h, p, 2);
-#ifdef JAXSERVE_AVX512
+#if defined(JAXSERVE_AVX512) || defined(JAXSERVE_AVX2)
   return _cvtsh_ss(h);
 #else
   const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1F, man = h & 0x3FF;
@@ -400,7 +613,7 @@ inline float f16_to_f32(const uint8_t* p) {
 #endif
 }
 
-#ifdef JAXSERVE_AVX512
+#if defined(JAXSERVE_AVX512) || defined(JAXSERVE_AVX2)
 
 // Each of the R rows is its own stream (rows are row_bytes apart): one prefetch a row a block, a few
 // blocks ahead, keeps every stream's next lines on the way (prefetching every other row, the first
@@ -409,6 +622,10 @@ template <int R>
 inline void gguf_prefetch(const uint8_t* w, int64_t row_bytes, int64_t off) {
   UNROLL for (int r = 0; r < R; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * row_bytes + off + 256), _MM_HINT_T0);
 }
+
+#endif
+
+#ifdef JAXSERVE_AVX512
 
 template <int MT, int R>
 inline void gguf_q8_0_block(const GgufProblem& p, int64_t m0, int64_t n0) {
@@ -501,7 +718,117 @@ void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
   gguf_rows_r<Q4, 1>(p, n, n1, &n);
 }
 
-#else
+#elif defined(JAXSERVE_AVX2)
+
+// A block's 32 codes widen to 4 x 8 float lanes and dot with x into a block sum, which its d scales
+// into the row's accumulator. Q4_1's offset is m * sum(x over the block): the block sums of x are
+// computed once per call (GgufImpl: p.xsum) instead of adding m to every weight.
+template <int MT, int R>
+inline void gguf_q8_0_block(const GgufProblem& p, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const float* x = p.x + m0 * p.K;
+  const int64_t nb = p.K / 32;
+  for (int64_t b = 0; b < nb; ++b) {
+    const int64_t off = b * 34;
+    gguf_prefetch<R>(w, p.row_bytes, off);
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + off;
+      const __m256 d = _mm256_set1_ps(f16_to_f32(blk));
+      const __m256 q0 = i8x8_to_f32(blk + 2), q1 = i8x8_to_f32(blk + 10), q2 = i8x8_to_f32(blk + 18),
+                   q3 = i8x8_to_f32(blk + 26);
+      UNROLL for (int m = 0; m < MT; ++m) {
+        const float* xb = x + m * p.K + b * 32;
+        __m256 t = _mm256_mul_ps(_mm256_loadu_ps(xb), q0);
+        t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 8), q1, t);
+        t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 16), q2, t);
+        t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 24), q3, t);
+        acc[m][r] = _mm256_fmadd_ps(t, d, acc[m][r]);
+      }
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = hsum8(acc[m][r]);
+}
+
+template <int MT, int R>
+inline void gguf_q4_1_block(const GgufProblem& p, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  float offset[MT][R] = {};  // sum over blocks of m * sum(x over the block)
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const float* x = p.x + m0 * p.K;
+  const int64_t nb = p.K / 32;
+  const float* xsum = p.xsum + m0 * nb;
+  const __m256i low4 = _mm256_set1_epi32(0xF);
+  for (int64_t b = 0; b < nb; ++b) {
+    const int64_t off = b * 20;
+    gguf_prefetch<R>(w, p.row_bytes, off);
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + off;
+      const __m256 d = _mm256_set1_ps(f16_to_f32(blk));
+      const float mn = f16_to_f32(blk + 2);
+      const __m256i b0 = u8x8_to_i32(blk + 4), b1 = u8x8_to_i32(blk + 12);  // bytes 0-7, 8-15
+      const __m256 q0 = _mm256_cvtepi32_ps(_mm256_and_si256(b0, low4));       // elements 0-7
+      const __m256 q1 = _mm256_cvtepi32_ps(_mm256_and_si256(b1, low4));       // 8-15
+      const __m256 q2 = _mm256_cvtepi32_ps(_mm256_srli_epi32(b0, 4));         // 16-23
+      const __m256 q3 = _mm256_cvtepi32_ps(_mm256_srli_epi32(b1, 4));         // 24-31
+      UNROLL for (int m = 0; m < MT; ++m) {
+        const float* xb = x + m * p.K + b * 32;
+        __m256 t = _mm256_mul_ps(_mm256_loadu_ps(xb), q0);
+        t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 8), q1, t);
+        t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 16), q2, t);
+        t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 24), q3, t);
+        acc[m][r] = _mm256_fmadd_ps(t, d, acc[m][r]);
+        offset[m][r] += mn * xsum[m * nb + b];
+      }
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = hsum8(acc[m][r]) + offset[m][r];
+}
+
+template <bool Q4, int MT, int R>
+inline void gguf_block(const GgufProblem& p, int64_t m0, int64_t n0) {
+  Q4 ? gguf_q4_1_block<MT, R>(p, m0, n0) : gguf_q8_0_block<MT, R>(p, m0, n0);
+}
+
+// Every row of x against R rows of W from n, 4 rows of x at a time: the tile is read from memory for
+// the first 4 and from L1/L2 for the rest.
+template <bool Q4, int R>
+inline void gguf_tile(const GgufProblem& p, int64_t n) {
+  int64_t m = 0;
+  for (; m + 4 <= p.M; m += 4) gguf_block<Q4, 4, R>(p, m, n);
+  switch (p.M - m) {
+    case 3: gguf_block<Q4, 3, R>(p, m, n); break;
+    case 2: gguf_block<Q4, 2, R>(p, m, n); break;
+    case 1: gguf_block<Q4, 1, R>(p, m, n); break;
+    default: break;
+  }
+}
+
+template <bool Q4, int R>
+void gguf_tiles(const GgufProblem& p, int64_t n0, int64_t n1) {
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) gguf_tile<Q4, R>(p, n);
+  for (; n < n1; ++n) gguf_tile<Q4, 1>(p, n);
+}
+
+// Rows [n0, n1) of W against every row of x (more than MAX_KERNEL_ROWS rows: XLA's path).
+template <bool Q4>
+void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
+  switch (p.M) {
+    case 1: gguf_tiles<Q4, rows_for<1>()>(p, n0, n1); break;
+    case 2: gguf_tiles<Q4, rows_for<2>()>(p, n0, n1); break;
+    case 3: gguf_tiles<Q4, rows_for<3>()>(p, n0, n1); break;
+    default: gguf_tiles<Q4, rows_for<4>()>(p, n0, n1); break;
+  }
+}
+
+#else  // portable (omp simd reductions); Q4_1's offset from the block sums of x, as above
 
 template <bool Q4>
 void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
@@ -512,18 +839,18 @@ void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
       const float* x = p.x + m * p.K;
       float acc = 0.0f;
       for (int64_t b = 0; b < nb; ++b) {
+        const float* xb = x + b * 32;
+        float part = 0.0f;
         if (Q4) {
-          const uint8_t* blk = row + b * 20;
-          const float d = f16_to_f32(blk), mn = f16_to_f32(blk + 2);
-          for (int j = 0; j < 16; ++j) {
-            acc += x[b * 32 + j] * (d * static_cast<float>(blk[4 + j] & 0xF) + mn);
-            acc += x[b * 32 + 16 + j] * (d * static_cast<float>(blk[4 + j] >> 4) + mn);
-          }
+          const uint8_t* q = row + b * 20 + 4;
+#pragma omp simd reduction(+ : part)
+          for (int j = 0; j < 16; ++j) part += xb[j] * static_cast<float>(q[j] & 0xF) + xb[16 + j] * static_cast<float>(q[j] >> 4);
+          acc += part * f16_to_f32(row + b * 20) + f16_to_f32(row + b * 20 + 2) * p.xsum[m * nb + b];
         } else {
-          const uint8_t* blk = row + b * 34;
-          float part = 0.0f;
-          for (int j = 0; j < 32; ++j) part += x[b * 32 + j] * static_cast<float>(static_cast<int8_t>(blk[2 + j]));
-          acc += part * f16_to_f32(blk);
+          const int8_t* q = reinterpret_cast<const int8_t*>(row + b * 34 + 2);
+#pragma omp simd reduction(+ : part)
+          for (int j = 0; j < 32; ++j) part += xb[j] * static_cast<float>(q[j]);
+          acc += part * f16_to_f32(row + b * 34);
         }
       }
       p.y[m * p.N + n] = acc;
@@ -541,8 +868,21 @@ ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<f
                      "gguf matmul: x [M, K] (K a multiple of 32), w [N, K / 32 * block bytes]");
       e.failure())
     return e;
-  const GgufProblem p{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]};
+  GgufProblem p{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]};
   const bool q4 = block_type == 1;
+#ifndef JAXSERVE_AVX512
+  std::vector<float> xsum;  // Q4_1: W = d * q + m, so x . W over a block = d * (x . q) + m * sum(x)
+  if (q4) {
+    const int64_t nb = p.K / 32;
+    xsum.resize(p.M * nb);
+    for (int64_t i = 0; i < p.M * nb; ++i) {
+      float t = 0.0f;
+      for (int j = 0; j < 32; ++j) t += p.x[i * 32 + j];
+      xsum[i] = t;
+    }
+    p.xsum = xsum.data();
+  }
+#endif
   run_tiles(pool, p.N, p.N * p.row_bytes, threads,
             [p, q4](int64_t n0, int64_t n1) { q4 ? gguf_rows<true>(p, n0, n1) : gguf_rows<false>(p, n0, n1); });
   return ffi::Error::Success();
@@ -618,13 +958,79 @@ void dense_rows(const DenseProblem& p, int64_t n0, int64_t n1) {
   for (; n < n1; ++n) dense_tile<1>(p, n);
 }
 
-#else
+#elif defined(JAXSERVE_AVX2)
+
+// MT rows of x times R rows of W over the whole K; PREFETCH for the pass that streams W (one line of
+// each of the R rows every 16 floats, as above).
+template <int MT, int R, bool PREFETCH>
+inline void dense_block(const DenseProblem& p, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const float* w = p.w + n0 * p.K;
+  const float* x = p.x + m0 * p.K;
+  const char* front = reinterpret_cast<const char*>(w + R * p.K) + 4096;
+  const int64_t k8 = p.K & ~int64_t{7};
+  for (int64_t k = 0; k < k8; k += 8) {
+    if (PREFETCH && (k & 15) == 0)
+      UNROLL for (int r = 0; r < R; ++r) _mm_prefetch(front + (k * R + r * 16) * 4, _MM_HINT_T0);
+    UNROLL for (int r = 0; r < R; ++r) {
+      const __m256 wf = _mm256_loadu_ps(w + r * p.K + k);
+      UNROLL for (int m = 0; m < MT; ++m) acc[m][r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + m * p.K + k), wf, acc[m][r]);
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) {
+      float t = hsum8(acc[m][r]);
+      for (int64_t k = k8; k < p.K; ++k) t += x[m * p.K + k] * w[r * p.K + k];
+      p.y[(m0 + m) * p.N + n0 + r] = t;
+    }
+}
+
+template <int R>
+inline void dense_tile(const DenseProblem& p, int64_t n) {
+  int64_t m = 0;
+  switch (p.M < 4 ? p.M : 4) {
+    case 4: dense_block<4, R, true>(p, 0, n); m = 4; break;
+    case 3: dense_block<3, R, true>(p, 0, n); m = 3; break;
+    case 2: dense_block<2, R, true>(p, 0, n); m = 2; break;
+    default: dense_block<1, R, true>(p, 0, n); m = 1; break;
+  }
+  for (; m + 4 <= p.M; m += 4) dense_block<4, R, false>(p, m, n);
+  switch (p.M - m) {
+    case 3: dense_block<3, R, false>(p, m, n); break;
+    case 2: dense_block<2, R, false>(p, m, n); break;
+    case 1: dense_block<1, R, false>(p, m, n); break;
+    default: break;
+  }
+}
+
+template <int R>
+void dense_tiles(const DenseProblem& p, int64_t n0, int64_t n1) {
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) dense_tile<R>(p, n);
+  for (; n < n1; ++n) dense_tile<1>(p, n);
+}
+
+void dense_rows(const DenseProblem& p, int64_t n0, int64_t n1) {
+  switch (p.M) {  // the register tile of rows_for (MT * R <= 12 accumulators)
+    case 1: dense_tiles<rows_for<1>()>(p, n0, n1); break;
+    case 2: dense_tiles<rows_for<2>()>(p, n0, n1); break;
+    case 3: dense_tiles<rows_for<3>()>(p, n0, n1); break;
+    default: dense_tiles<rows_for<4>()>(p, n0, n1); break;
+  }
+}
+
+#else  // portable (omp simd reduction)
 
 void dense_rows(const DenseProblem& p, int64_t n0, int64_t n1) {
   for (int64_t n = n0; n < n1; ++n)
     for (int64_t m = 0; m < p.M; ++m) {
+      const float* x = p.x + m * p.K;
+      const float* w = p.w + n * p.K;
       float acc = 0.0f;
-      for (int64_t k = 0; k < p.K; ++k) acc += p.x[m * p.K + k] * p.w[n * p.K + k];
+#pragma omp simd reduction(+ : acc)
+      for (int64_t k = 0; k < p.K; ++k) acc += x[k] * w[k];
       p.y[m * p.N + n] = acc;
     }
 }
@@ -675,3 +1081,6 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGgufMatmul, GgufImpl,
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<int64_t>("block_type")
                                   .Attr<int64_t>("threads"));
+
+// Which of the paths above this build compiled (runtime/quant/cpu.py kernel_isa()).
+extern "C" const char* jaxserve_kernel_isa() { return JAXSERVE_ISA; }

@@ -131,7 +131,8 @@ def cpu_matmul(x, qm):
 
 
 @pytest.mark.parametrize("mode,group", MODES)
-@pytest.mark.parametrize("M", [1, 3, 16])  # 1 and 3: widening in registers; 16: the dequantized-tile path
+# 1-4: widening in registers (a register tile for each M); 6 and 16: the dequantized-tile path
+@pytest.mark.parametrize("M", [1, 2, 3, 4, 6, 16])
 @pytest.mark.parametrize("K,N", [(77, 45), (200, 130), (576, 257)])
 def test_cpu_kernel_matches_reference(cpu_kernel, mode, group, M, K, N):
     x, qm = random_case(mode, group, M, K, N, seed=M * K)
