@@ -57,12 +57,20 @@ def test_kernel_cases_on_another_path(isa, tmp_path):
     env = dict(os.environ, JAXSERVE_KERNEL_ISA=isa)
     probe = subprocess.run(
         [sys.executable, "-c", "from runtime.quant import cpu; print(cpu.kernel_isa())"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert probe.returncode == 0 and probe.stdout.split()[-1] == isa, probe.stderr[-2000:]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *KERNEL_TESTS],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=540,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=540,
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert " passed" in run.stdout and "failed" not in run.stdout, run.stdout[-2000:]
