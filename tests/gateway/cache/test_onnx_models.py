@@ -1,12 +1,16 @@
 """ONNX Runtime backend (gateway/cache/onnx_models.py): parity with torch, the export cache, micro-batching.
 
 Real exports of all-MiniLM-L6-v2 and of a cross-encoder built on the fly from its weights, into a temporary
-JAXSERVE_ONNX_CACHE (the user's ~/.cache is never touched). Bounds are the measured values with a margin.
+JAXSERVE_ONNX_CACHE (the user's ~/.cache is never touched). The embedder's bounds are measured values with a
+margin; the cross-encoder's int8 logits are held to a band derived from the quantization steps (see
+_int8_error_model), which holds on any CPU.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +24,7 @@ import pytest
 from gateway.cache import onnx_models
 from gateway.cache.embedder import Embedder, find_model_dir
 from gateway.cache.onnx_models import OnnxCrossEncoder, OnnxEmbedder, ensure_onnx, load_tokenizer
+from gateway.cache.semantic_cache import CacheConfig
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -58,7 +63,9 @@ SENTENCES = [
 
 # Measured here (AMD EPYC, AVX-512 VNNI; onnxruntime 1.32.0) on SENTENCES in one batch, cosine to torch float32:
 # float32 export min 0.9999997; int8 (QInt8 per channel) min 0.9740 ("!!!"), mean 0.9923. Torch's own dynamic
-# int8 (Embedder(quantize="int8")) reaches only min 0.755 on the same sentences.
+# int8 (Embedder(quantize="int8")) reaches only min 0.755 on the same sentences. On an AVX2-only EPYC (int16
+# saturating kernels, see _int8_error_model): int8 min 0.9814 ("!!!"), mean 0.9920. These int8 bounds are still
+# one machine's figures with a margin, not derived like the cross-encoder's band.
 FP32_MIN_COS = 0.9999
 INT8_MIN_COS = 0.97
 INT8_MEAN_COS = 0.99
@@ -284,8 +291,230 @@ def cross_encoder(tmp_path_factory):
     return folder, model.max_seq_length, np.asarray(logits, np.float32), np.asarray(probs, np.float32)
 
 
+# -- what int8 may do to a float32 logit: a model of the quantization error, derived from its steps ---------------
+#
+# quantize_dynamic(weight_type=QInt8, per_channel=True) (gateway/cache/onnx_models.py) rounds, per input:
+#   - each nn.Linear's input to uint8, per tensor, at run time: step s_x = (max(x, 0) - min(x, 0)) / 255
+#   - each nn.Linear's weight to int8 per output channel: step s_w[j] = max|W[j]| / 127
+#   - the three embedding tables to uint8 per tensor: step (max(E, 0) - min(E, 0)) / 255
+# (the steps, the operands and the count of quantized matmuls are checked against the exported file below).
+# Rounding to a step s is an error uniform on [-s/2, s/2], variance s^2 / 12, independent between elements; to
+# first order it moves the logit L by sum(error * dL/d element), so
+#     sigma^2 = sum over linears [s_x^2/12 |dL/dx|^2 + sum_j s_w[j]^2/12 |dL/dW[j]|^2]
+#               + sum over tables s^2/12 |dL/dE|^2
+# with the gradients of the float32 model on that input. The error is a sum of millions of such independent
+# terms, so close to Gaussian: it exceeds INT8_SIGMAS = 4 sigma with probability 6e-5 per input, under 1e-3
+# for the ten pairs.
+#
+# The kernels add one error the steps do not give. On x86 without VNNI (AVX2, AVX-512 before VNNI) MLAS's U8S8 kernels
+# multiply with vpmaddubsw, which adds two neighbouring u8 x s8 products in int16 and saturates at +-32767 (the
+# saturation ONNX Runtime's quantization documentation warns of); VNNI (vpdpbusd) and ARM's dot products
+# accumulate in int32 and do not. A pair (a0 w0 + a1 w1) can saturate only where |w0| + |w1| > 32767 / 255; its
+# first-order effect on L is shift = sum dL/dy * s_x * s_w[j] * (clip(p) - p) over the saturating pairs p of
+# the float32 run's quantized operands. (Emulating that rule exactly, in numpy over the exported graph,
+# reproduced an AVX2 machine's int8 logits to 1e-4 on 7 of the 10 pairs; with int32 sums instead, what VNNI
+# computes, every pair's error stayed under 0.45 of its band.) Whatever the CPU, the band is
+#     |int8 logit - float32 logit| <= INT8_SIGMAS * sigma + |shift|
+# (wider than needed where nothing saturates). Nothing in it is a measured error.
+INT8_SIGMAS = 4.0
+INT16_MAX = 32767
+
+
+def _int8_error_model(folder: Path, max_length: int, pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """Per pair by the model above: float32 logits (torch), sigma, saturation shift; then the count of
+    saturating pair-sums (all pairs) and of distinct quantized activations (one per DynamicQuantizeLinear)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    hf_dir = onnx_models.transformer_dir(folder)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(hf_dir), attn_implementation="eager", dtype=torch.float32, local_files_only=True
+    ).eval()
+    tok = load_tokenizer(hf_dir, max_length)
+    emb = model.bert.embeddings
+    tables = [emb.word_embeddings, emb.position_embeddings, emb.token_type_embeddings]
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]  # the encoder's 36, pooler, head
+    seen = {}
+
+    def keep(module, inputs, output):  # the input (for its step) and the output (for dL/dy) of each linear
+        output.retain_grad()
+        seen[module] = (inputs[0], output)
+
+    hooks = [lin.register_forward_hook(keep) for lin in linears]
+    weights = {}
+    for lin in linears:
+        w = lin.weight.detach()
+        step = w.abs().amax(1) / 127  # [out]
+        q = torch.clamp(torch.round(w / step[:, None]), -127, 127).to(torch.int32)  # [out, in]
+        # Only a pair with |w0| + |w1| > 32767 / 255 can leave int16, since a0, a1 <= 255.
+        j, i = torch.nonzero(q[:, 0::2].abs() + q[:, 1::2].abs() > INT16_MAX // 255, as_tuple=True)
+        weights[lin] = (step, q, j, 2 * i)
+    logits, sigma, shift, saturated, quantized_inputs = [], [], [], 0, 0
+    try:
+        for pair in pairs:
+            feeds = {k: torch.from_numpy(v) for k, v in onnx_models.encode(tok, [pair]).items()}
+            model.zero_grad(set_to_none=True)
+            seen.clear()
+            logit = model(**feeds).logits[0, 0]
+            logit.backward()
+            var, dl = 0.0, 0.0
+            shared: dict[int, tuple[float, torch.Tensor]] = {}  # id(input) -> (its step, dL/d its quantized copy)
+            for lin in linears:
+                x, y = seen[lin]
+                x = x.detach().reshape(-1, x.shape[-1])  # [tokens, in]
+                g = y.grad.reshape(-1, y.shape[-1])  # dL/dy [tokens, out]
+                lo = min(float(x.min()), 0.0)
+                s_x = (max(float(x.max()), 0.0) - lo) / 255
+                # query, key and value read one quantized copy of their input: its rounding reaches L through
+                # the sum of their dL/dx
+                _, dl_dx = shared.get(id(seen[lin][0]), (s_x, 0.0))
+                shared[id(seen[lin][0])] = (s_x, dl_dx + g @ lin.weight.detach())
+                step, q, j, i = weights[lin]
+                var += float((step[:, None] ** 2 / 12 * lin.weight.grad**2).sum())  # weight rounding
+                qx = torch.clamp(torch.round(x / s_x) + round(-lo / s_x), 0, 255).to(torch.int32)  # [tokens, in]
+                p = qx[:, i] * q[j, i] + qx[:, i + 1] * q[j, i + 1]  # [tokens, candidate pairs]
+                excess = torch.clamp(p, -INT16_MAX - 1, INT16_MAX) - p
+                saturated += int((excess != 0).sum())
+                dy = torch.zeros_like(g).index_add_(1, j, excess.to(g.dtype)) * (s_x * step)[None, :]
+                dl += float((g * dy).sum())
+            var += sum(s_x**2 / 12 * float((dl_dx**2).sum()) for s_x, dl_dx in shared.values())  # activations
+            for table in tables:
+                w = table.weight.detach()
+                s = (max(float(w.max()), 0.0) - min(float(w.min()), 0.0)) / 255
+                var += s**2 / 12 * float((table.weight.grad**2).sum())
+            logits.append(float(logit.detach()))
+            quantized_inputs = len(shared)
+            sigma.append(var**0.5)
+            shift.append(dl)
+    finally:
+        for h in hooks:
+            h.remove()
+    return np.array(logits, np.float32), np.array(sigma), np.array(shift), saturated, quantized_inputs
+
+
+def _check_exported_recipe(onnx_path: Path, folder: Path) -> None:
+    """The error model's premises, read from the int8 file: one integer matmul per nn.Linear, weight steps
+    max|W[j]| / 127 per output channel, the embedding tables uint8 per tensor."""
+    import onnx
+    from onnx import numpy_helper
+    from safetensors.numpy import load_file
+
+    graph = onnx.load(str(onnx_path)).graph
+    init = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    ops = [n.op_type for n in graph.node]
+    state = load_file(str(next(onnx_models.transformer_dir(folder).glob("*.safetensors"))))
+    linear = {k: v for k, v in state.items() if k.endswith(".weight") and v.ndim == 2 and "embeddings" not in k}
+    assert ops.count("MatMulInteger") == len(linear), (ops.count("MatMulInteger"), sorted(linear))
+    scales = [v for k, v in init.items() if k.endswith("_scale") and v.ndim == 1]
+    for name, w in linear.items():
+        step = np.abs(w).max(1) / 127
+        assert any(s.shape == step.shape and np.allclose(s, step, rtol=1e-6, atol=0) for s in scales), name
+    for name in ("word", "position", "token_type"):
+        table = state[next(k for k in state if k.endswith(f"{name}_embeddings.weight"))]
+        step = init[f"model.bert.embeddings.{name}_embeddings.weight_scale"]
+        assert init[f"model.bert.embeddings.{name}_embeddings.weight_zero_point"].dtype == np.uint8
+        np.testing.assert_allclose(step, (max(table.max(), 0) - min(table.min(), 0)) / 255, rtol=1e-6)
+
+
+def _count_ops(onnx_path: Path, op_type: str) -> int:
+    import onnx
+
+    return sum(n.op_type == op_type for n in onnx.load(str(onnx_path)).graph.node)
+
+
+def _int8_platform(session) -> str:
+    """The CPU, its int8 instructions (which family of MLAS kernels runs) and the session's providers."""
+    import onnxruntime as ort
+
+    from runtime.platform import cpu_info
+
+    cpu = cpu_info()
+    flags = set(cpu["flags"].split())
+    isa = [f for f in ("avx2", "avx512bw", "avx512_vnni", "avx_vnni", "amx_int8", "asimddp", "i8mm") if f in flags]
+    x86 = cpu["machine"].lower() in ("x86_64", "amd64", "i686")
+    if x86 and not flags & {"avx512_vnni", "avx_vnni", "amx_int8"}:
+        path = "U8S8 through vpmaddubsw: int16 pair sums, saturating"
+    else:
+        path = "int32 dot products, no saturation"
+    return (
+        f"{cpu['model']} ({cpu['machine']}; {' '.join(isa) or 'no SIMD int8 flags'}): {path}; "
+        f"onnxruntime {ort.__version__} {session.get_providers()}"
+    )
+
+
+def _kernels_run(onnx_path: Path, tokenizer_dir: Path, max_length: int, pair, tmp_path: Path) -> str:
+    """The ops ONNX Runtime ran for one pair and on which provider (its profiler's node events)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.enable_profiling = True
+    opts.profile_file_prefix = str(tmp_path / "ort_profile")
+    session = ort.InferenceSession(str(onnx_path), opts, providers=["CPUExecutionProvider"])
+    feeds = onnx_models.encode(load_tokenizer(tokenizer_dir, max_length), [pair])
+    session.run(None, {i.name: feeds[i.name] for i in session.get_inputs()})
+    events = json.loads(Path(session.end_profiling()).read_text())
+    ran = collections.Counter(
+        f"{e['args']['op_name']}@{e['args'].get('provider', '?')}"
+        for e in events
+        if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time")
+    )
+    return ", ".join(f"{op} x{n}" for op, n in ran.most_common() if "MatMul" in op or "Quantize" in op)
+
+
+def _int8_against_float32(
+    ref_logits: np.ndarray, q_logits: np.ndarray, band: np.ndarray
+) -> tuple[list[str], list[str]]:
+    """(report, failures): int8's decisions and order against float32's, and each logit against its band."""
+    report, failures = [], []
+    # Decisions. The checker accepts when sigmoid(logit) >= its threshold (the shipped ones, CacheConfig's),
+    # i.e. logit >= log(t / (1 - t)). A pair whose float32 logit lies within its band of that cut may land on
+    # either side in int8; every other pair must be decided as in float32: 0 disagreements allowed outside.
+    config = CacheConfig()
+    for name in ("checker_threshold", "conversation_checker_threshold"):
+        t = getattr(config, name)
+        cut = np.log(t / (1 - t))
+        near = np.abs(ref_logits - cut) <= band
+        flipped = (ref_logits >= cut) != (q_logits >= cut)
+        report.append(
+            f"{name} {t}: {flipped.sum()} flipped of the {near.sum()} within their band of it, "
+            f"{(flipped & ~near).sum()} of the {(~near).sum()} outside"
+        )
+        if (flipped & ~near).any():
+            failures.append(f"{name} {t}: pairs {np.flatnonzero(flipped & ~near).tolist()} decided otherwise")
+    # Order. Two pairs can swap only if their float32 logits are closer than the sum of their bands; every
+    # two pairs farther apart must keep their order: 0 discordant allowed among those.
+    i, j = np.triu_indices(len(ref_logits), 1)
+    separated = np.abs(ref_logits[i] - ref_logits[j]) > band[i] + band[j]
+    discordant = np.sign(ref_logits[i] - ref_logits[j]) != np.sign(q_logits[i] - q_logits[j])
+    tau = 1 - 2 * discordant.mean()  # Kendall's tau (no ties)
+    report.append(
+        f"order: Kendall tau {tau:.3f}, {discordant.sum()} discordant of {len(i)}; "
+        f"{(discordant & separated).sum()} of them among the {separated.sum()} separated by more than their bands"
+    )
+    if (discordant & separated).any():
+        failures.append(f"order: {[(int(i[k]), int(j[k])) for k in np.flatnonzero(discordant & separated)]} swapped")
+    # Each logit in its band: the decisions above follow from it; it also catches a broken export that keeps them.
+    outside = np.flatnonzero(np.abs(q_logits - ref_logits) > band)
+    if len(outside):
+        failures.append(f"logits of pairs {outside.tolist()} outside their band")
+    return report, failures
+
+
+@pytest.fixture(scope="module")
+def int8_band(cross_encoder, onnx_cache):
+    """The int8 cross-encoder (exported through the cache) and its error model's band per pair."""
+    folder, max_length, ref_logits, _ = cross_encoder
+    int8 = OnnxCrossEncoder(folder, max_length=max_length)
+    _check_exported_recipe(int8.onnx_path, folder)
+    torch_logits, sigma, shift, saturated, quantized_inputs = _int8_error_model(folder, max_length, PAIRS)
+    np.testing.assert_allclose(torch_logits, ref_logits, atol=1e-4, rtol=0)  # the model the gradients came from
+    assert quantized_inputs == _count_ops(int8.onnx_path, "DynamicQuantizeLinear")
+    return int8, INT8_SIGMAS * sigma + np.abs(shift), sigma, shift, saturated
+
+
 @pytest.mark.slow
-def test_cross_encoder_matches_torch(cross_encoder, onnx_cache):
+def test_cross_encoder_matches_torch(cross_encoder, int8_band, tmp_path):
     folder, max_length, ref_logits, ref_probs = cross_encoder
     assert np.ptp(ref_logits) > 1.0, ref_logits  # the head really separates pairs
 
@@ -296,17 +525,49 @@ def test_cross_encoder_matches_torch(cross_encoder, onnx_cache):
     np.testing.assert_allclose(fp32.predict(PAIRS), ref_probs, atol=1e-5, rtol=0)
     np.testing.assert_array_equal(fp32.score(PAIRS), logits)
 
-    # int8: the random head (weights of norm ~20) amplifies the encoder's quantization noise; measured here max
-    # |logit error| 0.325 over a spread of 3.14, probabilities within 0.060, Pearson 0.989 (the
-    # order of two pairs 0.13 apart swaps).
-    int8 = OnnxCrossEncoder(folder, max_length=max_length)
+    # int8 against float32 in the band of the error model above. The random head (weights of norm ~20)
+    # amplifies the encoder's rounding, so sigma is large against the spread of the logits (3.1).
+    int8, band, sigma, shift, saturated = int8_band
     q_logits = int8.logits(PAIRS)
-    err = np.abs(q_logits - ref_logits)
+    err = q_logits - ref_logits
     prob_err = np.abs(int8.predict(PAIRS) - ref_probs)
+    print(f"\ncross-encoder int8 on {_int8_platform(int8._session)}")
+    print("kernels:", _kernels_run(int8.onnx_path, folder, max_length, PAIRS[0], tmp_path))
+    print(f"pair-sums past int16 in the float32 run's quantized operands: {saturated}")
+    print("   float32     int8    error   sigma   shift    band   |error|/band")
+    for f, q, e, s, d, b in zip(ref_logits, q_logits, err, sigma, shift, band):
+        print(f"  {f:+7.3f}  {q:+7.3f}  {e:+7.3f}  {s:6.3f}  {d:+6.3f}  {b:6.3f}   {abs(e) / b:.2f}")
+    report, failures = _int8_against_float32(ref_logits, q_logits, band)
     pearson = float(np.corrcoef(q_logits, ref_logits)[0, 1])
-    report = f"cross-encoder int8: max |logit error| {err.max():.4f} (spread {np.ptp(ref_logits):.2f}), max |prob error| {prob_err.max():.4f}, Pearson {pearson:.4f}"
-    print(report)
-    assert err.max() <= 0.45 and prob_err.max() <= 0.08 and pearson >= 0.97, report
+    report.append(
+        f"max |logit error| {np.abs(err).max():.4f}, max |prob error| {prob_err.max():.4f}, Pearson {pearson:.4f}"
+    )
+    print("\n".join(report))
+    assert not failures, failures
+
+
+@pytest.mark.slow
+def test_a_broken_int8_export_falls_outside_the_band(cross_encoder, int8_band, tmp_path):
+    """The band is not so wide that anything passes: a recipe bug that dequantizes every int8 weight with
+    max|W| / 255 instead of / 127 (half its size) changes decisions, order and logits. (Measured while writing
+    this: all weight steps 10% too large already fail the order and band checks; one of the 36 encoder
+    matrices zeroed often does not, the residual stream carries on without it.)"""
+    import onnx
+    from onnx import numpy_helper
+
+    folder, max_length, ref_logits, _ = cross_encoder
+    int8, band, *_ = int8_band
+    model = onnx.load(str(int8.onnx_path))
+    for k, init in enumerate(model.graph.initializer):
+        step = numpy_helper.to_array(init)
+        if init.name.endswith("_scale") and step.ndim == 1:  # the weights' steps, per output channel
+            model.graph.initializer[k].CopyFrom(numpy_helper.from_array(step * np.float32(127 / 255), init.name))
+    broken = tmp_path / "broken.onnx"
+    onnx.save(model, str(broken))
+    q_logits = OnnxCrossEncoder(broken, tokenizer_dir=folder, max_length=max_length).logits(PAIRS)
+    report, failures = _int8_against_float32(ref_logits, q_logits, band)
+    print("\n".join(["", *report, *failures]))
+    assert failures, report
 
 
 @pytest.mark.slow
