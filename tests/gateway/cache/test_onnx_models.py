@@ -195,7 +195,7 @@ def test_embeddings_match_torch(quantize, onnx_cache, torch_vectors):
 
 
 @pytest.mark.slow
-def test_micro_batching_shares_forward_passes(int8_embedder, torch_vectors):
+def test_micro_batching_shares_forward_passes(int8_embedder):
     texts = SENTENCES[:16]
 
     async def body():
@@ -209,17 +209,20 @@ def test_micro_batching_shares_forward_passes(int8_embedder, torch_vectors):
     assert int8_embedder.max_batch_seen > 1
     vecs = np.stack(vecs)
     assert vecs.dtype == np.float32 and vecs.shape == (16, 384)
-    # int8 activations are scaled per batch, so the split into micro-batches moves vectors a little; each
-    # stays as close to torch float32 as in a single batch.
-    assert (vecs * torch_vectors[:16]).sum(axis=1).min() >= INT8_MIN_COS
+    # int8 activation scales are taken over a whole session.run, so OnnxEmbedder._forward runs one text at a
+    # time: however the requests were grouped into micro-batches, each vector is the one the text gets alone,
+    # bit for bit (one single-threaded session, the same input). Closeness to torch is test_embeddings_match_torch's.
+    np.testing.assert_array_equal(vecs, int8_embedder.embed_many(texts))
 
 
 @pytest.mark.slow
-def test_int8_vector_depends_little_on_its_batch(int8_embedder):
+def test_int8_vector_does_not_depend_on_its_batch(int8_embedder):
+    """One text per session.run (OnnxEmbedder._forward), so a text's int8 vector is the same, bit for bit,
+    whatever it is embedded with. (Run as one batch, the shared activation scales moved vectors down to
+    cosine 0.969 on one machine: the same question could hit alone and miss under load.)"""
     batched = int8_embedder.embed_many(SENTENCES)
     alone = np.concatenate([int8_embedder.embed_many([s]) for s in SENTENCES])
-    cos = (batched * alone).sum(axis=1)
-    assert cos.min() >= 0.96, f"min cosine batched vs alone {cos.min():.4f}"  # measured 0.969 ("!!!")
+    np.testing.assert_array_equal(batched, alone)
 
 
 @pytest.mark.slow
