@@ -45,6 +45,7 @@ ISA_FLAGS = {
     "native": ("-march=native",),
     "avx512": ("-march=skylake-avx512", "-mtune=native"),
     "avx2": ("-march=haswell", "-mtune=native"),
+    "avx2_float": ("-march=haswell", "-mtune=native", "-DJAXSERVE_FLOAT_ACTIVATIONS"),  # x kept in float32
     "portable": ("-march=native", "-DJAXSERVE_PORTABLE"),
 }
 TARGETS = {8: ("jaxserve_q8_matmul", "JaxserveQ8Matmul"), 4: ("jaxserve_q4_matmul", "JaxserveQ4Matmul")}
@@ -67,7 +68,7 @@ THREADS = max(1, int(os.environ.get("JAXSERVE_QUANT_THREADS", "1")))
 # available: None until first tried in this process; registered: XLA keeps a handler for the
 # process's lifetime, so it is registered once even if a test forces another build; isa: the path
 # the registered library compiled ("avx512", "avx2" or "portable").
-_STATE: dict[str, bool | str | None] = {"available": None, "registered": False, "isa": None}
+_STATE: dict[str, bool | str | None] = {"available": None, "registered": False, "isa": None, "q8x": None}
 _LOCK = threading.Lock()
 
 
@@ -136,7 +137,10 @@ def _kernel_available() -> bool:
                 _STATE["registered"] = True
                 lib.jaxserve_kernel_isa.restype = ctypes.c_char_p
                 _STATE["isa"] = lib.jaxserve_kernel_isa().decode()
-                log.info("quantized matmul: CPU kernel built for %s", _STATE["isa"])
+                _STATE["q8x"] = bool(lib.jaxserve_kernel_quantizes_activations())
+                log.info(
+                    "quantized matmul: CPU kernel built for %s (int8 activations: %s)", _STATE["isa"], _STATE["q8x"]
+                )
             _STATE["available"] = True
         except (OSError, subprocess.SubprocessError, AttributeError) as exc:
             detail = getattr(exc, "stderr", None) or str(exc)
@@ -153,6 +157,69 @@ def kernel_isa() -> str | None:
     """The instruction-set path of the CPU kernel this process runs ("avx512", "avx2", "portable"), or
     None when there is no kernel (XLA's path)."""
     return _STATE["isa"] if kernel_available() else None
+
+
+def kernel_quantizes_activations() -> bool:
+    """Whether this process's int8 / int4 / GGUF kernels quantize x to int8 blocks (the AVX2 path, unless
+    built as ``avx2_float``): they then compute ``quantize_activations(x) . W^T``."""
+    return bool(_STATE["q8x"]) if kernel_available() else False
+
+
+def quantize_activations(x: np.ndarray, width: int | None = None) -> np.ndarray:
+    """What the AVX2 kernels multiply W by: x [M, K] with each whole block of 32 columns snapped to int8
+    codes (``d = max|x| / 127``, ``q = round-half-even(x * (1 / d))``, value ``q * d``); the columns past
+    the last whole block unchanged. The same float32 operations as ``quantize_x`` in quant_matmul.cc,
+    so the codes are the kernel's; the error of each column is at most ``d / 2`` of its block.
+    ``width``: the int4 kernel quantizes x zero-padded to whole groups (``padded_in_features``)."""
+    x = np.asarray(x, np.float32)
+    K = x.shape[1]
+    if width is not None and width > K:
+        return quantize_activations(np.pad(x, ((0, 0), (0, width - K))))[:, :K]
+    M = x.shape[0]
+    nb = K // 32
+    blocks = x[:, : nb * 32].reshape(M, nb, 32)
+    amax = np.abs(blocks).max(-1, keepdims=True)
+    d = amax / np.float32(127)
+    with np.errstate(divide="ignore"):
+        inv = np.where(amax != 0, np.float32(1) / d, np.float32(0)).astype(np.float32)
+    q = np.rint(blocks * inv)
+    out = x.copy()
+    out[:, : nb * 32] = (q * d).reshape(M, nb * 32)
+    return out
+
+
+def quantize_activations_jnp(x: jax.Array) -> jax.Array:
+    """``quantize_activations`` in jnp (K a multiple of 32), for a reference model traced with it."""
+    M, K = x.shape
+    blocks = x.astype(jnp.float32).reshape(M, K // 32, 32)
+    amax = jnp.abs(blocks).max(-1, keepdims=True)
+    d = amax / jnp.float32(127)
+    inv = jnp.where(amax != 0, jnp.float32(1) / jnp.where(amax != 0, d, 1), 0)
+    return (jnp.round(blocks * inv) * d).reshape(M, K).astype(x.dtype)
+
+
+def kernel_activations(x, width: int | None = None) -> np.ndarray:
+    """x as this process's int8 / int4 / GGUF matmuls see it: ``quantize_activations`` where the kernel
+    takes the call and quantizes (``kernel_quantizes_activations``; up to ``MAX_KERNEL_ROWS`` rows), else
+    x itself (float32: XLA's path above that)."""
+    x = np.asarray(x, np.float32)
+    quantized = kernel_quantizes_activations() and x.shape[0] <= MAX_KERNEL_ROWS
+    return quantize_activations(x, width) if quantized else x
+
+
+def activation_error_bound(x: np.ndarray, w: np.ndarray, width: int | None = None) -> np.ndarray:
+    """[M, N] bound on |quantize_activations(x, width) . w^T - x . w^T| for float W [N, K]: sum_k |W[n, k]|
+    * d(block of k) / 2 (each quantized column is off by at most half its block's step)."""
+    x = np.asarray(x, np.float32)
+    K = x.shape[1]
+    if width is not None and width > K:
+        x = np.pad(x, ((0, 0), (0, width - K)))
+        w = np.pad(np.asarray(w), ((0, 0), (0, width - K)))
+    M, K = x.shape
+    nb = K // 32
+    half_step = np.zeros((M, K), np.float64)
+    half_step[:, : nb * 32] = np.repeat(np.abs(x[:, : nb * 32]).reshape(M, nb, 32).max(-1) / 127 / 2, 32, axis=1)
+    return half_step @ np.abs(np.asarray(w, np.float64)).T
 
 
 def matmul(x: jax.Array, q: jax.Array, scale: jax.Array, *, bits: int, group: int, in_features: int) -> jax.Array:

@@ -49,6 +49,9 @@
 #elif !defined(JAXSERVE_PORTABLE) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define JAXSERVE_AVX2 1
 #define JAXSERVE_ISA "avx2"
+#ifndef JAXSERVE_FLOAT_ACTIVATIONS
+#define JAXSERVE_Q8X 1  // int8, int4 and the GGUF kernels quantize x to int8 blocks (see quantize_x)
+#endif
 #else
 #define JAXSERVE_ISA "portable"
 #endif
@@ -518,9 +521,204 @@ void run_tiles(ffi::ThreadPool& pool, int64_t N, int64_t w_bytes, int64_t max_th
   }
 }
 
+#ifdef JAXSERVE_Q8X
+
+// ---- AVX2: int8 activations and integer dot products ---------------------------------------------
+//
+// Why: with x in float32, AVX2 spends per 8 weights a widening, a conversion and an FMA (plus the
+// unpacking of nibbles), and the int4 and Q4_1 kernels ran at 5-8 GB/s here: compute-bound, not
+// bandwidth-bound. Quantizing x once per call, per block of 32 columns, to int8 (d = max|x| / 127,
+// q = round-half-even(x / d): what llama.cpp does to its activations), lets vpmaddubsw + vpmaddwd sum
+// 32 products of 8-bit codes in three instructions, and one conversion and one FMA per block of 32
+// apply both scales. The result is x's quantized copy times W, exactly (integer block sums) up to
+// float32 rounding of the block sums' accumulation; its distance from x . W is at most
+// sum_k |W[n, k]| * d[block of k] / 2 (runtime/quant/cpu.py quantize_activations is the reference).
+// Columns past the last whole block (int8's K % 32) stay float32.
+
+struct QuantizedX {
+  std::vector<int8_t> q;  // [M, nb * 32]
+  std::vector<float> d;   // [M, nb] the blocks' scales
+  std::vector<float> c;   // [M, nb] d * sum(q): a block's sum of x as quantized (int4's code offset)
+  int64_t nb = 0;
+};
+
+// Sums of 4 adjacent products of unsigned bytes a and signed bytes b: 8 int32 lanes. No saturation:
+// |a| <= 128 and |b| <= 127, so each int16 pair sum is at most 2 * 128 * 127 = 32512.
+inline __m256i dot_u8_i8(__m256i a, __m256i b) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1));
+}
+
+// Signed by signed: |w| times x carrying w's sign.
+inline __m256i dot_i8_i8(__m256i w, __m256i x) { return dot_u8_i8(_mm256_sign_epi8(w, w), _mm256_sign_epi8(x, w)); }
+
+inline int32_t hsum_i32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  return _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1)));
+}
+
+// x [M, K] (row stride `stride`) -> blocks of 32 over the first nb * 32 columns.
+void quantize_x(const float* x, int64_t M, int64_t K, int64_t stride, QuantizedX* out) {
+  const int64_t nb = K / 32;
+  out->nb = nb;
+  out->q.resize(M * nb * 32);
+  out->d.resize(M * nb);
+  out->c.resize(M * nb);
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  // packs_epi32 then packs_epi16 interleave the 128-bit lanes: dword i of the result holds elements
+  // 4 * perm[i] .. +3; this permutation puts them back in order.
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t b = 0; b < nb; ++b) {
+      const float* xb = x + m * stride + b * 32;
+      const __m256 v0 = _mm256_loadu_ps(xb), v1 = _mm256_loadu_ps(xb + 8), v2 = _mm256_loadu_ps(xb + 16),
+                   v3 = _mm256_loadu_ps(xb + 24);
+      const __m256 mx = _mm256_max_ps(_mm256_max_ps(_mm256_and_ps(v0, abs_mask), _mm256_and_ps(v1, abs_mask)),
+                                      _mm256_max_ps(_mm256_and_ps(v2, abs_mask), _mm256_and_ps(v3, abs_mask)));
+      __m128 h = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+      h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+      const float amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_movehdup_ps(h)));
+      const float d = amax / 127.0f;
+      const __m256 inv = _mm256_set1_ps(amax != 0.0f ? 1.0f / d : 0.0f);
+      const __m256i i0 = _mm256_cvtps_epi32(_mm256_mul_ps(v0, inv)), i1 = _mm256_cvtps_epi32(_mm256_mul_ps(v1, inv)),
+                    i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v2, inv)), i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v3, inv));
+      const int32_t sum = hsum_i32(_mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3)));
+      const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out->q.data() + (m * nb + b) * 32),
+                          _mm256_permutevar8x32_epi32(packed, order));
+      out->d[m * nb + b] = d;
+      out->c[m * nb + b] = d * static_cast<float>(sum);
+    }
+}
+
+inline __m256i load_q(const QuantizedX& qx, int64_t m, int64_t b) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qx.q.data() + (m * qx.nb + b) * 32));
+}
+
+// int8 W (per-row scale): MT rows of x times R rows of W.
+template <int MT, int R>
+inline void int8_block_q(const Problem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const int8_t* w = reinterpret_cast<const int8_t*>(p.w) + n0 * p.row_bytes;
+  for (int64_t b = 0; b < qx.nb; ++b) {
+    prefetch_ahead<R>(w, p.row_bytes, b * 32);
+    prefetch_ahead<R>(w, p.row_bytes, b * 32 + 16);
+    __m256 d[MT];
+    UNROLL for (int m = 0; m < MT; ++m) d[m] = _mm256_broadcast_ss(&qx.d[(m0 + m) * qx.nb + b]);
+    UNROLL for (int r = 0; r < R; ++r) {
+      const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + r * p.row_bytes + b * 32));
+      UNROLL for (int m = 0; m < MT; ++m)
+        acc[m][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_i8_i8(wv, load_q(qx, m0 + m, b))), d[m], acc[m][r]);
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) {
+      float t = hsum8(acc[m][r]);
+      for (int64_t k = qx.nb * 32; k < p.K; ++k)  // the float32 tail
+        t += p.x[(m0 + m) * p.K + k] * static_cast<float>(w[r * p.row_bytes + k]);
+      p.y[(m0 + m) * p.N + n0 + r] = t * p.s[n0 + r];
+    }
+}
+
+// int4 W (group scales, codes offset by 8) with x padded to whole groups (a group is 1, 2 or 4 x
+// blocks). A 32-byte chunk of a group's codes holds 32 columns in its low nibbles and the 32 columns
+// half a group later in its high ones (G = 32: 16 bytes, the two halves of one block). The offset 8
+// comes off at the end: sum (code - 8) * q = sum code * q - 8 * sum q, and d * sum q is qx.c.
+template <int MT, int R>
+inline void int4_block_q(const Problem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  float offset[MT][R] = {};
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const float* s = p.s + n0 * p.num_groups;
+  const __m256i low4 = _mm256_set1_epi8(0x0F);
+  const int64_t half = p.group / 2, blocks_per_group = p.group / 32;
+  auto block = [&](int r, int64_t g, int64_t b, __m256i codes) {
+    const float sg = s[r * p.num_groups + g];
+    UNROLL for (int m = 0; m < MT; ++m) {
+      const int64_t i = (m0 + m) * qx.nb + b;
+      acc[m][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_u8_i8(codes, load_q(qx, m0 + m, b))),
+                                  _mm256_set1_ps(sg * qx.d[i]), acc[m][r]);
+      offset[m][r] += sg * qx.c[i];
+    }
+  };
+  for (int64_t g = 0; g < p.num_groups; ++g) {
+    const int64_t b0 = g * blocks_per_group;
+    if (half == 16) {
+      prefetch_ahead<R>(w, p.row_bytes, g * half);
+      UNROLL for (int r = 0; r < R; ++r) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + r * p.row_bytes + g * half));
+        const __m128i lo = _mm_and_si128(v, _mm256_castsi256_si128(low4)),
+                      hi = _mm_and_si128(_mm_srli_epi16(v, 4), _mm256_castsi256_si128(low4));
+        block(r, g, b0, _mm256_set_m128i(hi, lo));
+      }
+      continue;
+    }
+    for (int64_t j = 0; j < half; j += 32) {
+      prefetch_ahead<R>(w, p.row_bytes, g * half + j);
+      prefetch_ahead<R>(w, p.row_bytes, g * half + j + 16);
+      UNROLL for (int r = 0; r < R; ++r) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + r * p.row_bytes + g * half + j));
+        block(r, g, b0 + j / 32, _mm256_and_si256(v, low4));
+        block(r, g, b0 + (half + j) / 32, _mm256_and_si256(_mm256_srli_epi16(v, 4), low4));
+      }
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = hsum8(acc[m][r]) - 8.0f * offset[m][r];
+}
+
+template <bool INT4, int MT, int R>
+inline void quant_block_q(const Problem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  INT4 ? int4_block_q<MT, R>(p, qx, m0, n0) : int8_block_q<MT, R>(p, qx, m0, n0);
+}
+
+// Every row of x against R rows of W from n, 4 rows of x at a time (the tile is read from memory
+// once, then from L1/L2), then the one-row tail; R by the row count (rows_for).
+template <bool INT4, int R>
+void rows_q_tiles(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  auto tile = [&](auto r_tag, int64_t n) {
+    constexpr int RR = decltype(r_tag)::value;
+    int64_t m = 0;
+    for (; m + 4 <= p.M; m += 4) quant_block_q<INT4, 4, RR>(p, qx, m, n);
+    switch (p.M - m) {
+      case 3: quant_block_q<INT4, 3, RR>(p, qx, m, n); break;
+      case 2: quant_block_q<INT4, 2, RR>(p, qx, m, n); break;
+      case 1: quant_block_q<INT4, 1, RR>(p, qx, m, n); break;
+      default: break;
+    }
+  };
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) tile(std::integral_constant<int, R>{}, n);
+  for (; n < n1; ++n) tile(std::integral_constant<int, 1>{}, n);
+}
+
+template <bool INT4>
+void rows_q(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  switch (p.M) {
+    case 1: rows_q_tiles<INT4, rows_for<1>()>(p, qx, n0, n1); break;
+    case 2: rows_q_tiles<INT4, rows_for<2>()>(p, qx, n0, n1); break;
+    case 3: rows_q_tiles<INT4, rows_for<3>()>(p, qx, n0, n1); break;
+    default: rows_q_tiles<INT4, rows_for<4>()>(p, qx, n0, n1); break;
+  }
+}
+
+#endif
+
 void matmul(ffi::ThreadPool& pool, const Problem& p, bool int4, int64_t max_threads) {
+#ifdef JAXSERVE_Q8X
+  auto qx = std::make_shared<QuantizedX>();  // shared: a helper that runs late still reads live memory
+  quantize_x(p.x, p.M, p.K, p.K, qx.get());
+  run_tiles(pool, p.N, p.N * p.row_bytes, max_threads, [p, int4, qx](int64_t n0, int64_t n1) {
+    int4 ? rows_q<true>(p, *qx, n0, n1) : rows_q<false>(p, *qx, n0, n1);
+  });
+#else
   run_tiles(pool, p.N, p.N * p.row_bytes, max_threads,
             [p, int4](int64_t n0, int64_t n1) { int4 ? rows<true>(p, n0, n1) : rows<false>(p, n0, n1); });
+#endif
 }
 
 ffi::Error check(bool ok, const char* msg) {
@@ -860,6 +1058,93 @@ void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
 
 #endif
 
+#ifdef JAXSERVE_Q8X
+
+// The file's blocks against x's int8 blocks (quantize_x): Q8_0 d_w * d_x * (q_w . q_x); Q4_1
+// d_w * d_x * (nibbles . q_x) + m_w * d_x * sum(q_x), all of it the quantized x times W.
+template <int MT, int R>
+inline void gguf_q8_0_block_q(const GgufProblem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  for (int64_t b = 0; b < qx.nb; ++b) {
+    gguf_prefetch<R>(w, p.row_bytes, b * 34);
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + b * 34;
+      const float dw = f16_to_f32(blk);
+      const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 2));
+      UNROLL for (int m = 0; m < MT; ++m)
+        acc[m][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_i8_i8(wv, load_q(qx, m0 + m, b))),
+                                    _mm256_set1_ps(dw * qx.d[(m0 + m) * qx.nb + b]), acc[m][r]);
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = hsum8(acc[m][r]);
+}
+
+template <int MT, int R>
+inline void gguf_q4_1_block_q(const GgufProblem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  __m256 acc[MT][R];
+  float offset[MT][R] = {};
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const __m128i low4 = _mm_set1_epi8(0x0F);
+  for (int64_t b = 0; b < qx.nb; ++b) {
+    gguf_prefetch<R>(w, p.row_bytes, b * 20);
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + b * 20;
+      const float dw = f16_to_f32(blk), mw = f16_to_f32(blk + 2);
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 4));
+      // byte j: element j in its low nibble, element j + 16 in its high one
+      const __m256i codes = _mm256_set_m128i(_mm_and_si128(_mm_srli_epi16(v, 4), low4), _mm_and_si128(v, low4));
+      UNROLL for (int m = 0; m < MT; ++m) {
+        const int64_t i = (m0 + m) * qx.nb + b;
+        acc[m][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_u8_i8(codes, load_q(qx, m0 + m, b))),
+                                    _mm256_set1_ps(dw * qx.d[i]), acc[m][r]);
+        offset[m][r] += mw * qx.c[i];
+      }
+    }
+  }
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = hsum8(acc[m][r]) + offset[m][r];
+}
+
+template <bool Q4, int R>
+void gguf_rows_q_tiles(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  auto tile = [&](auto r_tag, int64_t n) {
+    constexpr int RR = decltype(r_tag)::value;
+    auto blk = [&](auto m_tag, int64_t m) {
+      constexpr int MT = decltype(m_tag)::value;
+      Q4 ? gguf_q4_1_block_q<MT, RR>(p, qx, m, n) : gguf_q8_0_block_q<MT, RR>(p, qx, m, n);
+    };
+    int64_t m = 0;
+    for (; m + 4 <= p.M; m += 4) blk(std::integral_constant<int, 4>{}, m);
+    switch (p.M - m) {
+      case 3: blk(std::integral_constant<int, 3>{}, m); break;
+      case 2: blk(std::integral_constant<int, 2>{}, m); break;
+      case 1: blk(std::integral_constant<int, 1>{}, m); break;
+      default: break;
+    }
+  };
+  int64_t n = n0;
+  for (; n + R <= n1; n += R) tile(std::integral_constant<int, R>{}, n);
+  for (; n < n1; ++n) tile(std::integral_constant<int, 1>{}, n);
+}
+
+template <bool Q4>
+void gguf_rows_q(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  switch (p.M) {
+    case 1: gguf_rows_q_tiles<Q4, rows_for<1>()>(p, qx, n0, n1); break;
+    case 2: gguf_rows_q_tiles<Q4, rows_for<2>()>(p, qx, n0, n1); break;
+    case 3: gguf_rows_q_tiles<Q4, rows_for<3>()>(p, qx, n0, n1); break;
+    default: gguf_rows_q_tiles<Q4, rows_for<4>()>(p, qx, n0, n1); break;
+  }
+}
+
+#endif
+
 ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::U8> w,
                     ffi::ResultBuffer<ffi::F32> y, int64_t block_type, int64_t threads) {
   const auto xd = x.dimensions(), wd = w.dimensions();
@@ -870,7 +1155,7 @@ ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<f
     return e;
   GgufProblem p{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]};
   const bool q4 = block_type == 1;
-#ifndef JAXSERVE_AVX512
+#if !defined(JAXSERVE_AVX512) && !defined(JAXSERVE_Q8X)
   std::vector<float> xsum;  // Q4_1: W = d * q + m, so x . W over a block = d * (x . q) + m * sum(x)
   if (q4) {
     const int64_t nb = p.K / 32;
@@ -883,8 +1168,16 @@ ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<f
     p.xsum = xsum.data();
   }
 #endif
+#ifdef JAXSERVE_Q8X
+  auto qx = std::make_shared<QuantizedX>();
+  quantize_x(p.x, p.M, p.K, p.K, qx.get());
+  run_tiles(pool, p.N, p.N * p.row_bytes, threads, [p, q4, qx](int64_t n0, int64_t n1) {
+    q4 ? gguf_rows_q<true>(p, *qx, n0, n1) : gguf_rows_q<false>(p, *qx, n0, n1);
+  });
+#else
   run_tiles(pool, p.N, p.N * p.row_bytes, threads,
             [p, q4](int64_t n0, int64_t n1) { q4 ? gguf_rows<true>(p, n0, n1) : gguf_rows<false>(p, n0, n1); });
+#endif
   return ffi::Error::Success();
 }
 
@@ -1082,5 +1375,14 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGgufMatmul, GgufImpl,
                                   .Attr<int64_t>("block_type")
                                   .Attr<int64_t>("threads"));
 
-// Which of the paths above this build compiled (runtime/quant/cpu.py kernel_isa()).
+// Which of the paths above this build compiled (runtime/quant/cpu.py kernel_isa()), and whether its
+// int8 / int4 / GGUF kernels quantize x to int8 blocks (kernel_quantizes_activations()).
 extern "C" const char* jaxserve_kernel_isa() { return JAXSERVE_ISA; }
+
+extern "C" int jaxserve_kernel_quantizes_activations() {
+#ifdef JAXSERVE_Q8X
+  return 1;
+#else
+  return 0;
+#endif
+}

@@ -11,7 +11,7 @@ import pytest
 from gguf.quants import dequantize as gguf_dequantize
 
 from pallas_kernels.lowering import lower_for_cuda
-from pallas_kernels.quant_matmul.gguf_blocks import dequantize_blocks
+from pallas_kernels.quant_matmul.gguf_blocks import dequantize_blocks, gguf_matmul_reference
 from runtime.loading.gguf import read_gguf_tensors, tensor_array
 from runtime.loading.presets import resolve_gguf
 from runtime.quant import cpu as quant_cpu
@@ -94,15 +94,28 @@ def test_cpu_kernel_matches_float(cpu_kernel, block_type, M, N):
     K = 96
     m = GGUFMatrix(make_blocks(block_type, N, K, seed=N), block_type, K)
     x = np.random.default_rng(M).standard_normal((M, K)).astype(np.float32)
-    expected = x.astype(np.float64) @ by_hand(m.blocks, block_type, K).T
-    np.testing.assert_allclose(kernel_matmul(x, m), expected, rtol=2e-5, atol=2e-5)
+    w = by_hand(m.blocks, block_type, K)
+    y = kernel_matmul(x, m)
+    # x as the kernel sees it (int8 blocks on the AVX2 path: exact integer products), then x itself within
+    # the activations' rounding (each column off by at most half its block's step)
+    expected = quant_cpu.kernel_activations(x).astype(np.float64) @ w.T
+    np.testing.assert_allclose(y, expected, rtol=2e-5, atol=2e-5)
+    exact = x.astype(np.float64) @ w.T
+    bound = (
+        quant_cpu.activation_error_bound(x, w)
+        if M <= quant_cpu.MAX_KERNEL_ROWS and quant_cpu.kernel_quantizes_activations()
+        else 0
+    )
+    assert np.all(np.abs(y - exact) <= bound + 2e-5 * (1 + np.abs(exact)))
 
 
 @pytest.mark.parametrize("name", ["blk.5.ffn_gate.weight", "token_embd.weight"])
 def test_cpu_kernel_on_real_tensors(cpu_kernel, smollm2_tensors, name):
     m = gguf_matrix(smollm2_tensors[name])
     x = np.random.default_rng(0).standard_normal((3, m.in_features)).astype(np.float32)
-    expected = x.astype(np.float64) @ tensor_array(smollm2_tensors[name]).T.astype(np.float64)
+    expected = quant_cpu.kernel_activations(x).astype(np.float64) @ tensor_array(smollm2_tensors[name]).T.astype(
+        np.float64
+    )
     y = kernel_matmul(x, m)
     assert np.abs(y - expected).max() <= 1e-5 * np.abs(expected).max()
 
@@ -126,6 +139,21 @@ def test_engine_runs_the_files_blocks_like_the_dequantized_model():
     from runtime.engine.offline import Generator
 
     gens = {wq: Generator("smollm2-135m", weight_quant=wq, max_model_len=128) for wq in ("none", "gguf")}
+    if quant_cpu.kernel_quantizes_activations():
+        # The AVX2 kernels multiply W by x's int8 blocks (as llama.cpp does): the model they define is the
+        # file dequantized with the input of every matmul the kernel takes (up to MAX_KERNEL_ROWS rows) so
+        # rounded; traced here with the jnp reference.
+        def reference_matmul(x, blocks, *, block_type, in_features):
+            if x.shape[0] <= quant_cpu.MAX_KERNEL_ROWS:
+                x = quant_cpu.quantize_activations_jnp(x)
+            return gguf_matmul_reference(x, blocks, block_type=block_type, in_features=in_features)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(quant_cpu, "gguf_matmul", reference_matmul)
+            gens["none"] = Generator("smollm2-135m", weight_quant="gguf", max_model_len=128)
+            ids = gens["none"].encode_prompt("What is the capital of France?", chat=True)
+            ref_logits = np.asarray(gens["none"].prompt_logits(ids))
+            ref_tokens = gens["none"].generate(ids, SamplingParams(max_tokens=12, temperature=0.0))[1].token_ids
     params = gens["gguf"].params
     mats = [
         x for x in jax.tree.leaves(params, is_leaf=lambda x: isinstance(x, GGUFMatrix)) if isinstance(x, GGUFMatrix)
@@ -135,8 +163,12 @@ def test_engine_runs_the_files_blocks_like_the_dequantized_model():
         int(t.data.nbytes) for t in read_gguf_tensors(resolve_gguf("smollm2-135m")).values() if len(t.shape) == 2
     )
     assert sum(m.nbytes for m in mats) == file_bytes
-    ids = gens["none"].encode_prompt("What is the capital of France?", chat=True)
-    ref, ours = (np.asarray(g.prompt_logits(ids)) for g in gens.values())
-    assert np.abs(ours - ref).max() <= 1e-4 * np.abs(ref).max()
+    ids = gens["gguf"].encode_prompt("What is the capital of France?", chat=True)
     sp = SamplingParams(max_tokens=12, temperature=0.0)
-    assert gens["gguf"].generate(ids, sp)[1].token_ids == gens["none"].generate(ids, sp)[1].token_ids
+    if quant_cpu.kernel_quantizes_activations():
+        ref, ref_ids = ref_logits, ref_tokens
+    else:
+        ref, ref_ids = np.asarray(gens["none"].prompt_logits(ids)), gens["none"].generate(ids, sp)[1].token_ids
+    ours = np.asarray(gens["gguf"].prompt_logits(ids))
+    assert np.abs(ours - ref).max() <= 1e-4 * np.abs(ref).max()  # the same sums in another order
+    assert gens["gguf"].generate(ids, sp)[1].token_ids == ref_ids

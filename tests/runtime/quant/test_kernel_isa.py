@@ -1,7 +1,8 @@
 """The CPU kernel's other instruction-set paths on this machine.
 
 ``runtime/quant/quant_matmul.cc`` compiles one of three paths (AVX-512, AVX2 + FMA, portable loops) from
-the compiler's target; the rest of the suite runs the one ``-march=native`` picks. Here each other path
+the compiler's target (AVX2 with int8 activations, or ``avx2_float`` with x in float32); the rest of the
+suite runs the one ``-march=native`` picks. Here each other path
 this CPU can execute is built (``JAXSERVE_KERNEL_ISA``) and the kernel comparisons of the quant tests are
 run against it in a child process, so an AVX-512 machine also proves the AVX2 path, and every machine
 the portable one (what an ARM CPU, or an x86 one without AVX2, runs)."""
@@ -31,7 +32,9 @@ KERNEL_TESTS = [
 def runnable_isas() -> list[str]:
     """The kernel paths this CPU executes, the native build's first."""
     path = cpu_info()["isa_path"]
-    return {"avx512": ["avx512", "avx2", "portable"], "avx2": ["avx2", "portable"]}.get(path, ["portable"])
+    return {"avx512": ["avx512", "avx2", "avx2_float", "portable"], "avx2": ["avx2", "avx2_float", "portable"]}.get(
+        path, ["portable"]
+    )
 
 
 OTHER_ISAS = runnable_isas()[1:]
@@ -63,7 +66,7 @@ def test_kernel_cases_on_another_path(isa, tmp_path):
         text=True,
         timeout=300,
     )
-    assert probe.returncode == 0 and probe.stdout.split()[-1] == isa, probe.stderr[-2000:]
+    assert probe.returncode == 0 and probe.stdout.split()[-1] == isa.removesuffix("_float"), probe.stderr[-2000:]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *KERNEL_TESTS],
         cwd=ROOT,

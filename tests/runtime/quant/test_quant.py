@@ -20,6 +20,7 @@ from pallas_kernels.quant_matmul import (
     BlockSizes,
     Dims,
     TpuBlockSizes,
+    padded_in_features,
     quant_matmul,
     quant_matmul_reference,
     quant_matmul_tpu,
@@ -135,8 +136,18 @@ def cpu_matmul(x, qm):
 @pytest.mark.parametrize("M", [1, 2, 3, 4, 6, 16])
 @pytest.mark.parametrize("K,N", [(77, 45), (200, 130), (576, 257)])
 def test_cpu_kernel_matches_reference(cpu_kernel, mode, group, M, K, N):
+    """Against the reference on x as the kernel sees it (its int8 blocks on the AVX2 path, where the
+    products are exact integers and only the float32 accumulation differs), and against x itself
+    within the activations' rounding: each column is off by at most half its block's step."""
     x, qm = random_case(mode, group, M, K, N, seed=M * K)
-    assert_close(cpu_matmul(x, qm), reference(x, qm))
+    width = padded_in_features(K, qm.bits, group)
+    y = cpu_matmul(x, qm)
+    assert_close(y, reference(jnp.asarray(quant_cpu.kernel_activations(x, width)), qm))
+    w = np.asarray(qm.dequantize(), np.float64)[:, :K]
+    exact = np.asarray(x, np.float64) @ w.T
+    bound = quant_cpu.activation_error_bound(np.asarray(x), w, width) if quant_cpu.kernel_quantizes_activations() else 0
+    rtol, atol = TOLERANCES[np.dtype(jnp.float32)]
+    assert np.all(np.abs(np.asarray(y, np.float64) - exact) <= bound + atol + rtol * np.abs(exact))
 
 
 @pytest.mark.parametrize("mode,group", [("int8", 64), ("int4", 64)])
@@ -144,7 +155,21 @@ def test_cpu_kernel_matches_reference(cpu_kernel, mode, group, M, K, N):
 def test_cpu_kernel_bfloat16_activations_and_helper_threads(cpu_kernel, monkeypatch, mode, group, M):
     monkeypatch.setattr(quant_cpu, "THREADS", 2)  # > 256 KiB of codes: the rows are split with a helper
     x, qm = random_case(mode, group, M, 1536, 600, dtype=jnp.bfloat16)
-    assert_close(cpu_matmul(x, qm), reference(x, qm))
+    seen = jnp.asarray(quant_cpu.kernel_activations(np.asarray(x, np.float32), 1536), jnp.bfloat16)
+    assert_close(cpu_matmul(x, qm), reference(seen, qm))
+
+
+def test_activation_quantization_by_hand():
+    """One block of 32: max |x| = 12.7 -> d = 0.1, x / d rounds half to even (0.25 / 0.1 = 2.5 -> 2,
+    0.35 / 0.1 = 3.5 -> 4 in float32); the 33rd column (past the last whole block) stays as it is."""
+    x = np.zeros((1, 33), np.float32)
+    x[0, :4] = [12.7, -6.35, 0.25, 0.35]
+    x[0, 32] = 0.123
+    got = quant_cpu.quantize_activations(x)
+    d = np.float32(12.7) / np.float32(127)
+    np.testing.assert_allclose(got[0, :4], np.array([127, -64, 2, 4], np.float32) * d, rtol=1e-6)
+    assert got[0, 32] == np.float32(0.123) and not got[0, 4:32].any()
+    assert quant_cpu.activation_error_bound(x, np.ones((1, 33)))[0, 0] == pytest.approx(32 * 12.7 / 127 / 2)
 
 
 def test_cpu_many_rows_take_the_xla_path(cpu_kernel):
