@@ -1219,6 +1219,34 @@ struct DenseProblem {
   int64_t M, N, K;
 };
 
+#if defined(JAXSERVE_AVX512) || defined(JAXSERVE_AVX2)
+
+// MT rows of x times R rows of W over the whole K (each path's own, below); PREFETCH for the pass
+// that streams W.
+template <int MT, int R, bool PREFETCH>
+inline void dense_block(const DenseProblem& p, int64_t m0, int64_t n0);
+
+// Every row of x against one R-row tile of W: the first block of (up to) 4 rows streams W.
+template <int R>
+inline void dense_tile(const DenseProblem& p, int64_t n) {
+  int64_t m = 0;
+  switch (p.M < 4 ? p.M : 4) {
+    case 4: dense_block<4, R, true>(p, 0, n); m = 4; break;
+    case 3: dense_block<3, R, true>(p, 0, n); m = 3; break;
+    case 2: dense_block<2, R, true>(p, 0, n); m = 2; break;
+    default: dense_block<1, R, true>(p, 0, n); m = 1; break;
+  }
+  for (; m + 4 <= p.M; m += 4) dense_block<4, R, false>(p, m, n);
+  switch (p.M - m) {
+    case 3: dense_block<3, R, false>(p, m, n); break;
+    case 2: dense_block<2, R, false>(p, m, n); break;
+    case 1: dense_block<1, R, false>(p, m, n); break;
+    default: break;
+  }
+}
+
+#endif
+
 #ifdef JAXSERVE_AVX512
 
 // MT rows of x times R rows of W over the whole K; prefetch=true for the pass that streams W.
@@ -1244,25 +1272,6 @@ inline void dense_block(const DenseProblem& p, int64_t m0, int64_t n0) {
   }
   UNROLL for (int m = 0; m < MT; ++m)
     UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = _mm512_reduce_add_ps(acc[m][r]);
-}
-
-// Every row of x against one R-row tile of W: the first block of (up to) 4 rows streams W.
-template <int R>
-inline void dense_tile(const DenseProblem& p, int64_t n) {
-  int64_t m = 0;
-  switch (p.M < 4 ? p.M : 4) {
-    case 4: dense_block<4, R, true>(p, 0, n); m = 4; break;
-    case 3: dense_block<3, R, true>(p, 0, n); m = 3; break;
-    case 2: dense_block<2, R, true>(p, 0, n); m = 2; break;
-    default: dense_block<1, R, true>(p, 0, n); m = 1; break;
-  }
-  for (; m + 4 <= p.M; m += 4) dense_block<4, R, false>(p, m, n);
-  switch (p.M - m) {
-    case 3: dense_block<3, R, false>(p, m, n); break;
-    case 2: dense_block<2, R, false>(p, m, n); break;
-    case 1: dense_block<1, R, false>(p, m, n); break;
-    default: break;
-  }
 }
 
 void dense_rows(const DenseProblem& p, int64_t n0, int64_t n1) {
@@ -1300,24 +1309,6 @@ inline void dense_block(const DenseProblem& p, int64_t m0, int64_t n0) {
       for (int64_t k = k8; k < p.K; ++k) t += x[m * p.K + k] * w[r * p.K + k];
       p.y[(m0 + m) * p.N + n0 + r] = t;
     }
-}
-
-template <int R>
-inline void dense_tile(const DenseProblem& p, int64_t n) {
-  int64_t m = 0;
-  switch (p.M < 4 ? p.M : 4) {
-    case 4: dense_block<4, R, true>(p, 0, n); m = 4; break;
-    case 3: dense_block<3, R, true>(p, 0, n); m = 3; break;
-    case 2: dense_block<2, R, true>(p, 0, n); m = 2; break;
-    default: dense_block<1, R, true>(p, 0, n); m = 1; break;
-  }
-  for (; m + 4 <= p.M; m += 4) dense_block<4, R, false>(p, m, n);
-  switch (p.M - m) {
-    case 3: dense_block<3, R, false>(p, m, n); break;
-    case 2: dense_block<2, R, false>(p, m, n); break;
-    case 1: dense_block<1, R, false>(p, m, n); break;
-    default: break;
-  }
 }
 
 template <int R>
