@@ -110,7 +110,14 @@ def check_error(status: int, headers: dict, body: bytes, where: str) -> dict:
     return err
 
 
-def check_completion(headers: dict, body: bytes, stream: bool, where: str) -> None:
+def choices_asked(body) -> int:
+    """The n of an answered request (the API's default 1 when the body does not set it)."""
+    n = body.get("n") if isinstance(body, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else 1
+
+
+def check_completion(headers: dict, body: bytes, stream: bool, where: str, n: int = 1) -> None:
+    """An answer with n choices of at most 3 tokens each (every fuzzed body asks for <= 3)."""
     if stream:
         assert headers["content-type"].startswith("text/event-stream"), where
         events = [e for e in body.decode().split("\n\n") if e.startswith("data: ")]
@@ -118,15 +125,17 @@ def check_completion(headers: dict, body: bytes, stream: bool, where: str) -> No
         chunks = [json.loads(e[6:]) for e in events[:-1]]
         assert all("error" not in c for c in chunks), (where, chunks)
         assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
-        finals = [c["choices"][0]["finish_reason"] for c in chunks if c["choices"] and c["choices"][0]["finish_reason"]]
-        assert len(finals) == 1 and finals[0] in ("stop", "length"), (where, chunks)
+        finals = [(ch["index"], ch["finish_reason"]) for c in chunks for ch in c["choices"] if ch["finish_reason"]]
+        assert sorted(i for i, _ in finals) == list(range(n)), (where, chunks)  # one finish per choice
+        assert all(f in ("stop", "length") for _, f in finals), (where, chunks)
         return
     c = json.loads(body)
     assert c["object"] == "chat.completion" and c["id"].startswith("chatcmpl-"), (where, c)
-    assert isinstance(c["choices"][0]["message"]["content"], str), (where, c)
-    assert c["choices"][0]["finish_reason"] in ("stop", "length"), (where, c)
+    assert len(c["choices"]) == n, (where, c)
+    assert all(isinstance(ch["message"]["content"], str) for ch in c["choices"]), (where, c)
+    assert all(ch["finish_reason"] in ("stop", "length") for ch in c["choices"]), (where, c)
     u = c["usage"]
-    assert u["prompt_tokens"] > 0 and 0 <= u["completion_tokens"] <= 3, (where, c)
+    assert u["prompt_tokens"] > 0 and 0 <= u["completion_tokens"] <= 3 * n, (where, c)
 
 
 def record(label: str, method: str, status: int, headers: dict, body: bytes) -> None:
@@ -482,7 +491,7 @@ def test_fuzz_valid_chat_requests_are_answered(server, spec):
             assert json.loads(raw)["error"]["code"] == "context_length_exceeded", (body, raw)
         else:
             assert status == 200, (body, headers, raw[:300])
-            check_completion(h, raw, bool(body.get("stream")), "valid chat")
+            check_completion(h, raw, bool(body.get("stream")), "valid chat", choices_asked(body))
 
     run()
 
@@ -500,7 +509,7 @@ def test_fuzz_schema_generated_chat_requests(server, spec):
         record("POST /v1/chat/completions (schema)", "POST", status, h, raw)
         assert status in (200, 400), (payload, status, raw[:300])  # the schema's model names all exist
         if status == 200:
-            check_completion(h, raw, bool(payload.get("stream")), "schema chat")
+            check_completion(h, raw, bool(payload.get("stream")), "schema chat", choices_asked(payload))
 
     run()
 
@@ -519,7 +528,9 @@ def test_fuzz_hostile_chat_bodies(server):
         status, h, raw = _post(server, dumps(body))
         record("POST /v1/chat/completions (hostile JSON)", "POST", status, h, raw)
         if status == 200:
-            check_completion(h, raw, isinstance(body, dict) and body.get("stream") is True, "hostile chat")
+            check_completion(
+                h, raw, isinstance(body, dict) and body.get("stream") is True, "hostile chat", choices_asked(body)
+            )
 
     run()
 
