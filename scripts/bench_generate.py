@@ -81,9 +81,10 @@ def bench_ours(
     group: int = 64,
     peers: dict | None = None,
 ) -> dict[str, dict]:
-    """Per weight-quant mode: median decode tok/s and TTFT over the prompts, weight bytes; prompt ids.
-    ``peers``: {name: make(prompt ids of the warm-up) -> run(prompt ids, n_tokens) -> tok/s}, run
-    prompt by prompt after our modes; their medians come back under ``peers``."""
+    """Per weight-quant mode: median decode tok/s and TTFT over the prompts, weight bytes, the greedy
+    tokens of each prompt; prompt ids. ``peers``: {name: make(prompt ids of the warm-up) -> run(prompt ids,
+    n_tokens) -> (tok/s, greedy token ids)}, run prompt by prompt after our modes; their medians and
+    tokens come back under ``peers``."""
     from runtime.api import SamplingParams
     from runtime.engine.offline import Generator
     from runtime.worker.model_runner import enable_compilation_cache
@@ -99,14 +100,19 @@ def bench_ours(
         run(ids[0], 4)  # warm-up
     rates = {mode: [] for mode in modes}
     ttfts = {mode: [] for mode in modes}
+    tokens = {mode: [] for mode in modes}
     peer_rates = {name: [] for name in runners}
+    peer_tokens = {name: [] for name in runners}
     for prompt_ids in ids:  # interleaved: every mode and peer sees the same machine load
         for mode, gen in gens.items():
             _, stats = gen.generate(prompt_ids, sp)
             rates[mode].append(stats.decode_tokens_per_s)
             ttfts[mode].append(stats.ttft_s)
+            tokens[mode].append(list(stats.token_ids))
         for name, run in runners.items():
-            peer_rates[name].append(run(prompt_ids, n_tokens))
+            rate, toks = run(prompt_ids, n_tokens)
+            peer_rates[name].append(rate)
+            peer_tokens[name].append(toks)
     out = {}
     for mode, gen in gens.items():
         out[mode] = {
@@ -114,10 +120,12 @@ def bench_ours(
             "ttft_s": statistics.median(ttfts[mode]),
             "weight_bytes": sum(int(x.size) * x.dtype.itemsize for x in _leaves(gen.params)),
             "weight_bytes_per_token": _bytes_per_decode_token(gen),
+            "tokens": tokens[mode],
         }
     n_params = sum(int(np.prod(x.shape)) for x in _leaves(gens["none"].params)) if "none" in gens else None
     peers_out = {
-        name: {"tok_s": statistics.median(r), "tok_s_runs": [round(x, 1) for x in r]} for name, r in peer_rates.items()
+        name: {"tok_s": statistics.median(r), "tok_s_runs": [round(x, 1) for x in r], "tokens": peer_tokens[name]}
+        for name, r in peer_rates.items()
     }
     return {"modes": out, "params": n_params, "prompt_ids": ids, "peers": peers_out}
 
@@ -140,10 +148,13 @@ def llama_cpp_runner(model: str, threads: int):
             llm.reset()
             llama_cpp.llama_perf_context_reset(llm._ctx.ctx)
             llm.eval(list(ids))
+            out = []
             for _ in range(n - 1):
-                llm.eval([int(llm.sample(temp=0.0))])
+                out.append(int(llm.sample(temp=0.0)))
+                llm.eval([out[-1]])
+            out.append(int(llm.sample(temp=0.0)))
             perf = llama_cpp.llama_perf_context(llm._ctx.ctx)
-            return 1000.0 * perf.n_eval / perf.t_eval_ms if perf.t_eval_ms else 0.0
+            return (1000.0 * perf.n_eval / perf.t_eval_ms if perf.t_eval_ms else 0.0), out
 
         return run
 
@@ -304,6 +315,15 @@ def main(argv=None) -> int:
         if llama is not None:
             for mode in quant:
                 quant[mode]["ratio_vs_llama_cpp"] = round(quant[mode]["tok_s"] / llama["tok_s"], 3)
+                # Greedy agreement with llama.cpp, prompt by prompt: the whole answer equal, and the first
+                # token where it parts (n_tokens if never). A mode that computes what llama.cpp computes
+                # (gguf: the same blocks, int8 activations on AVX2) should agree on most prompts.
+                ours_t, peer_t = per_mode[mode]["tokens"], llama["tokens"]
+                parts = [
+                    next((i for i, (a, b) in enumerate(zip(o, q)) if a != b), len(o)) for o, q in zip(ours_t, peer_t)
+                ]
+                quant[mode]["greedy_equal_llama_cpp"] = sum(o == q for o, q in zip(ours_t, peer_t))
+                quant[mode]["greedy_first_difference"] = parts
     if modes != ["none"]:
         from runtime.quant import cpu as quant_cpu
 
