@@ -13,14 +13,23 @@ conversations or sampling parameters is impossible by construction, not by a sim
 and returns one of three kinds of scope:
 
     single        no history: the question is the last message
-    conversation  a history of plain user and assistant text: the question is the conversation's key,
-                  its last ``CONTEXT_TURNS`` user turns joined (``conversation_key``), so a follow-up
-                  such as "cancel it" is compared together with what "it" is, and the history leaves
-                  the scope: the same follow-up after reworded or padded turns can hit, after turns about
-                  something else it cannot (the precision checker reads the whole key). Assistant turns
-                  are not part of the key: they are the model's answers to the user turns before them
-    history       anything else in the history (tool results, content parts, names, a system message
-                  mid-conversation): the whole history stays in the scope, exactly, as before
+    history       a conversation kept exact: every earlier turn, the assistant's included, is in the scope
+                  as it was sent. This is what every conversation gets by default
+                  (``conversations="exact"``, ``cache.conversation_match: exact``), and what anything
+                  richer than plain user and assistant text gets in any mode (tool results, content
+                  parts, names, a system message mid-conversation)
+    conversation  ``conversations="semantic"`` only, a history of plain user and assistant text: the
+                  question is the conversation's key, **all** its user turns joined
+                  (``conversation_key``), so a follow-up such as "cancel it" is compared together with
+                  what "it" is; and the scope holds the conversation's **facts** (``conversation_facts``:
+                  every number, amount and name in any turn, the assistant's included), so two chats
+                  that differ in which merchant, amount, account or product they name are in different
+                  scopes and can never answer for each other, however alike their last turns are
+
+Why exact is the default: one API key often serves many end users of an app, and an assistant turn can
+carry one end user's account details. A key made of the last few user turns let a generic follow-up
+("which merchant was that again?") of one user hit another user's answer. Semantic conversation
+matching is opt-in, behind the calibrated false-hit bound (``cache.max_false_hit_rate``).
 
 and keeps from ``params`` every request field that can change the answer (anything except the fields
 in ``NEUTRAL_PARAMS``: transport and bookkeeping). ``key()`` is a sha256 over a canonical JSON.
@@ -30,12 +39,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-SCOPE_VERSION = 2  # bump when the canonical form changes: old entries then simply miss
-CONTEXT_TURNS = 3  # user turns in a conversation's key, the follow-up included
+SCOPE_VERSION = 3  # 3: conversations exact by default; semantic keys hold every user turn and the facts
+CONVERSATION_MODES = ("exact", "semantic")
 TURN_SEPARATOR = " | "
 
 # Request fields that never change the text of the answer. Everything else the client sends is part
@@ -98,26 +108,59 @@ def message_text(message: Mapping[str, Any]) -> str:
     return _dumps(_canonical({"content": content, **extras}))
 
 
-def conversation_key(turns: Sequence[Mapping[str, Any]]) -> str | None:
-    """The text a conversation (history + the last user message, no leading system messages) is keyed
-    by: its last ``CONTEXT_TURNS`` user turns joined with ``TURN_SEPARATOR``. None when a turn is not
-    plain user or assistant text (the history then stays in the scope whole)."""
-    users = []
+def _plain(turns: Sequence[Mapping[str, Any]]) -> bool:
     for m in turns:
         extras = [k for k, v in m.items() if k not in ("role", "content") and v is not None]
         if m.get("role") not in ("user", "assistant") or not isinstance(m.get("content"), str) or extras:
-            return None
-        if m["role"] == "user":
-            users.append(" ".join(m["content"].split()))
-    return TURN_SEPARATOR.join(users[-CONTEXT_TURNS:]) if users else None
+            return False
+    return True
 
 
-def pair_text(x: str | Sequence[Mapping[str, Any]]) -> str | None:
+def conversation_key(turns: Sequence[Mapping[str, Any]]) -> str | None:
+    """The text a conversation (history + the last user message, no leading system messages) is keyed
+    by in semantic mode: all its user turns joined with ``TURN_SEPARATOR``. None when a turn is not
+    plain user or assistant text (the history then stays in the scope whole)."""
+    if not _plain(turns):
+        return None
+    users = [" ".join(m["content"].split()) for m in turns if m["role"] == "user"]
+    return TURN_SEPARATOR.join(users) if users else None
+
+
+# A fact: a number (digits, with decimals, thousands separators, a currency sign or a unit glued on),
+# a code (letters and digits mixed: AB12, #4471) or a name (a capitalized word that does not start a
+# sentence, or an all-caps word of 2+ letters). Names are folded to lower case.
+_FACT = re.compile(r"[#$\u00a3\u20ac]?\d[\d,.:/-]*\w*|\b[A-Za-z]+\d\w*|\b[A-Z][\w'&-]*")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[\"(]\s*)$")
+_NOT_NAMES = frozenset({"i", "i'm", "i've", "i'll", "i'd", "ok", "okay"})
+
+
+def conversation_facts(turns: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The facts a plain conversation names anywhere, the assistant's turns included: numbers, codes and
+    names (see ``_FACT``), sorted and deduplicated. Equal facts are necessary for a semantic
+    conversation hit; a chat retyped in lower case loses its names and so misses (the safe side)."""
+    out: set[str] = set()
+    for m in turns:
+        text = str(m.get("content") or "")
+        for match in _FACT.finditer(text):
+            word = match.group(0).rstrip(".,:/-")
+            if not word:
+                continue
+            if word[0].isalpha() and not any(c.isdigit() for c in word):
+                if len(word) < 2 or word.lower() in _NOT_NAMES:
+                    continue
+                caps = word.isupper() and len(word) >= 2
+                if not caps and _SENTENCE_START.search(text[: match.start()]):
+                    continue  # a capital that starts a sentence says nothing
+            out.add(word.lower().replace(",", ""))
+    return tuple(sorted(out))
+
+
+def pair_text(x: str | Sequence[Mapping[str, Any]], conversations: str = "semantic") -> str | None:
     """What the cache compares for a question string or a ``messages`` list (evaluation and training
     data): the question, the conversation key, or None (a history the cache keeps exact)."""
     if isinstance(x, str):
         return x
-    scope, question = CacheScope.from_request("", "", x)
+    scope, question = CacheScope.from_request("", "", x, conversations=conversations)
     return None if scope.kind == "history" else question
 
 
@@ -129,6 +172,7 @@ class CacheScope:
     history: tuple[tuple[str, str], ...] = ()  # (role, content) of the turns before the question
     params: tuple[tuple[str, str], ...] = ()  # sorted (name, canonical JSON value)
     kind: str = "single"  # "single" | "conversation" | "history" (module docstring)
+    facts: tuple[str, ...] = ()  # conversations: every number, code and name of any turn
     # Conversations: the assistant's turn just before the follow-up. Not part of the key (reworded
     # histories reword it too); the cache compares its embedding instead (cache.conversation_reply_threshold).
     reply: str = field(default="", compare=False)
@@ -144,6 +188,7 @@ class CacheScope:
                 "system": self.system_prompt,
                 "history": [list(turn) for turn in self.history],
                 "params": [list(p) for p in self.params],
+                "facts": list(self.facts),
             }
         )
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
@@ -157,9 +202,16 @@ class CacheScope:
 
     @classmethod
     def from_request(
-        cls, tenant: str, model: str, messages: Sequence[Mapping[str, Any]], params: Mapping[str, Any] | None = None
+        cls,
+        tenant: str,
+        model: str,
+        messages: Sequence[Mapping[str, Any]],
+        params: Mapping[str, Any] | None = None,
+        *,
+        conversations: str = "exact",
     ) -> tuple[CacheScope, str]:
-        """Split an OpenAI chat request into ``(scope, question)``.
+        """Split an OpenAI chat request into ``(scope, question)``. ``conversations``: "exact" (a history
+        stays in the scope whole) or "semantic" (plain conversations keyed by their user turns and facts).
 
         Raises ValueError when the request cannot be cached: no messages, the last message is not
         from the user, or the question is not plain text (images, audio)."""
@@ -184,11 +236,15 @@ class CacheScope:
         while i < len(messages) - 1 and messages[i].get("role") in ("system", "developer"):
             leading_system.append(message_text(messages[i]))
             i += 1
+        if conversations not in CONVERSATION_MODES:
+            raise ValueError(f"conversations must be one of {CONVERSATION_MODES}, got {conversations!r}")
         turns = messages[i:]
-        key = conversation_key(turns) if len(turns) > 1 and not extra else None
-        reply = ""
+        semantic = conversations == "semantic" and len(turns) > 1 and not extra
+        key = conversation_key(turns) if semantic else None
+        reply, facts = "", ()
         if key is not None:
             kind, question, history = "conversation", key, []
+            facts = conversation_facts(turns)
             if turns[-2].get("role") == "assistant":
                 reply = " ".join(str(turns[-2].get("content") or "").split())
         else:
@@ -203,6 +259,7 @@ class CacheScope:
             history=tuple(history),
             params=canonical_params(params),
             kind=kind,
+            facts=facts,
             reply=reply,
         )
         return scope, question

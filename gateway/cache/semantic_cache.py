@@ -39,7 +39,7 @@ from gateway.cache.checker import CHECKERS, Checker, make_checker
 from gateway.cache.embedder import Embedder
 from gateway.cache.index import VectorIndex
 from gateway.cache.normalize import normalize_question
-from gateway.cache.scope import CacheScope
+from gateway.cache.scope import CONVERSATION_MODES, CacheScope
 from gateway.cache.store import CacheEntry, CacheStore, FileStore, RedisStore, Served, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -63,6 +63,10 @@ class CacheConfig:
     conversation_checker_threshold: float = 0.4
     # Conversations: cosine the assistant turns before the two follow-ups need (0: not compared).
     conversation_reply_threshold: float = 0.6
+    # "exact": a conversation hits only the same conversation, every turn as sent (the default: one API
+    # key often serves many end users, and an assistant turn can carry one user's account details).
+    # "semantic": keyed by all user turns and the conversation's facts (gateway/cache/scope.py).
+    conversation_match: str = "exact"
     guard: bool = True  # run the precision checker (False: every candidate above the threshold hits)
     checker: str = "cross_encoder"  # "cross_encoder" | "numbers" | "none" (gateway/cache/checker.py)
     checker_threads: int = 1
@@ -134,6 +138,8 @@ class CacheConfig:
             raise bad("default_temperature", "must be a number >= 0")
         if self.store not in ("file", "redis"):
             raise bad("store", "must be 'file' or 'redis'")
+        if self.conversation_match not in CONVERSATION_MODES:
+            raise bad("conversation_match", f"must be one of {', '.join(CONVERSATION_MODES)}")
         if self.cache_sampled not in SAMPLED_POLICIES:
             raise bad("cache_sampled", f"must be one of {', '.join(SAMPLED_POLICIES)}")
         if not isinstance(self.path, str) or not self.path.strip():
@@ -407,6 +413,8 @@ class SemanticCache:
                 return CacheLookup("exact", found[0], 1.0, "same normalized question", found[1])
             if found == "short":
                 return CacheLookup("miss", None, 1.0, "the stored answer is shorter than max_tokens")
+        if scope.kind == "history" and self.config.conversation_match == "exact":
+            return CacheLookup("miss", reason="conversations match exactly (cache.conversation_match: exact)")
         if len(question) > self.config.semantic_max_chars or self._local.index.scope(scope_key) is None:
             return CacheLookup(
                 "miss",

@@ -55,7 +55,9 @@ def greedy(chat: ChatRequest) -> bool:
     return chat.temperature == 0
 
 
-def cache_scope(tenant: str, chat: ChatRequest, tier: str) -> tuple[CacheScope | None, str | None]:
+def cache_scope(
+    tenant: str, chat: ChatRequest, tier: str, conversations: str = "exact"
+) -> tuple[CacheScope | None, str | None]:
     """(scope, question), or (None, None) when the request cannot be cached (the cache is bypassed)."""
     from gateway.cache import CacheScope
 
@@ -65,7 +67,7 @@ def cache_scope(tenant: str, chat: ChatRequest, tier: str) -> tuple[CacheScope |
     if greedy(chat):
         params.pop("max_tokens", None)
     try:
-        return CacheScope.from_request(tenant, tier, list(chat.messages), params)
+        return CacheScope.from_request(tenant, tier, list(chat.messages), params, conversations=conversations)
     except ValueError:
         return None, None
 
@@ -79,7 +81,7 @@ class CacheStep:
         no_cache, no_store = cache_control(headers)
         scope = question = None
         if self.cache is not None and self.cache.accepts(temperature=chat.temperature, seed=chat.seed):
-            scope, question = cache_scope(tenant, chat, tier)
+            scope, question = cache_scope(tenant, chat, tier, self.cache.config.conversation_match)
         if scope is None:
             if self.cache is not None:  # a gateway without a cache counts no lookups at all
                 self.metrics.cache_lookups.labels("bypass", tier).inc()
