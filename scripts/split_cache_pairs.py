@@ -1,6 +1,9 @@
 """Assign cache evaluation pairs to the dev or the test split, once, by a hash of the pair's text.
 
-    python scripts/split_cache_pairs.py SOURCE.jsonl [SOURCE.jsonl ...]
+    python scripts/split_cache_pairs.py [--out-dir DIR] SOURCE.jsonl [SOURCE.jsonl ...]
+
+``--out-dir`` (default ``tests/data/cache``) takes another pair of splits: the blind batches go to
+``tests/data/cache/blind/{dev,test}.jsonl``.
 
 Each pair goes to ``tests/data/cache/dev.jsonl`` or ``tests/data/cache/test.jsonl`` by the first byte of
 sha256 over its canonical JSON (``a``, ``b``): the assignment of a pair never depends on which other
@@ -30,19 +33,22 @@ def split_of(row: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
+    out = OUT
+    if argv[:1] == ["--out-dir"] and len(argv) >= 2:
+        out, argv = Path(argv[1]), argv[2:]
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
-    OUT.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     seen: set[str] = set()
     for name in ("dev", "test"):
-        path = OUT / f"{name}.jsonl"
+        path = out / f"{name}.jsonl"
         if path.exists():
             seen.update(
                 pair_key(json.loads(line)) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()
             )
     added = {"dev": 0, "test": 0}
-    outs = {name: (OUT / f"{name}.jsonl").open("a", encoding="utf-8") for name in ("dev", "test")}
+    outs = {name: (out / f"{name}.jsonl").open("a", encoding="utf-8") for name in ("dev", "test")}
     try:
         for src in argv:
             for n, line in enumerate(Path(src).read_text(encoding="utf-8").splitlines(), 1):
@@ -62,7 +68,7 @@ def main(argv: list[str]) -> int:
     finally:
         for f in outs.values():
             f.close()
-    print(json.dumps({"added": added, "out": str(OUT)}))
+    print(json.dumps({"added": added, "out": str(out)}))
     return 0
 
 

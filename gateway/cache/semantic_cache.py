@@ -54,13 +54,20 @@ class CacheConfig:
     """Validated once (``__post_init__``); every error names the key (``cache.<key>``)."""
 
     enabled: bool = True
+    # The operator's bound on the share of lookups of different-answer look-alikes that hit, per kind
+    # of scope ("single", "conversation"; a number sets both). The thresholds below, when left unset,
+    # come from the calibration table (gateway/cache/calibration.py): the highest recall whose one-sided
+    # 95% Clopper-Pearson upper bound on calibration false hits is within it. A bound the table cannot
+    # support is a start-up error. Conversations under conversation_match "exact" need no thresholds.
+    max_false_hit_rate: Any = 0.01
+    calibration: str = ""  # the table (default: gateway/cache/models/calibration.json)
     # Cosine similarity a candidate needs before the checker reads it, and the checker's score it needs,
-    # for single questions and for conversations (keyed by their last user turns). Chosen on the dev split
-    # of tests/data/cache under a false-hit budget by scripts/eval_cache.py (docs/CACHE_EVAL.md).
-    threshold: float = 0.53
-    checker_threshold: float = 0.66
-    conversation_threshold: float = 0.62
-    conversation_checker_threshold: float = 0.4
+    # for single questions and for conversations. None: from the calibration under the bound; a number
+    # overrides it (the bound is then not guaranteed, and ``threshold_source`` says so).
+    threshold: float | None = None
+    checker_threshold: float | None = None
+    conversation_threshold: float | None = None
+    conversation_checker_threshold: float | None = None
     # Conversations: cosine the assistant turns before the two follow-ups need (0: not compared).
     conversation_reply_threshold: float = 0.6
     # "exact": a conversation hits only the same conversation, every turn as sent (the default: one API
@@ -102,10 +109,11 @@ class CacheConfig:
         for key in ("enabled", "guard", "checker_reads_replies"):
             if not isinstance(getattr(self, key), bool):
                 raise bad(key, "must be true or false")
-        for key in ("threshold", "conversation_threshold"):
-            if not _is_number(getattr(self, key)) or not 0.0 < getattr(self, key) <= 1.0:
-                raise bad(key, "must be a number in (0, 1]")
-        for key in ("checker_threshold", "conversation_checker_threshold", "conversation_reply_threshold"):
+        if self.conversation_match not in CONVERSATION_MODES:
+            raise bad("conversation_match", f"must be one of {', '.join(CONVERSATION_MODES)}")
+        if not isinstance(self.calibration, str):
+            raise bad("calibration", "must be a file path (empty: the shipped table)")
+        for key in ("conversation_reply_threshold",):
             if not _is_number(getattr(self, key)) or not 0.0 <= getattr(self, key) <= 1.0:
                 raise bad(key, "must be a number in [0, 1]")
         if self.checker not in CHECKERS:
@@ -138,8 +146,6 @@ class CacheConfig:
             raise bad("default_temperature", "must be a number >= 0")
         if self.store not in ("file", "redis"):
             raise bad("store", "must be 'file' or 'redis'")
-        if self.conversation_match not in CONVERSATION_MODES:
-            raise bad("conversation_match", f"must be one of {', '.join(CONVERSATION_MODES)}")
         if self.cache_sampled not in SAMPLED_POLICIES:
             raise bad("cache_sampled", f"must be one of {', '.join(SAMPLED_POLICIES)}")
         if not isinstance(self.path, str) or not self.path.strip():
@@ -148,6 +154,62 @@ class CacheConfig:
             raise bad("redis_url", "must start with redis://, rediss:// or unix://")
         if not isinstance(self.redis_prefix, str) or not self.redis_prefix:
             raise bad("redis_prefix", "must be a non-empty string")
+        self._resolve_thresholds(bad)  # last: it reads the checker and the conversation mode
+
+    def bounds(self) -> dict[str, float]:
+        """``max_false_hit_rate`` per kind of scope."""
+        b = self.max_false_hit_rate
+        return dict(b) if isinstance(b, Mapping) else {"single": b, "conversation": b}
+
+    def _resolve_thresholds(self, bad) -> None:
+        b = self.max_false_hit_rate
+        kinds = ("single", "conversation")
+        if isinstance(b, Mapping):
+            unknown = sorted(set(b) - set(kinds))
+            if unknown:
+                raise bad("max_false_hit_rate", f"unknown kind {unknown[0]!r} (kinds: single, conversation)")
+            b = {k: b.get(k, 0.01) for k in kinds}
+        else:
+            b = {k: b for k in kinds}
+        for k, v in b.items():
+            if not _is_number(v) or not 0.0 < v < 1.0:
+                raise bad("max_false_hit_rate", f"{k}: must be a number in (0, 1)")
+        object.__setattr__(self, "max_false_hit_rate", b)
+        names = {
+            "single": ("threshold", "checker_threshold"),
+            "conversation": ("conversation_threshold", "conversation_checker_threshold"),
+        }
+        source = {}
+        for kind, keys in names.items():
+            given = [getattr(self, key) for key in keys]
+            for key, v in zip(keys, given):
+                if v is not None and (not _is_number(v) or not 0.0 <= v <= 1.0):
+                    raise bad(key, "must be a number in [0, 1] (or unset: from the calibration)")
+            if all(v is not None for v in given):
+                source[kind] = "config"
+                continue
+            if not self.enabled or (kind == "conversation" and self.conversation_match == "exact"):
+                for key, v in zip(keys, given):  # unused: kept at the strictest, reported as such
+                    object.__setattr__(self, key, 1.0 if v is None else v)
+                source[kind] = "unused" if self.enabled else "disabled"
+                continue
+            from gateway.cache.calibration import DEFAULT_TABLE, CalibrationError, choose, load_table, rows_for
+
+            checker = self.checker if self.guard else "none"
+            try:
+                table = load_table(self.calibration or str(DEFAULT_TABLE))
+                row = choose(rows_for(table, checker, kind), b[kind], what=f"{kind}: ")
+            except CalibrationError as exc:
+                raise ValueError(f"cache.max_false_hit_rate: {exc}") from None
+            for key, v, chosen in zip(keys, given, (row.cosine, row.checker)):
+                object.__setattr__(self, key, chosen if v is None else v)
+            source[kind] = "calibration" if all(v is None for v in given) else "config"
+        object.__setattr__(self, "_threshold_source", source)
+
+    @property
+    def threshold_source(self) -> dict[str, str]:
+        """Per kind: "calibration" (chosen under the bound), "config" (set by hand), "unused"."""
+        return dict(getattr(self, "_threshold_source", {}))
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> CacheConfig:
