@@ -90,7 +90,9 @@ class ChatHandler:
             reply.headers.update(credit)
             saved = float(credit["x-cost-saved-usd"])
             record(state, outcome, chat, decision.tier, p, c, None, "hit", looked=cached.headers)
-            return await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier), saved)
+            response = await reply.hit(cached.served, p, lambda: outcome.observe_hit(decision.tier), saved)
+            cached.verify()  # after the answer is sent: the verification runs off the request's path
+            return response
 
         answer = Answer(logprobs=[] if chat.logprobs is not None else None)
         chain = FallbackChain(
@@ -372,6 +374,27 @@ def create_app(
         for b in unique:
             await b.close()
 
+    quiet_metrics = GatewayMetrics(lambda: {})  # verification answers stay out of the serving metrics
+
+    async def verification_answer(chat: ChatRequest, tier: str) -> str:
+        """A fresh answer of ``tier`` alone (no fallback) for live cache verification."""
+        chain = FallbackChain(
+            state.router.spec,
+            state.backends,
+            state.inflight,
+            quiet_metrics,
+            default_max_tokens=config.limits.default_max_tokens,
+        )
+        answer = Answer(logprobs=None)
+        parts = []
+        async for delta in chain.run(chat, Decision(tier, (tier,), "verify"), answer, time.perf_counter(),
+                                     continue_partial=False):
+            if delta is None:
+                parts.clear()
+            else:
+                parts.append(delta)
+        return "".join(parts)
+
     async def cache_ctx(app: web.Application):
         c = cache
         enabled = cache_enabled if cache_enabled is not None else config.cache.get("enabled", True)
@@ -379,6 +402,8 @@ def create_app(
             from gateway.cache import CacheConfig, SemanticCache
 
             c = SemanticCache(CacheConfig.from_mapping(config.cache))
+        if c is not None and c.verifier is None and c.config.enabled:
+            c.attach_verifier(verification_answer)
         if c is not None:
             await c.start()
         state.cache = c

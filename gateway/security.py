@@ -31,7 +31,9 @@ from runtime.serving.errors import APIError
 
 log = logging.getLogger("gateway.content")
 
-ADMIN_PATHS = frozenset({"/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis"})
+ADMIN_PATHS = frozenset(
+    {"/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis", "/dashboard/verification", "/dashboard/evict"}
+)
 REALM = 'Basic realm="jaxserve admin", charset="UTF-8"'
 
 

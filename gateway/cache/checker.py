@@ -185,11 +185,23 @@ ANTONYM_SLACK = 2
 
 
 def _forms(word: str) -> set[str]:
+    """The word and its stems by English inflection: plural -s/-es, comparative -er/-est (doubled
+    consonant, -ier -> -y), adverb -ly ("longer" -> "long", "jointly" -> "joint")."""
     out = {word}
     if word.endswith("s") and len(word) > 3:
         out.add(word[:-1])
         if word.endswith("es") and len(word) > 4:
             out.add(word[:-2])
+    for suffix in ("er", "est", "ly"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            stem = word[: -len(suffix)]
+            out.add(stem)
+            if stem.endswith("i"):
+                out.add(stem[:-1] + "y")
+            if len(stem) > 2 and stem[-1] == stem[-2]:
+                out.add(stem[:-1])
+            if suffix != "ly":
+                out.add(stem + "e")  # later -> late
     return out
 
 
@@ -207,6 +219,20 @@ def _negates(x: str, y: str) -> bool:
     return False
 
 
+_DIMINISHERS = frozenset(("less", "least", "not", "no", "never", "fewer"))
+
+
+def converse(a: str, b: str, flip: tuple[str, str]) -> bool:
+    """"A is shorter than B" / "B is taller than A": the antonym and the participants both swapped, a
+    double flip that keeps the meaning."""
+    x, y = flip
+    ta = [y if t == x else t for t in contrast_tokens(a)]
+    ra, rb = [_role(t) for t in ta], [_role(t) for t in contrast_tokens(b)]
+    ca, cb = Counter(ra), Counter(rb)
+    # a filler word on one side ("ok", "hey") is allowed; the rest must be the same words reordered
+    return sum((ca - cb).values()) + sum((cb - ca).values()) <= 1 and ra != rb
+
+
 def antonym_conflict(a: str, b: str) -> tuple[str, str] | None:
     """A word of one text whose antonym (WordNet's, or the word with a negating prefix) is in the other,
     the two texts otherwise differing by at most ``ANTONYM_SLACK`` words: "pay more than the minimum" /
@@ -217,6 +243,8 @@ def antonym_conflict(a: str, b: str) -> tuple[str, str] | None:
     only_a, only_b = wa - wb, wb - wa
     if not only_a or not only_b or len(only_a) + len(only_b) - 2 > ANTONYM_SLACK:
         return None
+    if (only_a | only_b) & _DIMINISHERS:
+        return None  # "least expensive" / "cheapest": a second flip beside the antonym; the model reads it
     table = antonyms()
     forms_b = {f: w for w in only_b for f in _forms(w)}
     for x in sorted(only_a):
@@ -246,8 +274,8 @@ _CONTRAST_POLES: tuple[tuple[frozenset[str], ...], ...] = tuple(
     tuple(frozenset(pole.split()) for pole in group.split("|"))
     for group in (
         "from out off away | to into onto toward towards",
-        "over above beyond up higher more greater bigger larger most max maximum exceed exceeding exceeds "
-        "| under below down lower less fewer smaller least min minimum",
+        "over above beyond higher more greater bigger larger most max maximum exceed exceeding exceeds "
+        "| under below lower less fewer smaller least min minimum",
         "before until till earlier earliest prior early within | after since later latest late",
         "last previous past prior | next upcoming coming | this current",
         "first earliest beginning start | last latest final end",
@@ -305,6 +333,55 @@ def contrast_tokens(text: str) -> list[str]:
     return out
 
 
+# Person, whatever the case: "I" / "me" / "my" are one participant; "Maria's" is Maria.
+_PERSON = {
+    **dict.fromkeys(("i", "me", "my", "mine", "myself"), "<1>"),
+    **dict.fromkeys(("we", "us", "our", "ours", "ourselves"), "<1p>"),
+    **dict.fromkeys(("you", "your", "yours", "yourself"), "<2>"),
+    **dict.fromkeys(("he", "him", "his", "himself"), "<3m>"),
+    **dict.fromkeys(("she", "her", "hers", "herself"), "<3f>"),
+    **dict.fromkeys(("they", "them", "their", "theirs", "themselves"), "<3p>"),
+}
+
+
+def _role(tok: str) -> str:
+    if tok.endswith("'s") and tok not in _POSSESSIVE_CONTRACTIONS:
+        tok = tok[:-2]
+    return _PERSON.get(tok, tok)
+
+
+def _one_block_moved(a: list[str], b: list[str]) -> bool:
+    """b is a with one contiguous run of words moved elsewhere: a clause put first or last ("if I'm
+    abroad, can I use my card" / "can I use my card if I'm abroad"), which keeps the meaning; two
+    participants trading places is never one move."""
+    n = len(a)
+    if n > 40:
+        return True  # too long to search: leave it to the model
+    for i in range(n):
+        for j in range(i + 1, n + 1):
+            for k in range(j, n + 1):
+                if a[:i] + a[j:k] + a[i:j] + a[k:] == b:
+                    return True
+    return False
+
+
+_CONJUNCTIONS = frozenset(("or", "and", "&", "nor", ","))
+
+
+def _conjuncts_swapped(a: list[str], b: list[str]) -> bool:
+    """b is a with the two sides of an "or" / "and" exchanged ("the nile or the yangtze" / "the yangtze
+    or the nile"): coordination is symmetric."""
+    diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+    if not diff or len(a) != len(b):
+        return False
+    for i in range(max(0, diff[0] - 3), diff[0] + 1):  # the conjuncts may start with shared words ("the")
+        for k in range(diff[-1] + 1, min(len(a), diff[-1] + 4) + 1):
+            for m in range(i, k):
+                if a[m] in _CONJUNCTIONS and b[i:k] == a[m + 1 : k] + [a[m]] + a[i:m]:
+                    return True
+    return False
+
+
 def _possessor(tok: str) -> bool:
     return tok.endswith("'s") and tok not in _POSSESSIVE_CONTRACTIONS
 
@@ -322,12 +399,10 @@ def contrast_conflict(a: str, b: str) -> str:
     ops = [op for op in difflib.SequenceMatcher(a=ta, b=tb, autojunk=False).get_opcodes() if op[0] != "equal"]
     changed_a = sum(i2 - i1 for _, i1, i2, _, _ in ops)
     changed_b = sum(j2 - j1 for _, _, _, j1, j2 in ops)
-    if Counter(ta) == Counter(tb):  # the same words in another order: who does what to whom
-        for marker in ("from", "to", "into", "than", "vs", "versus", "between", "for"):
-            after_a = [ta[i + 1] for i in range(len(ta) - 1) if ta[i] == marker]
-            after_b = [tb[i + 1] for i in range(len(tb) - 1) if tb[i] == marker]
-            if after_a and after_b and after_a != after_b:
-                return f"order: {marker!r} {after_a[0]!r} / {marker!r} {after_b[0]!r}"
+    ra, rb = [_role(t) for t in ta], [_role(t) for t in tb]
+    if Counter(ra) == Counter(rb):  # the same participants and words in another order
+        if ra != rb and not _one_block_moved(ra, rb) and not _conjuncts_swapped(ra, rb):
+            return "roles: the same words with the participants swapped"  # from A to B / from B to A
         return ""
     if changed_a > CONTRAST_MAX_EDIT or changed_b > CONTRAST_MAX_EDIT:
         return ""
@@ -459,11 +534,11 @@ class CrossEncoderChecker(Checker):
         if conversation and negation_conflict(a, b):
             return "negation: one conversation says no where the other does not"
         flip = antonym_conflict(a, b)
-        if flip:
+        if flip and not converse(a, b, flip):
             return f"antonyms: {flip[0]!r} / {flip[1]!r}"
         for x, y in zip(a.split(TURN_SEPARATOR), b.split(TURN_SEPARATOR)) if conversation else [(a, b)]:
             why = contrast_conflict(x, y)
-            if why:
+            if why and not (flip and converse(x, y, flip)):
                 return why
         return ""
 

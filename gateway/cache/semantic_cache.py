@@ -99,6 +99,14 @@ class CacheConfig:
     embed_threads: int = 1
     embed_quantize: str = "none"  # torch backend: "int8" for dynamic int8 MiniLM
     embed_backend: str = "onnx"  # MiniLM as int8 ONNX (gateway/cache/onnx_models.py); "torch": sentence-transformers
+    # Live verification (gateway/cache/verify.py): this share of hits, and each scope's first
+    # ``verify_first`` hits, are answered again by the model in the background and compared.
+    verify_share: float = 0.02
+    verify_first: int = 20
+    verify_answer_threshold: float = 0.85  # answers' cosine that counts as the same answer
+    verify_max_pending: int = 8  # queued verifications; a full queue drops (never waits)
+    verify_workers: int = 1
+    verify_min_window: int = 20  # verified hits of a scope before its estimate may tighten it
     flush_interval_s: float = 1.0  # FileStore write debounce
     purge_interval_s: float = 60.0  # expired-entry sweep
 
@@ -124,7 +132,14 @@ class CacheConfig:
             or self.checker_threads < 1
         ):
             raise bad("checker_threads", "must be a positive integer")
-        for key in ("hnsw_threshold", "max_entries", "top_k", "semantic_max_chars", "embed_max_batch"):
+        if not _is_number(self.verify_share) or not 0.0 <= self.verify_share <= 1.0:
+            raise bad("verify_share", "must be a number in [0, 1]")
+        if not _is_number(self.verify_answer_threshold) or not 0.0 <= self.verify_answer_threshold <= 1.0:
+            raise bad("verify_answer_threshold", "must be a number in [0, 1]")
+        if not isinstance(self.verify_first, int) or isinstance(self.verify_first, bool) or self.verify_first < 0:
+            raise bad("verify_first", "must be an integer >= 0")
+        for key in ("hnsw_threshold", "max_entries", "top_k", "semantic_max_chars", "embed_max_batch",
+                    "verify_max_pending", "verify_workers", "verify_min_window"):
             if (
                 not isinstance(getattr(self, key), int)
                 or isinstance(getattr(self, key), bool)
@@ -326,6 +341,7 @@ class SemanticCache:
         self._synced: asyncio.Event | None = None  # set once the first rebuild was attempted
         self._started = False
         self.counters: Counter[str] = Counter()
+        self.verifier = None  # gateway.cache.verify.Verifier, once attach_verifier() was called
         # Seconds from another process creating an entry to this index holding it (the last 1024;
         # both clocks are wall clocks: exact on one host, off by the clock skew across hosts).
         self.propagation_s: deque[float] = deque(maxlen=1024)
@@ -387,8 +403,12 @@ class SemanticCache:
                 self._count_error("start", exc)
             self._synced.set()
         self._tasks.append(asyncio.create_task(self._purge_loop()))
+        if self.verifier is not None and self.config.enabled:
+            await self.verifier.start()
 
     async def close(self) -> None:
+        if self.verifier is not None:
+            await self.verifier.close()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -409,6 +429,52 @@ class SemanticCache:
 
     async def __aexit__(self, *exc) -> None:
         await self.close()
+
+    # -- live verification -------------------------------------------------------------------------
+
+    def attach_verifier(self, answer_fn, *, rng=None):
+        """Verify a share of hits with ``answer_fn(request, tier) -> text`` (gateway/cache/verify.py).
+        Call before ``start``; returns the Verifier."""
+        from gateway.cache.verify import Verifier
+
+        self.verifier = Verifier(self.config, answer_fn=answer_fn, embed=self._embed, evict=self.evict, rng=rng)
+        return self.verifier
+
+    def offer_verification(
+        self, scope: CacheScope, question: str, lookup: CacheLookup, request: Any, tier: str
+    ) -> bool:
+        """After a hit was answered: hand it to the verifier (never blocks; False: not chosen)."""
+        if self.verifier is None or not lookup.hit or lookup.entry is None or lookup.served is None:
+            return False
+        from gateway.cache.verify import Job
+
+        return self.verifier.offer(
+            Job(
+                scope_key=scope.key(),
+                kind="single" if scope.kind == "single" else "conversation",
+                tier=tier,
+                tenant=scope.tenant,
+                entry_id=lookup.entry.id,
+                question=question,
+                served=lookup.served.answer,
+                lookup=lookup.kind,
+                similarity=lookup.similarity,
+                request=request,
+                uniform=False,
+            )
+        )
+
+    async def evict(self, entry_id: str) -> bool:
+        """Remove one entry (a verified wrong answer, or the operator's action); False if unknown."""
+        known = entry_id in self._local.meta
+        try:
+            await self._store.delete([entry_id])
+        except StoreUnavailable as exc:
+            self._count_error("evict", exc)
+            return False
+        self._forget(entry_id)
+        self.counters["evicted_wrong"] += known
+        return known
 
     # -- policy ----------------------------------------------------------------------------------
 
@@ -529,7 +595,12 @@ class SemanticCache:
         return float(np.dot(cache[0], meta.reply_vec)) >= t
 
     def thresholds(self, scope: CacheScope) -> tuple[float, float]:
-        """(cosine threshold, checker score threshold) for this kind of scope."""
+        """(cosine threshold, checker score threshold) for this kind of scope, or the stricter ones live
+        verification moved this scope to."""
+        if self.verifier is not None:
+            moved = self.verifier.thresholds(scope.key())
+            if moved is not None:
+                return moved
         c = self.config
         if scope.kind == "conversation":
             return c.conversation_threshold, c.conversation_checker_threshold
@@ -762,6 +833,15 @@ class SemanticCache:
             "store_available": getattr(self._store, "available", True),
             "embed_forward_passes": self.embedder.forward_passes,
             "embed_texts": self.embedder.texts_embedded,
+            "evicted_wrong": c["evicted_wrong"],
+            "thresholds": {
+                "single": [self.config.threshold, self.config.checker_threshold],
+                "conversation": [self.config.conversation_threshold, self.config.conversation_checker_threshold],
+                "source": self.config.threshold_source,
+                "bound": self.config.bounds(),
+                "conversation_match": self.config.conversation_match,
+            },
+            **({"verification": self.verifier.stats()} if self.verifier is not None else {}),
         }
 
 

@@ -32,7 +32,7 @@ from aiohttp import web
 from prometheus_client import generate_latest
 
 from gateway import advise, keys
-from runtime.serving.errors import invalid
+from runtime.serving.errors import APIError, invalid
 
 log = logging.getLogger("gateway.dashboard")
 
@@ -473,3 +473,54 @@ def setup_dashboard(
     app.router.add_get("/dashboard", dash.page)
     app.router.add_get("/dashboard/data", dash.data)
     app.router.add_get("/dashboard/diagnosis", dash.diagnosis)
+    app.router.add_get("/dashboard/verification", verification)
+    app.router.add_post("/dashboard/evict", evict)
+
+
+def _verifier(request: web.Request):
+    cache = request.app[keys.STATE].cache
+    return cache, (cache.verifier if cache is not None else None)
+
+
+async def verification(request: web.Request) -> web.Response:
+    """Live cache verification (``gateway/cache/verify.py``): per kind and tier the estimated false-hit
+    rate with its 95% interval beside the hit counts, tightened scopes, the latest disagreements
+    (tenants hashed). The page's Verification panel polls it."""
+    cache, verifier = _verifier(request)
+    if verifier is None:
+        return web.json_response({"enabled": False}, headers={"Cache-Control": "no-store"})
+    stats = cache.stats()
+    body = {
+        "enabled": True,
+        **verifier.stats(),
+        "lookups": stats["lookups"],
+        "thresholds": stats["thresholds"],
+    }
+    return web.json_response(body, headers={"Cache-Control": "no-store"})
+
+
+async def evict(request: web.Request) -> web.Response:
+    """``POST /dashboard/evict`` ``{"entry_id": "..."}`` (admin key): remove a cached answer."""
+    if request.app[keys.CONFIG].admin is None:  # an open dashboard may show, but never change, the cache
+        raise APIError(
+            403,
+            "evicting needs an admin key: set admin.key in the gateway config",
+            type="permission_error",
+            code="admin_key_required",
+        )
+    cache, _ = _verifier(request)
+    if cache is None:
+        raise invalid("this gateway has no cache", param="entry_id")
+    try:
+        body = await request.json()
+    except Exception:
+        raise invalid("the body must be JSON: {\"entry_id\": \"...\"}", param="entry_id") from None
+    entry_id = body.get("entry_id") if isinstance(body, dict) else None
+    if not isinstance(entry_id, str) or not entry_id.strip() or len(entry_id) > 200:
+        raise invalid("entry_id must be a non-empty string", param="entry_id")
+    evicted = await cache.evict(entry_id)
+    if cache.verifier is not None:
+        for d in cache.verifier.disagreements:
+            if d["entry_id"] == entry_id:
+                d["evicted"] = d["evicted"] or evicted
+    return web.json_response({"entry_id": entry_id, "evicted": evicted}, headers={"Cache-Control": "no-store"})

@@ -100,6 +100,47 @@ class _CacheCollector(_SourceCollector):
         for q, v in s["propagation_s"].items():
             prop.add_metric([q], v)
         yield prop
+        v = s.get("verification")
+        if v is None:
+            return
+        labels = ["kind", "tier"]
+        verified = CounterMetricFamily(
+            "gateway_cache_verified",
+            "Hits answered again by the model in the background (the uniform cache.verify_share sample)",
+            labels=labels,
+        )
+        wrong = CounterMetricFamily(
+            "gateway_cache_verified_wrong", "Verified hits whose fresh answer disagreed with the served one", labels=labels
+        )
+        rate = GaugeMetricFamily(
+            "gateway_cache_live_false_hit_rate",
+            "Estimated share of served hits that are wrong, with its two-sided 95% Clopper-Pearson interval",
+            labels=[*labels, "stat"],
+        )
+        for e in v["estimates"]:
+            key = [e["kind"], e["tier"]]
+            verified.add_metric(key, e["verified"])
+            wrong.add_metric(key, e["wrong"])
+            if e["rate"] is not None:
+                rate.add_metric([*key, "estimate"], e["rate"])
+                rate.add_metric([*key, "low95"], e["ci95"][0])
+                rate.add_metric([*key, "high95"], e["ci95"][1])
+            rate.add_metric([*key, "bound"], e["bound"])
+        yield verified
+        yield wrong
+        yield rate
+        yield GaugeMetricFamily(
+            "gateway_cache_tightened_scopes",
+            "Cache scopes whose thresholds live verification moved stricter",
+            value=len(v["tightened"]),
+        )
+        yield CounterMetricFamily(
+            "gateway_cache_verify_dropped", "Verifications dropped because the queue was full", value=v["dropped"]
+        )
+        yield CounterMetricFamily(
+            "gateway_cache_evicted_wrong", "Entries evicted as wrong (verification or the operator)",
+            value=s.get("evicted_wrong", 0),
+        )
 
 
 class _LedgerSyncCollector(_SourceCollector):

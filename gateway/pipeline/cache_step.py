@@ -43,6 +43,8 @@ class Cached:
     entry: CacheEntry | None = None  # a hit: the stored entry
     served: Served | None = None  # a hit: the answer to replay (the entry's, maybe cut to max_tokens)
     store: Store | None = None  # a miss: store(text, answer) once the answer is complete
+    # a hit: call once the answer is sent; hands it to live verification (never blocks)
+    verify: Callable[[], bool] | None = None
 
 
 def cache_control(headers: Mapping[str, str]) -> tuple[bool, bool]:
@@ -94,7 +96,13 @@ class CacheStep:
             self.metrics.cache_similarity.observe(lookup.similarity)
             out["x-cache-similarity"] = f"{lookup.similarity:.4f}"
         if lookup.kind in ("exact", "semantic"):
-            return Cached({**out, "x-cache": "hit", "x-served-by": tier}, entry=lookup.entry, served=lookup.served)
+            cache = self.cache
+            return Cached(
+                {**out, "x-cache": "hit", "x-served-by": tier},
+                entry=lookup.entry,
+                served=lookup.served,
+                verify=lambda: cache.offer_verification(scope, question, lookup, chat, tier),
+            )
         return Cached(out, store=None if no_store else self._store_for(scope, question, tier, greedy(chat)))
 
     def _store_for(self, scope: CacheScope, question: str, tier: str, greedy: bool) -> Store:
