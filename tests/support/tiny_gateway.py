@@ -13,9 +13,13 @@ from tests.support.gateway_server import ServerThread
 GATEWAY_ENGINE = dict(max_model_len=256, num_blocks=64)
 
 
-def tiny_gateway(path, engine: dict | None = None, *, backends=None, cache_enabled=None, **config) -> ServerThread:
+def tiny_gateway(
+    path, engine: dict | None = None, *, backends=None, cache_enabled=None, app_cache=None, **config
+) -> ServerThread:
     """Started and ready. ``engine``: tiny_config overrides on top of GATEWAY_ENGINE; ``config``: GatewayConfig
-    fields; ``backends`` and ``cache_enabled``: create_app's."""
+    fields; ``backends``, ``cache_enabled`` and ``app_cache`` (create_app's ``cache``): create_app's."""
     models = (ModelEntry("tiny", tiny_config(path, **{**GATEWAY_ENGINE, **(engine or {})})),)
-    app = create_app(GatewayConfig(port=0, models=models, **config), backends=backends, cache_enabled=cache_enabled)
+    app = create_app(
+        GatewayConfig(port=0, models=models, **config), backends=backends, cache=app_cache, cache_enabled=cache_enabled
+    )
     return ServerThread(app).start()

@@ -1,0 +1,54 @@
+"""A test-only cache store that plants wrong answers: for a known share of its entries (chosen by a hash
+of the entry id, so the choice is fixed per entry) ``get`` returns the entry with another answer in
+place of the stored one, as a look-alike that slipped past the checker would. ``served`` counts what it
+handed out, so a test knows the true share of wrong hits the cache served."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+
+from gateway.cache.store import FileStore
+
+WRONG = "Planted look-alike answer: the Zorvath account closes on 31 February at 17:45."
+
+
+class PlantingStore(FileStore):
+    def __init__(self, path, share: float, *, wrong: str = WRONG, **kwargs):
+        super().__init__(path, **kwargs)
+        self.share = share
+        self.wrong = wrong
+        self.served = {"planted": 0, "real": 0}
+
+    def planted(self, entry_id: str) -> bool:
+        return int(hashlib.sha256(entry_id.encode()).hexdigest()[:8], 16) / 2**32 < self.share
+
+    async def get(self, entry_id):
+        entry = await super().get(entry_id)
+        if entry is None:
+            return None
+        if self.planted(entry_id):
+            self.served["planted"] += 1
+            usage = {**entry.usage, "completion_tokens": 1}
+            return dataclasses.replace(entry, answer=self.wrong, cuts=(), finish_reason="stop", usage=usage)
+        self.served["real"] += 1
+        return entry
+
+
+def verifying_gateway(tiny_path: str, folder, *, planted: float, admin_key: str | None = None, **cache):
+    """The tiny gateway (tests/support/tiny_gateway.py) over a PlantingStore, every hit verified.
+    Returns (server, semantic cache, store)."""
+    from gateway.cache import CacheConfig, SemanticCache
+    from gateway.config.admin import AdminConfig
+    from gateway.config.gateway import Limits
+    from gateway.config.typed import hash_secret
+    from tests.support.tiny_gateway import tiny_gateway
+
+    settings = {"verify_share": 1.0, "verify_first": 0, "path": str(folder / "cache.jsonl"), **cache}
+    config = CacheConfig(**settings)
+    store = PlantingStore(config.path, planted, ttl_seconds=config.ttl_seconds, max_entries=config.max_entries)
+    semantic = SemanticCache(config, store=store)
+    admin = AdminConfig(key_sha256=hash_secret(admin_key)) if admin_key else None
+    server = tiny_gateway(tiny_path, limits=Limits(default_max_tokens=16), warmup=False, admin=admin,
+                          app_cache=semantic)
+    return server, semantic, store
