@@ -202,6 +202,7 @@ class Verifier:
         c.wrong += not agree
         st.window.verified += 1
         st.window.wrong += not agree
+        self._maybe_tighten(job.scope_key, st)  # every verdict: the window may have just become long enough
         if agree:
             return
         self.disagreements.append(
@@ -221,7 +222,6 @@ class Verifier:
             }
         )
         self._evict_soon(job.entry_id, self.disagreements[-1])
-        self._maybe_tighten(job.scope_key, st)
 
     def _evict_soon(self, entry_id: str, note: dict) -> None:
         async def go():
