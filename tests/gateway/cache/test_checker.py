@@ -71,21 +71,66 @@ def conv(topic: str, follow_up: str, reply: str = "Sure, I can help you with you
     ]
 
 
-def test_conversations_hit_only_when_the_context_matches(tmp_path):
-    """'cancel it' about a gym membership is never answered with what was said about a streaming plan;
-    the same follow-up after reworded or padded turns is a hit."""
+SEMANTIC = {"temperature": 0}
+
+
+def test_conversations_match_exactly_by_default_and_one_users_details_never_reach_another(tmp_path):
+    """Two end users of one app (one API key) send the same chat but for the merchant and amount in the
+    first turn and the assistant's reply; the last turn is generic. The second must not get the first's
+    answer. The same chat again, every turn as sent, is a hit; a reworded one is a miss."""
+
+    def chat(merchant: str, amount: str) -> list[dict]:
+        return [
+            {"role": "user", "content": f"There's a monthly payment to {merchant} on my card, what is it?"},
+            {"role": "assistant", "content": f"That is a subscription to {merchant.upper()}, {amount} a month."},
+            {"role": "user", "content": "Great. Which merchant and amount is that payment again?"},
+        ]
 
     async def body():
         cache = SemanticCache(CacheConfig(path=str(tmp_path / "c.jsonl"), flush_interval_s=0.01))
         await cache.start()
         try:
+            a = chat("Flickbox", "£10.99")
+            scope, q = CacheScope.from_request("key:app", "m", a, SEMANTIC)
+            assert scope.kind == "history" and q == a[-1]["content"]
+            await cache.store(scope, q, "FLICKBOX, £10.99.", "stop", {"completion_tokens": 5}, "m")
+            for messages, hit in ((chat("PulseFit", "£34.00"), False), (a, True)):
+                s, question = CacheScope.from_request("key:app", "m", messages, SEMANTIC)
+                assert (await cache.lookup(s, question)).hit is hit
+            reworded = [dict(m) for m in a]
+            reworded[0]["content"] = "what's the monthly Flickbox payment on my card?"
+            s, question = CacheScope.from_request("key:app", "m", reworded, SEMANTIC)
+            res = await cache.lookup(s, question)
+            assert not res.hit and "exactly" in res.reason
+        finally:
+            await cache.close()
+
+    asyncio.run(body())
+
+
+def test_semantic_conversations_hit_only_when_the_context_matches(tmp_path):
+    """conversation_match: semantic. 'cancel it' about a gym membership is never answered with what was
+    said about a streaming plan; the same follow-up after reworded or padded turns is a hit."""
+
+    async def body():
+        cache = SemanticCache(
+            CacheConfig(
+                path=str(tmp_path / "c.jsonl"),
+                flush_interval_s=0.01,
+                conversation_match="semantic",
+                conversation_threshold=0.62,
+                conversation_checker_threshold=0.4,
+            )
+        )
+        await cache.start()
+        try:
             stored = conv("I signed up for a gym membership at FitHub last month.", "How do I cancel it?")
-            scope, q = CacheScope.from_request("t", "m", stored, {"temperature": 0})
+            scope, q = CacheScope.from_request("t", "m", stored, SEMANTIC, conversations="semantic")
             assert scope.kind == "conversation" and q.endswith("| How do I cancel it?")
             await cache.store(scope, q, "Go to the FitHub app...", "stop", {"completion_tokens": 5}, "m")
 
             def lookup(messages):
-                s, question = CacheScope.from_request("t", "m", messages, {"temperature": 0})
+                s, question = CacheScope.from_request("t", "m", messages, SEMANTIC, conversations="semantic")
                 return asyncio.ensure_future(cache.lookup(s, question))
 
             other = await lookup(conv("I signed up for a streaming plan at FlixNow last month.", "How do I cancel it?"))
@@ -110,16 +155,18 @@ def test_conversations_hit_only_when_the_context_matches(tmp_path):
                     {"role": "assistant", "content": who},
                     {"role": "user", "content": "When was she born?"},
                 ]
-                s, question = CacheScope.from_request("t", "m", msgs, {"temperature": 0})
+                s, question = CacheScope.from_request("t", "m", msgs, SEMANTIC, conversations="semantic")
                 assert s.reply == who
                 if who.startswith("Marie"):
                     await cache.store(s, question, "In 1867.", "stop", {"completion_tokens": 3}, "m")
-                else:
+                else:  # the names are the conversation's facts: another scope altogether
+                    assert s.facts == ("feynman",) and s.key() != cache_keys[0]
                     res = await cache.lookup(s, question)
-                    assert not res.hit and res.reason.startswith("reply"), res
+                    assert not res.hit, res
+                cache_keys = [s.key()]
             # a tool result in the history keeps the whole history in the scope: exact only
             tool = stored[:2] + [{"role": "tool", "content": "{}", "tool_call_id": "x"}] + stored[2:]
-            s, question = CacheScope.from_request("t", "m", tool, {"temperature": 0})
+            s, question = CacheScope.from_request("t", "m", tool, SEMANTIC, conversations="semantic")
             assert s.kind == "history" and question == "How do I cancel it?"
         finally:
             await cache.close()

@@ -476,6 +476,8 @@ def _int8_against_float32(
     config = CacheConfig()
     for name in ("checker_threshold", "conversation_checker_threshold"):
         t = getattr(config, name)
+        if not 0.0 < t < 1.0:  # a kind the shipped config does not score (exact conversations)
+            continue
         cut = np.log(t / (1 - t))
         near = np.abs(ref_logits - cut) <= band
         flipped = (ref_logits >= cut) != (q_logits >= cut)

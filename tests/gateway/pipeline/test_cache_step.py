@@ -17,6 +17,7 @@ class FakeCache:
     def __init__(self, kind="miss", similarity=None, entry=None, accepts=True):
         self.result = SimpleNamespace(kind=kind, similarity=similarity, entry=entry, served=None)
         self._accepts, self.lookups, self.stored = accepts, [], []
+        self.config = SimpleNamespace(conversation_match="exact")
 
     def accepts(self, *, temperature=None, seed=None):
         return self._accepts
