@@ -45,6 +45,7 @@ from gateway.cache.normalize import normalize_question
 
 log = logging.getLogger(__name__)
 
+EXACT_ONLY = (1.01, 1.01)  # thresholds no semantic candidate reaches
 AnswerFn = Callable[[Any, str], Awaitable[str]]  # (the request, the tier) -> a fresh answer's text
 
 
@@ -237,10 +238,13 @@ class Verifier:
         if w.verified < self.config.verify_min_window or w.wrong / w.verified <= bound:
             return
         current = st.thresholds or self.config_thresholds(st.kind)
+        if current == EXACT_ONLY:  # nothing stricter: the window starts over, the scope stays exact-only
+            st.window = _Window()
+            return
         rows = self._table_rows(st.kind)
         nxt = stricter(rows, current) if rows else None
         if nxt is None:  # the table's top: the scope serves exact hits only
-            nxt = (1.01, 1.01)
+            nxt = EXACT_ONLY
         st.moves.append(
             {
                 "at": self.clock(),

@@ -14,20 +14,26 @@ WRONG = "Planted look-alike answer: the Zorvath account closes on 31 February at
 
 
 class PlantingStore(FileStore):
-    def __init__(self, path, share: float, *, wrong: str = WRONG, **kwargs):
+    """``share``: plant that share of entries (by id); ``questions``: plant every entry stored under one of
+    these questions (look-alikes written to be found by the semantic path)."""
+
+    def __init__(self, path, share: float = 0.0, *, questions=(), wrong: str = WRONG, **kwargs):
         super().__init__(path, **kwargs)
         self.share = share
+        self.questions = set(questions)
         self.wrong = wrong
         self.served = {"planted": 0, "real": 0}
 
-    def planted(self, entry_id: str) -> bool:
+    def planted(self, entry_id: str, question: str = "") -> bool:
+        if question in self.questions:
+            return True
         return int(hashlib.sha256(entry_id.encode()).hexdigest()[:8], 16) / 2**32 < self.share
 
     async def get(self, entry_id):
         entry = await super().get(entry_id)
         if entry is None:
             return None
-        if self.planted(entry_id):
+        if self.planted(entry_id, entry.question):
             self.served["planted"] += 1
             usage = {**entry.usage, "completion_tokens": 1}
             return dataclasses.replace(entry, answer=self.wrong, cuts=(), finish_reason="stop", usage=usage)

@@ -102,7 +102,10 @@ def test_a_scope_over_the_bound_tightens_row_by_row(config):
     assert st.thresholds == (0.9, 0.9) and [m["to"] for m in st.moves] == [[0.7, 0.5], [0.8, 0.5], [0.9, 0.9]]
     for i in range(10):  # at the top: semantic hits stop (exact only)
         v.record(job(), agree=False)
-    assert st.thresholds == (1.01, 1.01)
+    assert st.thresholds == (1.01, 1.01) and len(st.moves) == 4
+    for i in range(10):  # nothing stricter exists: no further move is recorded
+        v.record(job(), agree=False)
+    assert len(st.moves) == 4 and st.window.verified == 0
     assert [t["scope"] for t in v.stats()["tightened"]] == ["s1"]
 
 
