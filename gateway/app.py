@@ -387,8 +387,9 @@ def create_app(
         )
         answer = Answer(logprobs=None)
         parts = []
-        async for delta in chain.run(chat, Decision(tier, (tier,), "verify"), answer, time.perf_counter(),
-                                     continue_partial=False):
+        async for delta in chain.run(
+            chat, Decision(tier, (tier,), "verify"), answer, time.perf_counter(), continue_partial=False
+        ):
             if delta is None:
                 parts.clear()
             else:

@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import dataclasses
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -82,8 +81,12 @@ def pct(values, q):
 
 
 async def ask(session, url, question, max_tokens):
-    body = {"model": MODEL, "messages": [{"role": "user", "content": question}], "temperature": 0,
-            "max_tokens": max_tokens}
+    body = {
+        "model": MODEL,
+        "messages": [{"role": "user", "content": question}],
+        "temperature": 0,
+        "max_tokens": max_tokens,
+    }
     t = time.perf_counter()
     async with session.post(url, json=body) as r:
         data = await r.json()
@@ -184,9 +187,7 @@ async def run(args, server, cache, store) -> dict:
                 if hit == "hit":
                     lat[mode].append(dt)
             await wait_drained(s, base)  # the next block starts with no background work left over
-        out["hit_latency_ms"] = {
-            m: {"n": len(v_), "p50": pct(v_, 0.5), "p99": pct(v_, 0.99)} for m, v_ in lat.items()
-        }
+        out["hit_latency_ms"] = {m: {"n": len(v_), "p50": pct(v_, 0.5), "p99": pct(v_, 0.99)} for m, v_ in lat.items()}
         p50_on, p50_off = out["hit_latency_ms"]["on"]["p50"], out["hit_latency_ms"]["off"]["p50"]
         out["hit_latency_ms"]["p50_ratio_on_over_off"] = round(p50_on / p50_off, 3) if p50_on and p50_off else None
     return out
@@ -214,20 +215,30 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="bench_verify_")
     lookalikes = {tpl.format(q=q) for q in QUESTIONS[: args.questions] for tpl in LOOKALIKES}
     config = CacheConfig(
-        store="file", path=f"{tmp}/cache.jsonl", threshold=0.5, checker_threshold=0.0, max_false_hit_rate=0.01,
-        verify_share=1.0, verify_first=0, verify_min_window=20, verify_max_pending=512,
+        store="file",
+        path=f"{tmp}/cache.jsonl",
+        threshold=0.5,
+        checker_threshold=0.0,
+        max_false_hit_rate=0.01,
+        verify_share=1.0,
+        verify_first=0,
+        verify_min_window=20,
+        verify_max_pending=512,
     )
-    store = PlantingStore(config.path, questions=lookalikes, ttl_seconds=config.ttl_seconds,
-                          max_entries=config.max_entries)
+    store = PlantingStore(
+        config.path, questions=lookalikes, ttl_seconds=config.ttl_seconds, max_entries=config.max_entries
+    )
     cache = SemanticCache(config, store=store)
     engine = EngineConfig(model=MODEL, max_num_seqs=4, max_num_batched_tokens=64, max_model_len=512, num_blocks=128)
     gw = GatewayConfig(port=0, models=(ModelEntry(MODEL, engine),))
     print("starting the gateway (model load + warm-up) ...", file=sys.stderr)
     server = ServerThread(create_app(gw, cache=cache)).start()
     try:
-        result = {"cpu": cpu_info(), "config": {"threshold": 0.5, "checker_threshold": 0.0, "bound": 0.01,
-                                                 "verify_min_window": 20},
-                  **asyncio.run(run(args, server, cache, store))}
+        result = {
+            "cpu": cpu_info(),
+            "config": {"threshold": 0.5, "checker_threshold": 0.0, "bound": 0.01, "verify_min_window": 20},
+            **asyncio.run(run(args, server, cache, store)),
+        }
     finally:
         server.stop()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -53,15 +53,26 @@ def main(argv=None) -> int:
     }
     for name in CHECKERS:
         ns = argparse.Namespace(
-            pairs=None, checker=name, embedder="onnx", threads=args.threads, no_read_replies=False,
-            no_replay=True, conversation_match="semantic", calibration=None, calibrate=True, blind=False,
-            bound_single=0.5, bound_conversation=0.5,
+            pairs=None,
+            checker=name,
+            embedder="onnx",
+            threads=args.threads,
+            no_read_replies=False,
+            no_replay=True,
+            conversation_match="semantic",
+            calibration=None,
+            calibrate=True,
+            blind=False,
+            bound_single=0.5,
+            bound_conversation=0.5,
         )
         res = eval_cache.evaluate(ns, embedder)
         table["tables"][name] = {
             kind: {"reply": res["sweep"][kind]["reply"], "rows": rows} for kind, rows in res["calibration_rows"].items()
         }
-        print(f"{name}: " + ", ".join(f"{k} {len(v['rows'])} rows" for k, v in table["tables"][name].items()), flush=True)
+        print(
+            f"{name}: " + ", ".join(f"{k} {len(v['rows'])} rows" for k, v in table["tables"][name].items()), flush=True
+        )
     Path(args.out).write_text(json.dumps(table, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")
     return 0

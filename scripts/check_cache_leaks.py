@@ -29,8 +29,10 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 def eval_files(eval_dir: Path = EVAL_DIR) -> list[Path]:
     """Every split a figure is quoted on: dev and test, and the blind batches' splits."""
-    return sorted(eval_dir.glob("dev*.jsonl")) + sorted(eval_dir.glob("test*.jsonl")) + sorted(
-        eval_dir.glob("blind/*.jsonl")
+    return (
+        sorted(eval_dir.glob("dev*.jsonl"))
+        + sorted(eval_dir.glob("test*.jsonl"))
+        + sorted(eval_dir.glob("blind/*.jsonl"))
     )
 
 
@@ -56,7 +58,6 @@ def read_pairs(paths: Iterable[Path]) -> list[tuple[str, int, str, str]]:
 
 
 def _matrix(texts: Sequence[frozenset[str]], vocab: dict[str, int]):
-    from scipy.sparse import csr_matrix
 
     rows, cols = [], []
     for i, ws in enumerate(texts):
@@ -94,7 +95,7 @@ def leaks(train_paths: Sequence[Path], eval_paths: Sequence[Path], threshold: fl
     for ei, ti in close:
         near.setdefault(ei, set()).add(ti)
     found = []
-    for k, (ef, en, ea, eb) in enumerate(evals):
+    for k, (ef, en, _, _) in enumerate(evals):
         na, nb = near.get(2 * k, set()), near.get(2 * k + 1, set())
         for ti in sorted(na):
             j, side = divmod(ti, 2)

@@ -219,8 +219,12 @@ async def replay(items: list[dict], config: CacheConfig, embedder, checker) -> d
             for i, it in enumerate(items):
                 tenant = f"eval-{i}"
                 mode = config.conversation_match
-                sa, qa = CacheScope.from_request(tenant, MODEL, as_messages(it["pair"]["a"]), PARAMS, conversations=mode)
-                sb, qb = CacheScope.from_request(tenant, MODEL, as_messages(it["pair"]["b"]), PARAMS, conversations=mode)
+                sa, qa = CacheScope.from_request(
+                    tenant, MODEL, as_messages(it["pair"]["a"]), PARAMS, conversations=mode
+                )
+                sb, qb = CacheScope.from_request(
+                    tenant, MODEL, as_messages(it["pair"]["b"]), PARAMS, conversations=mode
+                )
                 await cache.store(sa, qa, f"answer {i}", "stop", {"prompt_tokens": 1, "completion_tokens": 1}, MODEL)
                 res = await cache.lookup(sb, qb)
                 kinds[res.kind] += 1
@@ -341,9 +345,14 @@ def evaluate(args, embedder=None) -> dict:
     from gateway.cache.calibration import upper
 
     mode = args.conversation_match
-    base = dict(checker=args.checker, guard=args.checker != "none", embed_backend=args.embedder,
-                checker_reads_replies=not args.no_read_replies, conversation_match=mode,
-                calibration=args.calibration or "")
+    base = dict(
+        checker=args.checker,
+        guard=args.checker != "none",
+        embed_backend=args.embedder,
+        checker_reads_replies=not args.no_read_replies,
+        conversation_match=mode,
+        calibration=args.calibration or "",
+    )
     checker = make_checker(args.checker, num_threads=args.threads, read_replies=not args.no_read_replies)
     embedder = embedder or make_embedder(args.embedder)
     if args.pairs:
@@ -371,8 +380,14 @@ def evaluate(args, embedder=None) -> dict:
         config = CacheConfig(**base, max_false_hit_rate=bounds)
         out["thresholds_from"] = config.threshold_source
     except ValueError as exc:  # the bound cannot be supported with this checker: the strictest grid point
-        config = CacheConfig(**base, max_false_hit_rate=bounds, threshold=COSINES[-1], checker_threshold=SCORES[-1],
-                             conversation_threshold=COSINES[-1], conversation_checker_threshold=SCORES[-1])
+        config = CacheConfig(
+            **base,
+            max_false_hit_rate=bounds,
+            threshold=COSINES[-1],
+            checker_threshold=SCORES[-1],
+            conversation_threshold=COSINES[-1],
+            conversation_checker_threshold=SCORES[-1],
+        )
         out["thresholds_from"] = {"error": str(exc)}
     if args.checker == "none":
         config = replace(config, checker_threshold=0.0, conversation_checker_threshold=0.0)

@@ -223,7 +223,7 @@ _DIMINISHERS = frozenset(("less", "least", "not", "no", "never", "fewer"))
 
 
 def converse(a: str, b: str, flip: tuple[str, str]) -> bool:
-    """"A is shorter than B" / "B is taller than A": the antonym and the participants both swapped, a
+    """ "A is shorter than B" / "B is taller than A": the antonym and the participants both swapped, a
     double flip that keeps the meaning."""
     x, y = flip
     ta = [y if t == x else t for t in contrast_tokens(a)]
@@ -301,14 +301,7 @@ def _contrast(x: str, y: str) -> bool:
 _POSSESSIVE_CONTRACTIONS = frozenset(
     "it's that's what's there's here's who's how's where's when's let's he's she's one's".split()
 )
-_NOT_FORMS = {
-    "can't": "can",
-    "cannot": "can",
-    "won't": "will",
-    "shan't": "shall",
-    "cant": "can",
-    "wont": "will",
-}
+_NOT_FORMS = {"can't": "can", "cannot": "can", "won't": "will", "shan't": "shall", "cant": "can", "wont": "will"}
 _CASUAL_NOT = frozenset(
     "dont doesnt didnt isnt arent wasnt werent shouldnt couldnt wouldnt hasnt havent hadnt mustnt neednt".split()
 )
@@ -410,7 +403,7 @@ def contrast_conflict(a: str, b: str) -> str:
     nb = sum(t in negs for t in tb)
     if na % 2 != nb % 2:
         return "negation: one says no where the other does not"
-    for tag, i1, i2, j1, j2 in ops:
+    for _, i1, i2, j1, j2 in ops:
         da, db = set(ta[i1:i2]), set(tb[j1:j2])
         for x in sorted(da):
             for y in sorted(db):

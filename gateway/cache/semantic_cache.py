@@ -138,8 +138,16 @@ class CacheConfig:
             raise bad("verify_answer_threshold", "must be a number in [0, 1]")
         if not isinstance(self.verify_first, int) or isinstance(self.verify_first, bool) or self.verify_first < 0:
             raise bad("verify_first", "must be an integer >= 0")
-        for key in ("hnsw_threshold", "max_entries", "top_k", "semantic_max_chars", "embed_max_batch",
-                    "verify_max_pending", "verify_workers", "verify_min_window"):
+        for key in (
+            "hnsw_threshold",
+            "max_entries",
+            "top_k",
+            "semantic_max_chars",
+            "embed_max_batch",
+            "verify_max_pending",
+            "verify_workers",
+            "verify_min_window",
+        ):
             if (
                 not isinstance(getattr(self, key), int)
                 or isinstance(getattr(self, key), bool)

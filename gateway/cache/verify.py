@@ -258,7 +258,14 @@ class Verifier:
         st.window = _Window()
         log.warning(
             "cache scope %s (tenant %s, %s): live false hits %d/%d over the bound %.3f; thresholds %s -> %s",
-            scope_key[:12], st.tenant, st.kind, w.wrong, w.verified, bound, current, nxt,
+            scope_key[:12],
+            st.tenant,
+            st.kind,
+            w.wrong,
+            w.verified,
+            bound,
+            current,
+            nxt,
         )
 
     def config_thresholds(self, kind: str) -> tuple[float, float]:
@@ -302,7 +309,12 @@ class Verifier:
             if (kind, tier) not in self.counts:
                 out.append(
                     {
-                        "kind": kind, "tier": tier, "verified": 0, "wrong": 0, "rate": None, "ci95": [0.0, 1.0],
+                        "kind": kind,
+                        "tier": tier,
+                        "verified": 0,
+                        "wrong": 0,
+                        "rate": None,
+                        "ci95": [0.0, 1.0],
                         "bound": self.config.bounds()[kind],
                         "first_hits": {"verified": first.verified, "wrong": first.wrong},
                     }

@@ -490,12 +490,7 @@ async def verification(request: web.Request) -> web.Response:
     if verifier is None:
         return web.json_response({"enabled": False}, headers={"Cache-Control": "no-store"})
     stats = cache.stats()
-    body = {
-        "enabled": True,
-        **verifier.stats(),
-        "lookups": stats["lookups"],
-        "thresholds": stats["thresholds"],
-    }
+    body = {"enabled": True, **verifier.stats(), "lookups": stats["lookups"], "thresholds": stats["thresholds"]}
     return web.json_response(body, headers={"Cache-Control": "no-store"})
 
 
@@ -514,7 +509,7 @@ async def evict(request: web.Request) -> web.Response:
     try:
         body = await request.json()
     except Exception:
-        raise invalid("the body must be JSON: {\"entry_id\": \"...\"}", param="entry_id") from None
+        raise invalid('the body must be JSON: {"entry_id": "..."}', param="entry_id") from None
     entry_id = body.get("entry_id") if isinstance(body, dict) else None
     if not isinstance(entry_id, str) or not entry_id.strip() or len(entry_id) > 200:
         raise invalid("entry_id must be a non-empty string", param="entry_id")

@@ -110,7 +110,9 @@ class _CacheCollector(_SourceCollector):
             labels=labels,
         )
         wrong = CounterMetricFamily(
-            "gateway_cache_verified_wrong", "Verified hits whose fresh answer disagreed with the served one", labels=labels
+            "gateway_cache_verified_wrong",
+            "Verified hits whose fresh answer disagreed with the served one",
+            labels=labels,
         )
         rate = GaugeMetricFamily(
             "gateway_cache_live_false_hit_rate",
@@ -138,7 +140,8 @@ class _CacheCollector(_SourceCollector):
             "gateway_cache_verify_dropped", "Verifications dropped because the queue was full", value=v["dropped"]
         )
         yield CounterMetricFamily(
-            "gateway_cache_evicted_wrong", "Entries evicted as wrong (verification or the operator)",
+            "gateway_cache_evicted_wrong",
+            "Entries evicted as wrong (verification or the operator)",
             value=s.get("evicted_wrong", 0),
         )
 

@@ -55,6 +55,7 @@ def verifying_gateway(tiny_path: str, folder, *, planted: float, admin_key: str 
     store = PlantingStore(config.path, planted, ttl_seconds=config.ttl_seconds, max_entries=config.max_entries)
     semantic = SemanticCache(config, store=store)
     admin = AdminConfig(key_sha256=hash_secret(admin_key)) if admin_key else None
-    server = tiny_gateway(tiny_path, limits=Limits(default_max_tokens=16), warmup=False, admin=admin,
-                          app_cache=semantic)
+    server = tiny_gateway(
+        tiny_path, limits=Limits(default_max_tokens=16), warmup=False, admin=admin, app_cache=semantic
+    )
     return server, semantic, store

@@ -44,8 +44,12 @@ def embedder():
 
 # Plumbing thresholds, pinned: these tests are about the cache's mechanics; the shipped thresholds come
 # from the calibration table under the operator's bound (test_calibration.py, scripts/eval_cache.py).
-PINNED = {"threshold": 0.53, "checker_threshold": 0.66, "conversation_threshold": 0.62,
-          "conversation_checker_threshold": 0.4}
+PINNED = {
+    "threshold": 0.53,
+    "checker_threshold": 0.66,
+    "conversation_threshold": 0.62,
+    "conversation_checker_threshold": 0.4,
+}
 
 
 def file_cache(tmp_path, embedder, **overrides) -> SemanticCache:

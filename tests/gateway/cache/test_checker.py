@@ -147,6 +147,7 @@ def test_semantic_conversations_hit_only_when_the_context_matches(tmp_path):
             assert reworded.hit, reworded
             # the same user turns after another assistant answer: "she" is someone else
             physicist = [{"role": "user", "content": "Name a famous physicist."}]
+            keys = []
             for who in (
                 "Marie Curie, a pioneer of radioactivity.",
                 "Richard Feynman, known for quantum electrodynamics.",
@@ -160,10 +161,10 @@ def test_semantic_conversations_hit_only_when_the_context_matches(tmp_path):
                 if who.startswith("Marie"):
                     await cache.store(s, question, "In 1867.", "stop", {"completion_tokens": 3}, "m")
                 else:  # the names are the conversation's facts: another scope altogether
-                    assert s.facts == ("feynman",) and s.key() != cache_keys[0]
+                    assert s.facts == ("feynman",) and s.key() != keys[0]
                     res = await cache.lookup(s, question)
                     assert not res.hit, res
-                cache_keys = [s.key()]
+                keys.append(s.key())
             # a tool result in the history keeps the whole history in the scope: exact only
             tool = stored[:2] + [{"role": "tool", "content": "{}", "tool_call_id": "x"}] + stored[2:]
             s, question = CacheScope.from_request("t", "m", tool, SEMANTIC, conversations="semantic")

@@ -28,13 +28,30 @@ def config(tmp_path):
     path = tmp_path / "cal.json"
     path.write_text(json.dumps(table))
     # bound 0.12: the table's first row (upper bound of 30/400 ~ 0.10) is the start
-    return CacheConfig(calibration=str(path), max_false_hit_rate=0.12, verify_share=0.25, verify_first=3,
-                       verify_min_window=10, verify_max_pending=4)
+    return CacheConfig(
+        calibration=str(path),
+        max_false_hit_rate=0.12,
+        verify_share=0.25,
+        verify_first=3,
+        verify_min_window=10,
+        verify_max_pending=4,
+    )
 
 
 def job(scope="s1", **kw) -> Job:
-    base = dict(scope_key=scope, kind="single", tier="t", tenant="key:abc", entry_id="e", question="q",
-                served="a", lookup="semantic", similarity=0.9, request=None, uniform=True)
+    base = dict(
+        scope_key=scope,
+        kind="single",
+        tier="t",
+        tenant="key:abc",
+        entry_id="e",
+        question="q",
+        served="a",
+        lookup="semantic",
+        similarity=0.9,
+        request=None,
+        uniform=True,
+    )
     return Job(**{**base, **kw})
 
 
@@ -100,10 +117,10 @@ def test_a_scope_over_the_bound_tightens_row_by_row(config):
         for i in range(10):
             v.record(job(), agree=i >= 5)
     assert st.thresholds == (0.9, 0.9) and [m["to"] for m in st.moves] == [[0.7, 0.5], [0.8, 0.5], [0.9, 0.9]]
-    for i in range(10):  # at the top: semantic hits stop (exact only)
+    for _ in range(10):  # at the top: semantic hits stop (exact only)
         v.record(job(), agree=False)
     assert st.thresholds == (1.01, 1.01) and len(st.moves) == 4
-    for i in range(10):  # nothing stricter exists: no further move is recorded
+    for _ in range(10):  # nothing stricter exists: no further move is recorded
         v.record(job(), agree=False)
     assert len(st.moves) == 4 and st.window.verified == 0
     assert [t["scope"] for t in v.stats()["tightened"]] == ["s1"]
@@ -113,10 +130,7 @@ def test_answers_agree(config):
     v = make(config)
 
     async def go():
-        return (
-            await v.answers_agree("The fee is 10 pounds.", "the fee is 10 pounds"),
-            await v.answers_agree("", "x"),
-        )
+        return (await v.answers_agree("The fee is 10 pounds.", "the fee is 10 pounds"), await v.answers_agree("", "x"))
 
     (same, _), (empty, _) = asyncio.run(go())
     assert same and not empty

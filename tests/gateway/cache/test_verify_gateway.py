@@ -8,7 +8,6 @@ wrong hits served, and the estimate reaches /metrics and /dashboard/verification
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import urllib.request
@@ -101,7 +100,9 @@ def test_planted_wrong_hits_are_found_evicted_and_estimated(gateway):
 def test_evict_needs_an_admin_key(gateway):
     server, _, _ = gateway
     req = urllib.request.Request(
-        server.url + "/dashboard/evict", data=b'{"entry_id": "x"}', method="POST",
+        server.url + "/dashboard/evict",
+        data=b'{"entry_id": "x"}',
+        method="POST",
         headers={"Content-Type": "application/json"},
     )
     with pytest.raises(urllib.error.HTTPError) as err:
