@@ -155,6 +155,14 @@ def conversation_facts(turns: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     return tuple(sorted(out))
 
 
+def _turn_key(message: Mapping[str, Any]) -> str:
+    from gateway.cache.normalize import normalize_question
+
+    text = message_text(message)
+    plain = isinstance(message.get("content"), str) and text == message.get("content")
+    return normalize_question(text) if plain else text
+
+
 def pair_text(x: str | Sequence[Mapping[str, Any]], conversations: str = "semantic") -> str | None:
     """What the cache compares for a question string or a ``messages`` list (evaluation and training
     data): the question, the conversation key, or None (a history the cache keeps exact)."""
@@ -249,7 +257,8 @@ class CacheScope:
                 reply = " ".join(str(turns[-2].get("content") or "").split())
         else:
             kind = "single" if len(turns) == 1 else "history"
-            history = [(str(m.get("role")), message_text(m)) for m in turns[:-1]]
+            # plain turns normalized as the question is (case, spacing, trailing punctuation): "ok" / "OK."
+            history = [(str(m.get("role")), _turn_key(m)) for m in turns[:-1]]
             if extra:  # e.g. a `name` on the question: keep it in the scope rather than drop it
                 history.append(("__question_extra__", _dumps(_canonical(extra))))
         scope = cls(

@@ -107,6 +107,9 @@ class CacheConfig:
     verify_max_pending: int = 8  # queued verifications; a full queue drops (never waits)
     verify_workers: int = 1
     verify_min_window: int = 20  # verified hits of a scope before its estimate may tighten it
+    # Sampled hits (temperature > 0): a fresh sample differs from the served one by design, so comparing
+    # them measures sampling as much as the cache; off by default (counted as skipped_sampled).
+    verify_sampled: bool = False
     flush_interval_s: float = 1.0  # FileStore write debounce
     purge_interval_s: float = 60.0  # expired-entry sweep
 
@@ -114,7 +117,7 @@ class CacheConfig:
         def bad(key: str, why: str) -> ValueError:
             return ValueError(f"cache.{key}: {why}, got {getattr(self, key)!r}")
 
-        for key in ("enabled", "guard", "checker_reads_replies"):
+        for key in ("enabled", "guard", "checker_reads_replies", "verify_sampled"):
             if not isinstance(getattr(self, key), bool):
                 raise bad(key, "must be true or false")
         if self.conversation_match not in CONVERSATION_MODES:
@@ -453,6 +456,10 @@ class SemanticCache:
     ) -> bool:
         """After a hit was answered: hand it to the verifier (never blocks; False: not chosen)."""
         if self.verifier is None or not lookup.hit or lookup.entry is None or lookup.served is None:
+            return False
+        t = getattr(request, "temperature", 0.0)
+        if (self.config.default_temperature if t is None else t) > 0 and not self.config.verify_sampled:
+            self.verifier.skipped_sampled += 1  # two samples differ by design: not a verdict on the cache
             return False
         from gateway.cache.verify import Job
 

@@ -110,6 +110,7 @@ class Verifier:
         self.disagreements: deque[dict] = deque(maxlen=50)
         self.dropped = 0
         self.failed = 0
+        self.skipped_sampled = 0  # sampled hits left unverified (cache.verify_sampled: false)
         self._queue: asyncio.Queue[Job] | None = None
         self._workers: list[asyncio.Task] = []
         self._rows: dict[str, list] = {}
@@ -344,5 +345,6 @@ class Verifier:
             "pending": self._queue.qsize() if self._queue is not None else 0,
             "dropped": self.dropped,
             "failed": self.failed,
+            "skipped_sampled": self.skipped_sampled,
             "scopes": len(self.scopes),
         }

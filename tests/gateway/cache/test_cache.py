@@ -113,7 +113,8 @@ def test_from_request_splits_system_history_question():
     )
     assert question == "How often should I change the oil?"
     assert scope.system_prompt == "Be brief."
-    assert scope.history == (("user", "I have a 2019 Honda."), ("assistant", "Noted."))
+    # the turns as the question is normalized: case, spacing and trailing punctuation do not split scopes
+    assert scope.history == (("user", "i have a 2019 honda"), ("assistant", "noted"))
     # stream is transport only; max_completion_tokens folds onto max_tokens; 0.0 == 0; "END" == ["END"]
     assert scope.params == (("max_tokens", "64"), ("stop", '["END"]'), ("temperature", "0"))
     same, _ = CacheScope.from_request("k1", "m", messages, {"temperature": 0, "max_tokens": 64, "stop": ["END"]})
