@@ -315,6 +315,9 @@ def contrast_tokens(text: str) -> list[str]:
     """Lower-case words with negation made a word of its own: "don't" -> "do not", "cant" -> "can not"."""
     out: list[str] = []
     for tok in _CONTRAST_TOKEN.findall(text.lower().replace("\u2019", "'")):
+        if tok.endswith(("'m", "'re")) and tok[: tok.index("'")] in _PERSON:  # "i'm" -> "i" "'m"
+            out += [tok[: tok.index("'")], tok[tok.index("'") :]]
+            continue
         if tok in _NOT_FORMS:
             out += [_NOT_FORMS[tok], "not"]
         elif tok.endswith("n't"):
@@ -337,28 +340,39 @@ _PERSON = {
 }
 
 
+# English inflection folded for the swap test: the auxiliaries' forms, a verb's or noun's -s.
+_LEMMA = {"has": "have", "had": "have", "does": "do", "did": "do", "is": "be", "am": "be", "are": "be",
+          "was": "be", "were": "be", "'m": "be", "'re": "be"}
+
+
 def _role(tok: str) -> str:
     if tok.endswith("'s") and tok not in _POSSESSIVE_CONTRACTIONS:
         tok = tok[:-2]
-    return _PERSON.get(tok, tok)
+    tok = _PERSON.get(tok, tok)
+    tok = _LEMMA.get(tok, tok)
+    if len(tok) > 3 and tok.endswith("s") and not tok.endswith("ss"):
+        tok = tok[:-1]  # "calls" / "call", "cards" / "card"
+    return tok
 
 
 def _one_block_moved(a: list[str], b: list[str]) -> bool:
-    """b is a with one contiguous run of words moved elsewhere: a clause put first or last ("if I'm
-    abroad, can I use my card" / "can I use my card if I'm abroad"), which keeps the meaning; two
-    participants trading places is never one move."""
+    """b is a with one contiguous run of at least ``CLAUSE`` words moved elsewhere: a clause put first or
+    last ("if I'm abroad, can I use my card" / "can I use my card if I'm abroad"), which keeps the
+    meaning. One word moving ("my son ... my account" / "my ... my son's account") or two participants
+    trading places is not a clause moving."""
     n = len(a)
     if n > 40:
         return True  # too long to search: leave it to the model
     for i in range(n):
-        for j in range(i + 1, n + 1):
+        for j in range(i + CLAUSE, n + 1):
             for k in range(j, n + 1):
                 if a[:i] + a[j:k] + a[i:j] + a[k:] == b:
                     return True
     return False
 
 
-_CONJUNCTIONS = frozenset(("or", "and", "&", "nor", ","))
+CLAUSE = 2  # the shortest run of words that moves as a clause ("if abroad")
+_CONJUNCTIONS = frozenset(("or", "and", "&", "nor", ",", "vs", "versus"))
 
 
 def _conjuncts_swapped(a: list[str], b: list[str]) -> bool:

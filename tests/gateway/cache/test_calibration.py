@@ -87,3 +87,22 @@ def test_the_shipped_table_supports_the_default_bound():
     c = CacheConfig()
     assert c.threshold_source["single"] == "calibration"
     assert c.bounds() == {"single": 0.01, "conversation": 0.01}
+
+
+def test_the_gateway_refuses_to_start_with_a_bound_the_calibration_cannot_support(tmp_path):
+    """`python -m gateway` with a bound below what the calibration supports: exit 2 and the reason, before
+    any model loads."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    cfg = tmp_path / "gw.yaml"
+    cfg.write_text("models: []\ntiers: []\ncache:\n  max_false_hit_rate: 0.0001\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gateway", "--config", str(cfg), "--port", "0"],
+        cwd=root, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "max_false_hit_rate 0.0001 cannot be supported" in proc.stderr and "set a bound of at least" in proc.stderr
+    assert "Traceback" not in proc.stderr
