@@ -246,7 +246,7 @@ def plot(results: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 4.2), squeeze=False)
     for ax, kind in zip(axes[0], kinds):
         sw = results["sweep"][kind]
-        for split, style in (("dev", "--"), ("test", "-")):
+        for split, style in (("dev", "--"), ("test", "-"), ("blind_test", ":"), ("pairs", "-")):
             if split not in sw:
                 continue
             ax.plot(COSINES, sw[split]["recall"], style, color="tab:blue", label=f"recall ({split})")
@@ -266,16 +266,19 @@ def plot(results: dict, path: Path) -> None:
 
 
 def markdown(runs: list[dict]) -> str:
-    """The side-by-side table of docs/CACHE_EVAL.md: every checker, each kind, dev beside test."""
+    """The side-by-side table of docs/CACHE_EVAL.md: every checker, each kind, each split side by side."""
+    splits = [x for x in ("dev", "test", "blind_test", "pairs") if any(x in r["results"] for r in runs)]
     lines = [
-        "| checker | kind | thresholds (cosine, checker) | dev recall | dev false hits | test recall | test false hits | target met (test) |",
-        "|---|---|---|---|---|---|---|---|",
+        "| checker | kind | thresholds (cosine, checker) | "
+        + " | ".join(f"{x} recall | {x} false hits" for x in splits)
+        + f" | target met ({splits[-1]}) |",
+        "|---|---|---|" + "---|---|" * len(splits) + "---|",
     ]
     for run in runs:
         for kind, sw in run["sweep"].items():
             res = run["results"]
             cells = []
-            for split in ("dev", "test", "pairs"):
+            for split in splits:
                 r = res.get(split, {}).get(kind)
                 if r is not None:
                     cells.append(
