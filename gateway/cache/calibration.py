@@ -127,16 +127,17 @@ def rows_for(table: dict, checker: str, kind: str) -> list[Row]:
 
 
 def stricter(rows: list[Row], current: tuple[float, float]) -> tuple[float, float] | None:
-    """The next thresholds up from ``current`` (live tightening): among rows at least as strict on both
-    thresholds and stricter on one, the best-recall one with fewer calibration false hits than the
-    current row's, else the best-recall stricter one; None at the top."""
+    """The next thresholds up from ``current`` (live tightening): the scope's bound is halved. Among rows
+    at least as strict on both thresholds, the best-recall one whose calibration upper bound is at most
+    half the current row's (the current point itself when it is not in the table: its nearest stricter
+    row's); None when no row is that strict (the caller then serves exact hits only)."""
     cos, chk = current
-    cands = [r for r in rows if r.cosine >= cos and r.checker >= chk and (r.cosine, r.checker) != (cos, chk)]
+    up = [r for r in rows if r.cosine >= cos and r.checker >= chk]
+    if not up:
+        return None
+    here = min(up, key=lambda r: (r.cosine - cos) + (r.checker - chk))
+    cands = [r for r in up if r.upper <= here.upper / 2 and (r.cosine, r.checker) != (cos, chk)]
     if not cands:
         return None
-    here = [r for r in rows if (r.cosine, r.checker) == (cos, chk)]
-    if here:
-        fewer = [r for r in cands if r.false_hits < here[0].false_hits]
-        cands = fewer or cands
     best = max(cands, key=lambda r: (r.recall, -r.cosine - r.checker))
     return best.cosine, best.checker

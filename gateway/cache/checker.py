@@ -341,8 +341,19 @@ _PERSON = {
 
 
 # English inflection folded for the swap test: the auxiliaries' forms, a verb's or noun's -s.
-_LEMMA = {"has": "have", "had": "have", "does": "do", "did": "do", "is": "be", "am": "be", "are": "be",
-          "was": "be", "were": "be", "'m": "be", "'re": "be"}
+_LEMMA = {
+    "has": "have",
+    "had": "have",
+    "does": "do",
+    "did": "do",
+    "is": "be",
+    "am": "be",
+    "are": "be",
+    "was": "be",
+    "were": "be",
+    "'m": "be",
+    "'re": "be",
+}
 
 
 def _role(tok: str) -> str:

@@ -55,11 +55,13 @@ def test_choose_takes_the_best_recall_within_the_bound_and_ties_go_strict():
     assert "0.0075" in str(err.value) and "400 different-answer pairs" in str(err.value)
 
 
-def test_stricter_moves_up_to_fewer_calibration_false_hits():
-    assert stricter(ROWS, (0.5, 0.5)) == (0.7, 0.5)  # the best recall with fewer false hits than 9
-    assert stricter(ROWS, (0.7, 0.5)) == (0.8, 0.5)  # fewer than 1; of equal recalls the smaller move
-    assert stricter(ROWS, (0.8, 0.9)) == (0.9, 0.9)
-    assert stricter(ROWS, (0.9, 0.9)) is None
+def test_stricter_halves_the_bound():
+    # from 0.5/0.5 (upper ~0.038): the best recall with an upper bound <= 0.019 -> 0.7/0.5 (~0.0118)
+    assert stricter(ROWS, (0.5, 0.5)) == (0.7, 0.5)
+    # from 0.7/0.5: nothing reaches <= 0.0059 (the strictest rows are ~0.0075): exact only, say the caller
+    assert stricter(ROWS, (0.7, 0.5)) is None
+    # a point between grid rows is judged by its nearest stricter row
+    assert stricter(ROWS, (0.45, 0.3)) == (0.7, 0.5)
 
 
 def test_config_chooses_from_the_table_and_refuses_an_unsupported_bound(tmp_path):
@@ -97,11 +99,21 @@ def test_the_gateway_refuses_to_start_with_a_bound_the_calibration_cannot_suppor
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
+    import shutil
+
+    import yaml
+
+    shipped = yaml.safe_load((root / "configs" / "gateway.yaml").read_text())
+    shipped["cache"]["max_false_hit_rate"] = 0.0001
+    shutil.copy(root / "configs" / "tiers.yaml", tmp_path / "tiers.yaml")
     cfg = tmp_path / "gw.yaml"
-    cfg.write_text("models: []\ntiers: []\ncache:\n  max_false_hit_rate: 0.0001\n")
+    cfg.write_text(yaml.safe_dump(shipped))
     proc = subprocess.run(
         [sys.executable, "-m", "gateway", "--config", str(cfg), "--port", "0"],
-        cwd=root, capture_output=True, text=True, timeout=120,
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 2, proc.stderr
     assert "max_false_hit_rate 0.0001 cannot be supported" in proc.stderr and "set a bound of at least" in proc.stderr
