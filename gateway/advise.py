@@ -471,7 +471,7 @@ def diagnose(
             cause, remedy, key = (
                 "repeated calls miss the cache: its answers are not stored or not found",
                 "check Cache-Control: no-store on the clients and the store's errors (gateway_cache_unavailable_total)",
-                "cache.threshold: lower, only after scripts/eval_cache.py shows the guard still holds",
+                "cache.max_false_hit_rate: higher, if scripts/eval_cache.py shows the recall it buys is worth it",
             )
         findings.append(Finding("cost", cause, evidence, remedy, key, [], {"cache": "exact"}))
     return findings

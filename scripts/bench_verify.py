@@ -14,7 +14,8 @@ find close) serves a wrong answer. The operator has set loose thresholds by hand
    The true share of wrong hits is counted from the answers the clients received.
 3. What must hold: the live estimate's 95% interval covers the true share; the scope's thresholds move
    up the calibration table while its window is over the bound, and the last window's estimate is
-   under the bound.
+   under the bound while look-alikes are still stored (``lookalikes_left_unserved``: the thresholds,
+   not the evictions, keep them out).
 4. Hit latency with verification on and off, on the same gateway, interleaved (share 1 / share 0 in
    alternating blocks of exact hits): verification runs after the answer is sent, so the request path
    does no more work; a difference is CPU contention with the background answers (2 cores here).
@@ -69,7 +70,16 @@ QUESTIONS = [
     "Which vitamin does sunlight help the body make?",
     "What is the smallest prime number?",
 ]
-LOOKALIKES = ["Hi! {q}", "Quick question: {q}", "{q} Thanks!", "Could you tell me: {q}"]
+LOOKALIKES = [
+    "Hi! {q}",
+    "Quick question: {q}",
+    "{q} Thanks!",
+    "Could you tell me: {q}",
+    "Hello, {q}",
+    "{q} Please answer briefly.",
+    "I was wondering: {q}",
+    "Hey there. {q}",
+]
 MODEL = "smollm2-135m"
 
 
@@ -156,6 +166,11 @@ async def run(args, server, cache, store) -> dict:
             )
             print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
         v = await wait_drained(s, base)
+
+        async def planted_left():  # look-alikes still stored: the thresholds, not an eviction, keep them out
+            return sum(m.question in store.questions for m in list(cache._local.meta.values()))
+
+        left = server.call(planted_left)
         (est,) = v["estimates"]
         truth = served["wrong"] / served["hits"] if served["hits"] else None
         lo, hi = est["ci95"]
@@ -167,6 +182,9 @@ async def run(args, server, cache, store) -> dict:
             estimate={k: est[k] for k in ("verified", "wrong", "rate", "ci95", "bound")},
             interval_covers_truth=bool(truth is not None and lo <= truth <= hi),
             store_counts=dict(store.served),
+            lookalikes_planted=len(store.questions),
+            lookalikes_evicted_after_a_wrong_hit=len(store.questions) - left,
+            lookalikes_left_unserved=left,
             moves=tight["moves"] if tight else [],
             final_thresholds=tight["thresholds"] if tight else None,
             last_window=win,
