@@ -404,7 +404,12 @@ def create_app(
 
             c = SemanticCache(CacheConfig.from_mapping(config.cache))
         if c is not None and c.verifier is None and c.config.enabled:
-            c.attach_verifier(verification_answer)
+            verifier = c.attach_verifier(verification_answer)
+
+            async def stop_verifying(app: web.Application) -> None:  # before the backends close under it
+                await verifier.close()
+
+            app.on_shutdown.append(stop_verifying)
         if c is not None:
             await c.start()
         state.cache = c

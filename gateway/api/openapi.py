@@ -143,6 +143,29 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         ],
         "responses": {"200": _json({"type": "object"}, "findings"), **_errors(400, 401, 503)},
     },
+    ("/dashboard/verification", "get"): {
+        "summary": "Live cache verification: the estimated false-hit rate per kind and tier with its 95% "
+        "interval, tightened scopes, the latest disagreements (behind the admin key when one is configured)",
+        "security": [{"adminKey": []}, {"adminBasic": []}, {}],
+        "responses": {"200": _json({"type": "object"}, "verification"), **_errors(401)},
+    },
+    ("/dashboard/evict", "post"): {
+        "summary": "Evict one cached answer by entry id (needs the admin key: 403 without one configured)",
+        "security": [{"adminKey": []}, {"adminBasic": []}],
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {"entry_id": {"type": "string"}},
+                        "required": ["entry_id"],
+                    }
+                }
+            },
+        },
+        "responses": {"200": _json({"type": "object"}, "evicted or not"), **_errors(400, 401, 403)},
+    },
     ("/openapi.json", "get"): {
         "summary": "This document",
         "responses": {"200": _json({"type": "object"}, "OpenAPI 3.1")},

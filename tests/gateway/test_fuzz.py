@@ -36,6 +36,7 @@ from hypothesis import strategies as st
 from gateway import keys
 from gateway.app import create_app
 from gateway.config.admin import AdminConfig
+from gateway.security import ADMIN_PATHS
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from gateway.config.typed import hash_secret
 from runtime.api import EngineConfig
@@ -706,7 +707,7 @@ def test_fuzz_chat_transport(server):
 # ---------------------------------------------------------------- every other endpoint
 
 
-ADMIN_PAGES = {"/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis"}
+ADMIN_PAGES = ADMIN_PATHS  # the gateway's own list: a new admin page is fuzzed as one
 
 
 def test_fuzz_other_endpoints(server, spec):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import openai  # a dev dependency: missing, fail rather than skip
 import pytest
 
+from tests.support.cached_gateway import PLUMBING
 from tests.support.gateway_server import smollm2_gateway
 
 pytestmark = pytest.mark.slow
@@ -13,7 +14,9 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     cache = str(tmp_path_factory.mktemp("cache") / "cache.jsonl")
-    srv = smollm2_gateway(cache, max_num_seqs=2, default_max_tokens=48)
+    # plumbing thresholds: the paraphrase below is a semantic hit at them; the shipped, calibrated ones
+    # (cosine 0.96 under the 1% bound) are measured in docs/CACHE_EVAL.md, not asserted here
+    srv = smollm2_gateway(cache, max_num_seqs=2, default_max_tokens=48, cache=PLUMBING)
     yield srv
     srv.stop()
 

@@ -105,9 +105,11 @@ def http(
         return e.code, dict(e.headers), e.read()
 
 
-def smollm2_gateway(cache_path: str, *, max_num_seqs: int, default_max_tokens: int, **extra) -> ServerThread:
+def smollm2_gateway(
+    cache_path: str, *, max_num_seqs: int, default_max_tokens: int, cache: dict | None = None, **extra
+) -> ServerThread:
     """The gateway with SmolLM2 in-process (a 64-block cache) and the semantic cache on a file, started;
-    ``extra``: more ``GatewayConfig`` fields (cors, tiers, ...)."""
+    ``cache``: more cache settings; ``extra``: more ``GatewayConfig`` fields (cors, tiers, ...)."""
     from gateway.app import create_app
     from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
     from runtime.api import EngineConfig
@@ -118,7 +120,7 @@ def smollm2_gateway(cache_path: str, *, max_num_seqs: int, default_max_tokens: i
     config = GatewayConfig(
         port=0,
         models=(ModelEntry("smollm2-135m", engine),),
-        cache={"store": "file", "path": cache_path},
+        cache={"store": "file", "path": cache_path, **(cache or {})},
         limits=Limits(default_max_tokens=default_max_tokens),
         **extra,
     )
