@@ -36,9 +36,9 @@ from hypothesis import strategies as st
 from gateway import keys
 from gateway.app import create_app
 from gateway.config.admin import AdminConfig
-from gateway.security import ADMIN_PATHS
 from gateway.config.gateway import GatewayConfig, Limits, ModelEntry
 from gateway.config.typed import hash_secret
+from gateway.security import ADMIN_PATHS
 from runtime.api import EngineConfig
 from tests.support.gateway_server import ServerThread
 
