@@ -403,7 +403,8 @@ def create_app(
             from gateway.cache import CacheConfig, SemanticCache
 
             c = SemanticCache(CacheConfig.from_mapping(config.cache))
-        if c is not None and c.verifier is None and c.config.enabled:
+        verifying = c is not None and (c.config.verify_share > 0 or c.config.verify_first > 0)
+        if verifying and c.verifier is None and c.config.enabled:
             verifier = c.attach_verifier(verification_answer)
 
             async def stop_verifying(app: web.Application) -> None:  # before the backends close under it

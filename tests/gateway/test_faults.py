@@ -125,7 +125,16 @@ def redis():
 
 @pytest.fixture(scope="module")
 def gateway(redis):
-    cache = {"store": "redis", "redis_url": redis.url, "redis_retry_s": 0.2, "redis_prefix": f"faults{time.time_ns()}:"}
+    cache = {
+        "store": "redis",
+        "redis_url": redis.url,
+        "redis_retry_s": 0.2,
+        "redis_prefix": f"faults{time.time_ns()}:",
+        # no live verification here: its background answers would keep the engine busy between tests,
+        # and these tests count the engine's own requests (verification: tests/gateway/cache/test_verify*)
+        "verify_share": 0.0,
+        "verify_first": 0,
+    }
     config = GatewayConfig(
         port=0, models=(ModelEntry(MODEL, ENGINE),), cache=cache, limits=Limits(default_max_tokens=16)
     )
