@@ -1,9 +1,10 @@
-"""Measure the semantic cache's recall and false-hit rate on question pairs, honestly: thresholds are
-chosen on the dev split and reported on the frozen test split.
+"""Measure the semantic cache's recall and false-hit rate on question pairs, at the shipped thresholds:
+the ones the calibration table gives under the operator's bound (``cache.max_false_hit_rate``).
 
-    python scripts/eval_cache.py                                  # dev + test (tests/data/cache)
-    python scripts/eval_cache.py --pairs OTHER.jsonl              # any pair file, shipped thresholds
-    python scripts/eval_cache.py --checker none                   # another checker, side by side
+    python scripts/eval_cache.py                       # dev (the calibration split) + team test
+    python scripts/eval_cache.py --blind               # + the blind batch's test split (read it once)
+    python scripts/eval_cache.py --pairs OTHER.jsonl   # any pair file
+    python scripts/eval_cache.py --checker all         # every checker, side by side
 
 Each line of a pair file: ``{"a": ..., "b": ..., "same_answer": bool, "category": str?, "subtype": str?}``
 where ``a`` and ``b`` are a question string or an OpenAI ``messages`` list ending with a user message.
@@ -11,19 +12,16 @@ where ``a`` and ``b`` are a question string or an OpenAI ``messages`` list endin
 apart: *single* questions (a system prompt allowed) and *conversations* (earlier turns).
 
 How a pair is decided is the cache's own rule (``SemanticCache.lookup``): both requests are scoped
-(``CacheScope.from_request``: tenant, model, system prompt, parameters, the kind of scope; a conversation
-is keyed by its last user turns); a different scope is a miss; the same normalized question is an exact
-hit; otherwise a hit needs cosine >= the threshold and the checker's score >= the checker threshold, each
-per kind. The script computes every pair's cosine and checker score once, sweeps the thresholds, and then
-replays the chosen ones through a real ``SemanticCache`` (store ``a``, look up ``b``, a tenant per pair)
-and reports whether the real lookups agree with the computed decisions.
+(``CacheScope.from_request``: tenant, model, system prompt, parameters, the kind of scope; conversations
+kept exact by default, ``--conversation-match semantic`` keys them by their user turns and facts); a
+different scope is a miss; the same normalized question is an exact hit; otherwise a hit needs cosine >=
+the threshold and the checker's score >= the checker threshold, each per kind. The script computes every
+pair's cosine and checker score once, sweeps the thresholds, and then replays the shipped ones through a
+real ``SemanticCache`` (store ``a``, look up ``b``, a tenant per pair) and reports whether the real
+lookups agree with the computed decisions. ``--calibrate`` also emits the dev split's grid counts
+(``scripts/calibrate_cache.py`` writes the table from them).
 
-Choosing: on dev, per kind, the (cosine, checker) thresholds with the highest recall whose false-hit rate
-is within the dev budget (singles 1%, conversations 3%: a margin under the targets' 2% and 5%); ties
-go to the stricter pair. With ``--pairs`` the
-configured thresholds (``CacheConfig``'s defaults, which are the dev choice) are used as they are.
-
-Prints JSON; writes ``out/cache_eval.json`` and a PNG of the sweep (``out/cache_eval_sweep.png``).
+Prints JSON; writes ``out/cache_eval_<checker>.json`` and a PNG of the sweep.
 """
 
 from __future__ import annotations
