@@ -95,13 +95,7 @@ class ChatHandler:
             return response
 
         answer = Answer(logprobs=[] if chat.logprobs is not None else None)
-        chain = FallbackChain(
-            state.router.spec,
-            state.backends,
-            state.inflight,
-            metrics,
-            default_max_tokens=config.limits.default_max_tokens,
-        )
+        chain = fallback_chain(state, config, metrics)
 
         def settle() -> float:  # latency under the tier that served (the routed one when none did)
             tier = answer.served_by or decision.tier
@@ -124,6 +118,13 @@ class ChatHandler:
             cached.store,
         )
         return await (reply.stream(miss, state.shielded) if chat.stream else reply.whole(miss))
+
+
+def fallback_chain(state, config: GatewayConfig, metrics: GatewayMetrics) -> FallbackChain:
+    """The app's fallback chain for one request (``metrics``: where its latencies are counted)."""
+    return FallbackChain(
+        state.router.spec, state.backends, state.inflight, metrics, default_max_tokens=config.limits.default_max_tokens
+    )
 
 
 class CompletionsHandler:
@@ -174,9 +175,7 @@ async def answer_choices(
     spec = state.router.spec
     for c in chats:
         log_content(config.log_content, "prompt" if text else "messages", decision.tier, c.prompt or c.messages)
-    chain = FallbackChain(
-        spec, state.backends, state.inflight, metrics, default_max_tokens=config.limits.default_max_tokens
-    )
+    chain = fallback_chain(state, config, metrics)
     runs = runs_of(chats)
     choices = Choices(chain, decision, outcome.t0, runs, stream=chats[0].stream)
     shape = Shape(
@@ -378,13 +377,7 @@ def create_app(
 
     async def verification_answer(chat: ChatRequest, tier: str) -> str:
         """A fresh answer of ``tier`` alone (no fallback) for live cache verification."""
-        chain = FallbackChain(
-            state.router.spec,
-            state.backends,
-            state.inflight,
-            quiet_metrics,
-            default_max_tokens=config.limits.default_max_tokens,
-        )
+        chain = fallback_chain(state, config, quiet_metrics)
         answer = Answer(logprobs=None)
         parts = []
         async for delta in chain.run(

@@ -59,3 +59,28 @@ def verifying_gateway(tiny_path: str, folder, *, planted: float, admin_key: str 
         tiny_path, limits=Limits(default_max_tokens=16), warmup=False, admin=admin, app_cache=semantic
     )
     return server, semantic, store
+
+
+CANDIDATES = [f"{w} {i}" for i in range(40) for w in ("the cat sat on the mat", "tell me about rivers")]
+
+
+def stored_misses(server, n: int) -> dict[str, str]:
+    """n questions the tiny model answers usably, each asked once (a miss that stores the answer; a stop
+    string makes it finish): question -> its stop string."""
+    import pytest
+
+    from tests.support.cached_gateway import chat, stop_for
+
+    stops: dict[str, str] = {}
+    for q in CANDIDATES:
+        if len(stops) == n:
+            break
+        try:
+            stop = stop_for(server, q)
+        except pytest.fail.Exception:
+            continue  # the random model answered nothing usable to this one
+        stops[q] = stop
+        h, _ = chat(server, [{"role": "user", "content": q}], stop=[stop])
+        assert h["x-cache"] == "miss"
+    assert len(stops) == n
+    return stops

@@ -15,10 +15,9 @@ import urllib.request
 import pytest
 
 from gateway.cache.calibration import interval
-from tests.support.cached_gateway import chat, stop_for
-from tests.support.planting_store import WRONG, verifying_gateway
+from tests.support.cached_gateway import chat
+from tests.support.planting_store import WRONG, stored_misses, verifying_gateway
 
-CANDIDATES = [f"{w} {i}" for i in range(40) for w in ("the cat sat on the mat", "tell me about rivers")]
 N = 24
 
 
@@ -49,18 +48,7 @@ def gateway(tiny_path, tmp_path_factory):
 
 def test_planted_wrong_hits_are_found_evicted_and_estimated(gateway):
     server, cache, store = gateway
-    stops = {}
-    for q in CANDIDATES:  # misses that store the model's answer (a stop string makes it finish)
-        if len(stops) == N:
-            break
-        try:
-            stop = stop_for(server, q)
-        except pytest.fail.Exception:
-            continue  # the random model answered nothing usable to this one
-        stops[q] = stop
-        h, _ = chat(server, [{"role": "user", "content": q}], stop=[stop])
-        assert h["x-cache"] == "miss"
-    assert len(stops) == N
+    stops = stored_misses(server, N)
     QUESTIONS = list(stops)
     served_wrong = 0
     for q in QUESTIONS:  # exact hits: the store hands out a planted answer for its share of entries

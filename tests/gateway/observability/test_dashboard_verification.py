@@ -23,15 +23,14 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.support.cached_gateway import chat, stop_for
-from tests.support.planting_store import WRONG, verifying_gateway
+from tests.support.cached_gateway import chat
+from tests.support.planting_store import WRONG, stored_misses, verifying_gateway
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "results" / "dashboard_verification.png"
 ADMIN_KEY = "adm-key"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
-CANDIDATES = [f"{w} {i}" for i in range(40) for w in ("the cat sat on the mat", "tell me about rivers")]
 N = 30  # hits, one per question: about 10 planted; at least 3 but for 3.5e-4 of runs
 SHOWN = 12  # the page shows the latest 12 disagreements
 FAILED_POST = "the cache store is unavailable: try again"  # what the one intercepted POST answers
@@ -64,18 +63,7 @@ def gateway(tiny_path, tmp_path_factory):
 
 def send_traffic(server) -> dict[str, str]:
     """Misses that store the model's answer (a stop string makes it finish), then one exact hit each."""
-    stops: dict[str, str] = {}
-    for q in CANDIDATES:
-        if len(stops) == N:
-            break
-        try:
-            stop = stop_for(server, q)
-        except pytest.fail.Exception:
-            continue  # the random model answered nothing usable to this one
-        stops[q] = stop
-        h, _ = chat(server, [{"role": "user", "content": q}], stop=[stop])
-        assert h["x-cache"] == "miss"
-    assert len(stops) == N
+    stops = stored_misses(server, N)
     for q, stop in stops.items():
         h, _ = chat(server, [{"role": "user", "content": q}], stop=[stop])
         assert h["x-cache"] == "hit" and h["x-cache-lookup"] == "exact", h
