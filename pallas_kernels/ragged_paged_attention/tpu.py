@@ -114,7 +114,8 @@ TUNED = {
     ("v6e", 256, 32): (16, 8),
     ("v6e", 256, 64): (16, 4),
 }
-_DEFAULT_VMEM = 16 * 2**20  # the smallest chip's VMEM (v4), for unknown device kinds
+_DEFAULT_VMEM = 16 * 2**20
+PAGE_TABLE_TILE = 128  # Mosaic slices a 1-D int32 array at whole tiles of 128 entries (4096 bits)  # the smallest chip's VMEM (v4), for unknown device kinds
 
 
 def vmem_capacity(device_kind: str | None) -> int:
@@ -207,6 +208,7 @@ def _kernel(
     num_kv_heads: int,
     head_dim: int,
     pages_per_seq: int,
+    window: int,
     sm_scale: float,
     sliding_window: int | None,
     soft_cap: float | None,
@@ -274,9 +276,10 @@ def _kernel(
         ids come from ``pages_ref[slot]`` (``fetch_pages``); a wait needs only the copy's shape.
         """
         n_pages = jnp.minimum((kv_lens_ref[seq] + page_size - 1) // page_size, pages_per_seq)
+        first = page_offset(seq, blk)
 
         def body(j, carry):
-            page = jnp.clip(pages_ref[slot, j], 0, total_num_pages - 1)
+            page = jnp.clip(pages_ref[slot, first + j], 0, total_num_pages - 1)
 
             @pl.when(blk * ppb + j < n_pages)
             def _():
@@ -291,13 +294,26 @@ def _kernel(
         """The item's ``pages_per_block`` page ids: a small DMA from the page table in HBM into SMEM.
 
         The table stays out of SMEM (1 MiB on v5e/v6e): 256 sequences of 8,192 tokens at page 16
-        would need 512 KiB of it as a scalar-prefetch operand.
+        would need 512 KiB of it as a scalar-prefetch operand. Mosaic slices a 1-D int32 array only
+        at offsets that are whole 128-entry tiles, so the copy is the aligned window that holds the
+        item's ids (``window`` entries from ``start`` rounded down to a tile); ``page_offset`` finds
+        them in it::
+
+            table  |  tile k  |  tile k+1  | ...
+                   ^aligned   ^start = seq * pages_per_seq + blk * ppb
+                   [------------ window ------------]
         """
+        start = seq * pages_per_seq + blk * ppb
+        aligned = pl.multiple_of((start // PAGE_TABLE_TILE) * PAGE_TABLE_TILE, PAGE_TABLE_TILE)
         copy = pltpu.make_async_copy(
-            page_indices_hbm.at[pl.ds(seq * pages_per_seq + blk * ppb, ppb)], pages_ref.at[slot], pages_sem.at[slot]
+            page_indices_hbm.at[pl.ds(aligned, window)], pages_ref.at[slot], pages_sem.at[slot]
         )
         copy.start()
         copy.wait()
+
+    def page_offset(seq, blk):
+        start = seq * pages_per_seq + blk * ppb
+        return start - (start // PAGE_TABLE_TILE) * PAGE_TABLE_TILE
 
     def start(seq, blk, slot):
         fetch_pages(seq, blk, slot)
@@ -472,6 +488,12 @@ def ragged_paged_attention_tpu(
     pages_per_seq = pl.cdiv(dims.pages_per_seq, ppb) * ppb
     if pages_per_seq != dims.pages_per_seq:
         page_indices = jnp.pad(page_indices, ((0, 0), (0, pages_per_seq - dims.pages_per_seq)))
+    # The flat table, padded so the last item's aligned window stays inside it (fetch_pages).
+    window = page_table_window(ppb)
+    flat = page_indices.reshape(-1)
+    flat_len = pl.cdiv(flat.shape[0], PAGE_TABLE_TILE) * PAGE_TABLE_TILE + window - PAGE_TABLE_TILE
+    if flat_len != flat.shape[0]:
+        flat = jnp.pad(flat, (0, flat_len - flat.shape[0]))
 
     kv_inputs = [k_pages.reshape(P, ps, KVH * D), v_pages.reshape(P, ps, KVH * D)]
     scratch = [pltpu.VMEM((2, ppb, ps, KVH * D), k_pages.dtype), pltpu.VMEM((2, ppb, ps, KVH * D), v_pages.dtype)]
@@ -480,7 +502,7 @@ def ragged_paged_attention_tpu(
         scratch += [pltpu.VMEM((2, ppb, ps, KVH), k_scales.dtype), pltpu.VMEM((2, ppb, ps, KVH), v_scales.dtype)]
     scratch += [
         pltpu.SemaphoreType.DMA((4, 2)),
-        pltpu.SMEM((2, ppb), jnp.int32),
+        pltpu.SMEM((2, window), jnp.int32),
         pltpu.SemaphoreType.DMA((2,)),
         pltpu.VMEM((Hq, block_q, 1), jnp.float32),
         pltpu.VMEM((Hq, block_q, 1), jnp.float32),
@@ -494,6 +516,7 @@ def ragged_paged_attention_tpu(
         num_kv_heads=KVH,
         head_dim=D,
         pages_per_seq=pages_per_seq,
+        window=window,
         sm_scale=float(call.sm_scale),
         sliding_window=call.sliding_window,
         soft_cap=None if call.soft_cap is None else float(call.soft_cap),
@@ -514,8 +537,17 @@ def ragged_paged_attention_tpu(
         ),
         interpret=pltpu.InterpretParams() if interpret else False,
         name="ragged_paged_attention_tpu",
-    )(*scalars, page_indices.reshape(-1), q2, *kv_inputs)
+    )(*scalars, flat, q2, *kv_inputs)
     return out[:T].reshape(T, Hq, D)
+
+
+def page_table_window(pages_per_block: int) -> int:
+    """Entries of the page table one item copies: whole 128-entry tiles that surely hold its
+    ``pages_per_block`` ids. One tile when ``pages_per_block`` divides 128 (an item's ids then start at
+    a multiple of ``pages_per_block`` and never straddle a tile), else enough tiles for any offset."""
+    if PAGE_TABLE_TILE % pages_per_block == 0:
+        return PAGE_TABLE_TILE
+    return -(-(pages_per_block + PAGE_TABLE_TILE - 1) // PAGE_TABLE_TILE) * PAGE_TABLE_TILE
 
 
 def smem_bytes(max_num_seqs: int, num_q_blocks: int, pages_per_block: int) -> int:
@@ -525,4 +557,5 @@ def smem_bytes(max_num_seqs: int, num_q_blocks: int, pages_per_block: int) -> in
     def pow2(n):
         return 1 << max(0, math.ceil(math.log2(max(n, 1))))
 
-    return 4 * (pow2(max_num_seqs) + pow2(max_num_seqs + 1) + 1 + 2 * pow2(num_q_blocks) + 2 * 128 * pages_per_block)
+    window = page_table_window(pages_per_block)
+    return 4 * (pow2(max_num_seqs) + pow2(max_num_seqs + 1) + 1 + 2 * pow2(num_q_blocks) + 2 * window)
