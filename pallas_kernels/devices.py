@@ -57,3 +57,59 @@ def target_device_kind(platform: str) -> str:
     except RuntimeError:
         return ""
     return device.device_kind if device.platform == platform else ""
+
+
+# device_kind substring -> CUDA compute capability (major, minor), for a GPU this process does not have
+# (cross-lowering and compiling for a target from a CPU machine). A real device reports its own.
+_GPU_CAPABILITIES = (
+    ("H100", (9, 0)),
+    ("H200", (9, 0)),
+    ("H800", (9, 0)),
+    ("GH200", (9, 0)),
+    ("B200", (10, 0)),
+    ("L40", (8, 9)),
+    ("L4", (8, 9)),
+    ("RTX 40", (8, 9)),
+    ("A100", (8, 0)),
+    ("A800", (8, 0)),
+    ("A10", (8, 6)),
+    ("RTX 30", (8, 6)),
+    ("V100", (7, 0)),
+    ("T4", (7, 5)),
+)
+
+FP8_MIN_CAPABILITY = (8, 9)  # Triton converts to and from float8_e4m3 only on Ada (sm_89) and newer
+
+
+def gpu_compute_capability(device_kind: str | None) -> tuple[int, int] | None:
+    """(major, minor) of the target GPU: this process's first device's own when it is a GPU of that kind
+    (or ``device_kind`` is None), else the table's entry for the kind, else None (unknown)."""
+    try:
+        device = jax.devices()[0]
+    except RuntimeError:
+        device = None
+    if device is not None and device.platform == "gpu" and device_kind in (None, device.device_kind):
+        cc = getattr(device, "compute_capability", None)
+        if cc:
+            major, minor = str(cc).split(".")[:2]
+            return int(major), int(minor)
+    for part, capability in _GPU_CAPABILITIES:
+        if device_kind and part in device_kind:
+            return capability
+    return None
+
+
+def check_gpu_kv_dtype(kv_dtype, device_kind: str | None) -> None:
+    """ValueError when the target GPU cannot compile a ``kv_dtype`` cache: float8 codes need sm_89 or
+    newer (on an A100, sm_80, Triton's compiler aborts the whole process instead of failing the call)."""
+    import jax.numpy as jnp
+
+    if jnp.dtype(kv_dtype) != jnp.dtype(jnp.float8_e4m3fn):
+        return
+    capability = gpu_compute_capability(device_kind)
+    if capability is not None and capability < FP8_MIN_CAPABILITY:
+        need = ".".join(map(str, FP8_MIN_CAPABILITY))
+        raise ValueError(
+            f"kv_dtype fp8 needs a GPU of compute capability {need} or newer (Ada, Hopper); "
+            f"{device_kind or 'this GPU'} is {capability[0]}.{capability[1]}: use kv_dtype int8 or bfloat16"
+        )

@@ -522,12 +522,16 @@ def _kv_dtype(text: str) -> str:
     return name
 
 
-def parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m pallas_kernels.lowering_check",
-        description="Lower every Pallas kernel and the engine step for cuda and TPU v5e/v6e with abstract "
-        "arrays; one JSON line per case, exit 1 on any failure.",
-    )
+def parser(
+    kernel_names: Sequence[str],
+    *,
+    targets: Mapping[str, Any] = TARGETS,
+    prog: str = "python -m pallas_kernels.lowering_check",
+    description: str = "Lower every Pallas kernel and the engine step for cuda and TPU v5e/v6e with abstract "
+    "arrays; one JSON line per case, exit 1 on any failure.",
+) -> argparse.ArgumentParser:
+    """The command line; ``pallas_kernels.compile_check`` reuses it with its own targets."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
     shape = p.add_argument_group(
         "your shape",
         "any of these replaces the default matrix by this one shape (the others default to "
@@ -549,8 +553,8 @@ def parser(kernel_names: Sequence[str]) -> argparse.ArgumentParser:
     p.add_argument(
         "--platform",
         action="append",
-        choices=list(TARGETS),
-        metavar="{" + ",".join(TARGETS) + "}",
+        choices=list(targets),
+        metavar="{" + ",".join(targets) + "}",
         help="only this target (repeatable; default: all)",
     )
     p.add_argument("--kernels", help="comma-separated names or prefixes of: " + ", ".join(kernel_names))
@@ -618,11 +622,8 @@ def user_shapes(args: argparse.Namespace) -> dict[str, list[Any]]:
     return {"attention": [attention], "matmul": matmul, "engine": engine}
 
 
-def main(argv: Sequence[str] | None = None, *, kernels: Mapping[str, Kernel] | None = None, out=None) -> int:
-    """The CLI. ``kernels`` replaces the registry (tests inject a failing kernel through it)."""
-    registry = dict(KERNELS if kernels is None else kernels)
-    p = parser(list(registry))
-    args = p.parse_args(argv)
+def selected_shapes(args: argparse.Namespace, p: argparse.ArgumentParser) -> dict[str, list[Any]]:
+    """The shapes the parsed command line asks for: its one shape, or the default matrix."""
     if args.num_heads and args.num_kv_heads and args.num_heads % args.num_kv_heads:
         p.error(f"--num-heads ({args.num_heads}) must be a multiple of --num-kv-heads ({args.num_kv_heads})")
     custom = any(getattr(args, name) is not None for name in SHAPE_OPTIONS)
@@ -637,6 +638,15 @@ def main(argv: Sequence[str] | None = None, *, kernels: Mapping[str, Kernel] | N
     engine = (not custom) if args.engine is None else args.engine
     if not engine:
         shapes["engine"] = []
+    return shapes
+
+
+def main(argv: Sequence[str] | None = None, *, kernels: Mapping[str, Kernel] | None = None, out=None) -> int:
+    """The CLI. ``kernels`` replaces the registry (tests inject a failing kernel through it)."""
+    registry = dict(KERNELS if kernels is None else kernels)
+    p = parser(list(registry))
+    args = p.parse_args(argv)
+    shapes = selected_shapes(args, p)
     targets = [TARGETS[name] for name in dict.fromkeys(args.platform or TARGETS)]
     cases = build_cases(targets, _select_kernels(args.kernels, registry, p), shapes)
     total, failed, seconds = run(cases, out)

@@ -51,7 +51,7 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import triton as plgpu
 
 from pallas_kernels.api import public_kernel
-from pallas_kernels.devices import target_device_kind
+from pallas_kernels.devices import check_gpu_kv_dtype, target_device_kind
 from pallas_kernels.ragged_paged_attention.gpu_block_sizes import BlockSizes, gpu_block_sizes
 
 # Finite "minus infinity": exp(MASK_VALUE - m) underflows to 0 without the inf - inf = NaN that a
@@ -556,6 +556,7 @@ def ragged_paged_attention(call: PagedCall, *, block_sizes: BlockSizes | None = 
         block_sizes = table_block_sizes(dims, q.dtype, call.k_pages.dtype)
     if not interpret:
         _check_triton_tiles(dims, block_sizes)
+        check_gpu_kv_dtype(call.k_pages.dtype, target_device_kind("gpu") or None)
     T, G, D, KVH = dims.max_num_tokens, dims.group, dims.head_dim, dims.num_kv_heads
     group_pad = pl.next_power_of_2(G)  # power-of-two tiles for Triton; padded heads are zeros
     block_q = block_sizes.block_q

@@ -38,6 +38,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from pallas_kernels.devices import check_gpu_kv_dtype
 from runtime.api import KV_DTYPE_NAMES, QUANTIZED_KV_DTYPE_NAMES
 from runtime.dtypes import DTYPES
 
@@ -122,10 +123,8 @@ def kv_dtype_support_error(kv_dtype: str, backend: str, platform: str | None = N
     except Exception as exc:  # XLA refuses the type on this backend
         return f"kv_dtype 'fp8' is not supported on {platform}: XLA cannot convert float8_e4m3fn ({exc})"
     if backend in ("pallas", "pallas_gpu") and platform in ("gpu", "cuda"):
-        cc = getattr(jax.devices()[0], "compute_capability", None)
-        if cc is not None and tuple(int(p) for p in str(cc).split(".")[:2]) < (8, 9):
-            return (
-                f"kv_dtype 'fp8' needs compute capability 8.9+ for the Pallas kernel (Triton e4m3); this GPU "
-                f"has {cc}: use kv_dtype 'int8' or attention_backend 'xla'"
-            )
+        try:  # the kernel's own check (it refuses the same way when called directly)
+            check_gpu_kv_dtype(jnp.float8_e4m3fn, None)
+        except ValueError as exc:
+            return f"{exc}, or attention_backend 'xla'"
     return None
