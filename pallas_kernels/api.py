@@ -25,3 +25,10 @@ def public_kernel(public, impl, *, static: tuple[str, ...], args_doc: str):
     public.__signature__ = inspect.Signature(shared + knobs, return_annotation=jax.Array)
     public.__doc__ = f"{impl.__doc__.rstrip()}\n{args_doc}"
     return jax.jit(public, static_argnames=(*static, *(p.name for p in knobs)))
+
+
+class UnsupportedSetting(ValueError):
+    """A setting a kernel refuses by design, before anything compiles (fp8 KV below sm_89; an 8-bit cache
+    in the Mosaic GPU kernel): the dispatcher routes it to another kernel, or the engine refuses it at
+    start. The lowering and compile checks record it as ``refused``, not as a failure. Any other
+    ``ValueError`` from a kernel (a tile it cannot form) is a failure there."""

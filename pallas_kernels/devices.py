@@ -108,8 +108,10 @@ def check_gpu_kv_dtype(kv_dtype, device_kind: str | None) -> None:
         return
     capability = gpu_compute_capability(device_kind)
     if capability is not None and capability < FP8_MIN_CAPABILITY:
+        from pallas_kernels.api import UnsupportedSetting
+
         need = ".".join(map(str, FP8_MIN_CAPABILITY))
-        raise ValueError(
+        raise UnsupportedSetting(
             f"kv_dtype fp8 needs a GPU of compute capability {need} or newer (Ada, Hopper); "
             f"{device_kind or 'this GPU'} is {capability[0]}.{capability[1]}: use kv_dtype int8 or bfloat16"
         )

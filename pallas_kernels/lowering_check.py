@@ -15,7 +15,7 @@ kernels' own VMEM/SMEM budgets for that chip. The kernels' block-size tables are
 target's device kind (a CPU process has no device to ask). Lowering does not prove numerics (the
 interpret-mode tests do) or speed (scripts/bench_accelerator.sh on a device does), and the device
 compilers (Triton to PTX, Mosaic's passes in libtpu) may still find limits it does not check
-(registers, vector layouts).
+(registers, vector layouts): ``python -m pallas_kernels.compile_check`` runs them on the same cases.
 
 Output: one JSON line per case on stdout::
 
@@ -49,6 +49,8 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+from pallas_kernels.api import UnsupportedSetting
 
 GiB = 2**30
 KV_BYTES_PER_LAYER = 4 * GiB  # the least a serving cache holds per layer (K + V, scales included)
@@ -302,6 +304,7 @@ class Kernel:
     shapes: str  # "attention" | "matmul" | "engine": which shape list it runs over
     build: Callable[[Any, Target], tuple]
     expect_kernel_call: bool = True  # the lowered module must hold one of target.kernel_calls
+    min_capability: tuple[int, int] | None = None  # GPU kernels: the oldest compute capability they compile for
 
 
 def _attention_kw(shape: AttentionShape) -> dict[str, Any]:
@@ -340,6 +343,13 @@ def build_attention_tpu(shape: AttentionShape, target: Target) -> tuple[Callable
     block_sizes = tpu_block_sizes(target.device_kind, shape.dims(), jnp.bfloat16, kv_dtype, scale_dtype)
     fn, args = _attention(ragged_paged_attention_tpu, shape, device_kind=target.device_kind)
     return fn, args, {"block_sizes": repr(block_sizes)}  # what the kernel's own lookup picks
+
+
+def build_attention_mosaic_gpu(shape: AttentionShape, target: Target) -> tuple[Callable, tuple, dict]:
+    """The Mosaic GPU kernel (sm_90+) with its rule's block sizes; an 8-bit KV shape is refused when traced."""
+    from pallas_kernels.ragged_paged_attention.mosaic_gpu import build_attention_mosaic_gpu as build
+
+    return build(shape, target)
 
 
 def _matmul(impl: Callable, shape: MatmulShape) -> tuple[Callable, tuple]:
@@ -418,6 +428,7 @@ KERNELS: dict[str, Kernel] = {
     k.name: k
     for k in (
         Kernel("ragged_paged_attention_gpu", ("cuda",), "attention", build_attention_gpu),
+        Kernel("ragged_paged_attention_mosaic_gpu", ("cuda",), "attention", build_attention_mosaic_gpu, True, (9, 0)),
         Kernel("ragged_paged_attention_tpu", ("tpu",), "attention", build_attention_tpu),
         Kernel("quant_matmul_gpu", ("cuda",), "matmul", build_matmul_gpu),
         Kernel("quant_matmul_tpu", ("tpu",), "matmul", build_matmul_tpu),
@@ -468,6 +479,8 @@ def check(case: Case) -> dict[str, Any]:
             )
         else:
             record["ok"] = True
+    except UnsupportedSetting as exc:  # refused up front by design (the dispatcher routes it elsewhere)
+        record.update(ok=True, refused=_error_text(exc))
     except Exception as exc:  # noqa: BLE001 - any failure to lower is the finding, reported and counted
         record["error"] = _error_text(exc)
     record["seconds"] = round(time.perf_counter() - start, 3)
@@ -479,18 +492,16 @@ def run(cases: Iterable[Case], out=None) -> tuple[int, int, float]:
     Returns (total, failed, seconds)."""
     out = out or sys.stdout
     start = time.perf_counter()
-    total = failed = 0
+    total = failed = refused = 0
     for case in cases:
         record = check(case)
         total += 1
         failed += not record["ok"]
+        refused += bool(record.get("refused"))
         print(json.dumps(record), file=out, flush=True)
     seconds = round(time.perf_counter() - start, 2)
-    print(
-        json.dumps({"summary": True, "total": total, "ok": total - failed, "failed": failed, "seconds": seconds}),
-        file=out,
-        flush=True,
-    )
+    summary = {"summary": True, "total": total, "ok": total - failed, "refused": refused, "failed": failed}
+    print(json.dumps({**summary, "seconds": seconds}), file=out, flush=True)
     return total, failed, seconds
 
 

@@ -12,8 +12,10 @@ Backends (``EngineConfig.attention_backend``), resolved per platform by ``resolv
 
     name                   what runs                                         runs on
     xla                    jnp gathers + online softmax (no Pallas)          any platform
-    pallas_gpu             the GPU kernel (pallas_kernels.ragged_paged_      gpu (cuda, rocm)
-                           attention), compiled
+    pallas_gpu             a GPU kernel, compiled: by the target's compute   gpu (cuda, rocm)
+                           capability, the Mosaic GPU kernel (sm_90+,
+                           bfloat16 KV) or the Triton one (pallas_kernels.
+                           ragged_paged_attention)
     pallas_tpu             the TPU kernel (.ragged_paged_attention.tpu:      tpu
                            HBM pages, scalar prefetch, DMAs), compiled
     pallas_gpu_interpret   the GPU kernel in the Pallas interpreter          any (CPU tests)
@@ -86,6 +88,25 @@ def _what_runs(family: str) -> str:
     )
 
 
+def _gpu_kernel(kw: dict) -> Callable[..., jax.Array]:
+    """The compiled GPU kernel, chosen per call by the target's compute capability when traced: the Mosaic GPU
+    kernel (``mosaic_gpu.py``: TMA pages into shared memory, WGMMA) on sm_90+ for a bfloat16 cache it accepts,
+    else the Triton kernel (sm_80 and up; every KV dtype the chip converts)."""
+    from pallas_kernels.devices import target_device_kind
+    from pallas_kernels.ragged_paged_attention import Dims, ragged_paged_attention
+    from pallas_kernels.ragged_paged_attention.mosaic_gpu import ragged_paged_attention_mosaic_gpu, runs
+
+    def fn(q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs, *, k_scales=None, v_scales=None):
+        T, H, D = q.shape
+        dims = Dims(T, H, D, k_pages.shape[2], kv_lens.shape[0], k_pages.shape[1], page_indices.shape[1])
+        mosaic = k_scales is None and runs(dims, q.dtype, k_pages.dtype, target_device_kind("gpu") or None)
+        kernel = ragged_paged_attention_mosaic_gpu if mosaic else ragged_paged_attention
+        args = (q, k_pages, v_pages, kv_lens, page_indices, cu_q_lens, num_seqs)
+        return kernel(*args, k_scales=k_scales, v_scales=v_scales, interpret=False, **kw)
+
+    return fn
+
+
 def make_attend_fn(
     backend: str,
     *,
@@ -109,10 +130,12 @@ def make_attend_fn(
         from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu
 
         fn = functools.partial(ragged_paged_attention_tpu, interpret=backend.endswith("_interpret"), **kw)
+    elif backend == "pallas_gpu":
+        fn = _gpu_kernel(kw)
     else:
         from pallas_kernels.ragged_paged_attention import ragged_paged_attention
 
-        fn = functools.partial(ragged_paged_attention, interpret=backend.endswith("_interpret"), **kw)
+        fn = functools.partial(ragged_paged_attention, interpret=True, **kw)
 
     def attend(q, k_pages, v_pages, md: AttentionMetadata):
         (k_pages, k_scales), (v_pages, v_scales) = split_pages(k_pages), split_pages(v_pages)

@@ -64,13 +64,24 @@ def test_default_matrix_lowers_everywhere():
     for r in records:
         assert_record_fields(r)
         assert r["ok"] is True and r["error"] is None
+        if r.get("refused"):  # by design, up front: only the Mosaic GPU kernel's 8-bit caches
+            assert r["kernel"] == "ragged_paged_attention_mosaic_gpu" and r["shape"]["kv_dtype"] != "bfloat16", r
+            assert "UnsupportedSetting" in r["refused"] and "bfloat16 KV cache" in r["refused"]
+            continue
         assert set(r["custom_calls"]) & set(lc.TARGETS[r["target"]].kernel_calls), r  # a real Pallas kernel
+    assert summary["refused"] == 4  # counted in ok
 
     per_target = {t: [r for r in records if r["target"] == t] for t in lc.TARGETS}
     for target, rs in per_target.items():
         kernels = {r["kernel"] for r in rs}
         suffix = "gpu" if target == "cuda" else "tpu"
-        assert kernels == {f"ragged_paged_attention_{suffix}", f"quant_matmul_{suffix}", "engine_step"}, kernels
+        expected = {f"ragged_paged_attention_{suffix}", f"quant_matmul_{suffix}", "engine_step"}
+        if target == "cuda":  # an H100: the Mosaic GPU kernel too, bfloat16 KV compiled, 8-bit refused
+            expected.add("ragged_paged_attention_mosaic_gpu")
+            mosaic = [r for r in rs if r["kernel"] == "ragged_paged_attention_mosaic_gpu"]
+            assert [r["shape"]["kv_dtype"] for r in mosaic if not r.get("refused")] == ["bfloat16"] * 3
+            assert all("mosaic_gpu_v2" in r["custom_calls"] for r in mosaic if not r.get("refused"))
+        assert kernels == expected, kernels
         attention = [r["shape"] for r in rs if r["kernel"].startswith("ragged_paged_attention")]
         # the covering set: every value of every axis at least once per target
         assert {s["head_dim"] for s in attention} >= {64, 128, 256}
@@ -85,6 +96,8 @@ def test_default_matrix_lowers_everywhere():
         assert sorted(r["shape"]["model"] for r in engine) == ["gemma3-270m", "smollm2-135m"]
         for r in engine:  # the whole step, with the kernel auto picks on this platform
             assert r["attention_backend"] == f"pallas_{suffix}"
+            if target == "cuda":  # an H100 and a bfloat16 cache: auto's GPU kernel is the Mosaic GPU one
+                assert "mosaic_gpu_v2" in r["custom_calls"] and "__gpu$xla.gpu.triton" not in r["custom_calls"]
             assert r["shape"]["dtype"] == "bfloat16" and r["shape"]["kv_gib_per_layer"] >= 4
 
 
@@ -112,11 +125,14 @@ def test_a_shape_the_tables_have_never_seen():
     )
     assert not failures(records), "\n".join(failures(records))
     assert rc == 0, stderr[-3000:]
-    assert summary["ok"] == summary["total"] == len(records) == 3 * (1 + 2 + 2)  # attention, int8/int4, 2 models
+    # per target: attention, int8/int4 matmuls, 2 models; on cuda also the Mosaic GPU kernel, refusing int8 KV
+    assert summary["ok"] == summary["total"] == len(records) == 3 * (1 + 2 + 2) + 1
     for r in records:
         assert_record_fields(r)
         s = r["shape"]
-        if r["kernel"].startswith("ragged_paged_attention"):
+        if r["kernel"] == "ragged_paged_attention_mosaic_gpu":
+            assert r.get("refused") and s["kv_dtype"] == "int8"
+        elif r["kernel"].startswith("ragged_paged_attention"):
             assert (
                 s["num_heads"],
                 s["num_kv_heads"],
@@ -208,6 +224,7 @@ def test_failing_cases_are_reported_with_their_error_and_exit_1():
         "summary": True,
         "total": len(records),
         "ok": len(by_kernel["good_tpu_blocks"]),
+        "refused": 0,
         "failed": len(records) - len(by_kernel["good_tpu_blocks"]),
         "seconds": summary["seconds"],
     }

@@ -214,3 +214,41 @@ def test_abstract_step_resolves_the_backend_for_the_target_platform(tiny):
         abstract_step(config, attention_backend="pallas_tpu", platform="cuda", **kw)
     with pytest.raises(ValueError, match="attention_backend 'pallas_gpu'"):
         abstract_step(config, attention_backend="pallas_gpu", platform="tpu", **kw)
+
+
+@pytest.mark.parametrize(
+    "device_kind, kv, kernel",
+    [
+        ("NVIDIA H100 80GB HBM3", "bfloat16", "mosaic_gpu"),  # Hopper, bfloat16 cache: the Mosaic GPU kernel
+        ("NVIDIA H100 80GB HBM3", "int8", "gpu"),  # an 8-bit cache: Triton (Mosaic GPU reads bfloat16 only)
+        ("NVIDIA A100-SXM4-80GB", "bfloat16", "gpu"),  # sm_80: no WGMMA/TMA, Triton
+        ("", "bfloat16", "gpu"),  # an unknown GPU: Triton, which runs from sm_80
+    ],
+)
+def test_the_compiled_gpu_kernel_is_chosen_by_compute_capability(monkeypatch, device_kind, kv, kernel):
+    """``pallas_gpu`` (and ``auto`` on a GPU) picks per call, by the target's compute capability and the cache."""
+    import pallas_kernels.devices as devices
+    import pallas_kernels.ragged_paged_attention as rpa
+    import pallas_kernels.ragged_paged_attention.mosaic_gpu as mgpu
+    from runtime.quant.kv import QuantizedPages
+
+    calls: list = []
+    monkeypatch.setattr(rpa, "ragged_paged_attention", _fake_kernel(calls, "gpu"))
+    monkeypatch.setattr(mgpu, "ragged_paged_attention_mosaic_gpu", _fake_kernel(calls, "mosaic_gpu"))
+    monkeypatch.setattr(devices, "target_device_kind", lambda platform: device_kind)
+    attend = make_attend_fn("auto", sm_scale=0.125, platform="cuda")
+    T, H, KVH, D, P, page = 4, 2, 1, 64, 3, 16  # a shape the Mosaic GPU kernel's rule tiles
+    md = AttentionMetadata(
+        np.zeros(T, np.int32),
+        np.array([4], np.int32),
+        np.array([[1]], np.int32),
+        np.array([0, 4], np.int32),
+        np.array([1], np.int32),
+    )
+    pages = jnp.zeros((P, page, KVH, D), jnp.bfloat16)
+    if kv == "int8":
+        pages = QuantizedPages(jnp.zeros((P, page, KVH, D), jnp.int8), jnp.ones((P, page, KVH), jnp.bfloat16))
+    attend(jnp.ones((T, H, D), jnp.bfloat16), pages, pages, md)
+    [(name, kw)] = calls
+    assert name == kernel
+    assert kw["interpret"] is False and (kw["k_scales"] is None) == (kv == "bfloat16")
