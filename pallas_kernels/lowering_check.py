@@ -243,7 +243,7 @@ class MatmulShape:
 class EngineShape:
     """The jitted engine step of a model preset at one bucket, bfloat16 weights and activations."""
 
-    model: str  # a runtime.presets name
+    model: str  # a runtime.loading.presets name
     tokens: int = 2048
     max_seqs: int = 256
     page_size: int = 16
@@ -386,7 +386,7 @@ def engine_backend(target: Target) -> str:
 
 
 def build_engine_step(shape: EngineShape, target: Target) -> tuple[Callable, tuple, dict]:
-    """The engine's jitted step (``runtime.model_runner.abstract_step``) with ``auto`` attention
+    """The engine's jitted step (``runtime.worker.model_runner.abstract_step``) with ``auto`` attention
     resolved for the target's platform, and its abstract (params, kv_caches, sampler_state, inputs)."""
     from runtime.worker.model_runner import abstract_step
 

@@ -36,7 +36,7 @@ def _config_for_model(model: str, gguf: str | None):
 
 def weight_bytes(config, dtype: str) -> int:
     """Device bytes of the model's parameters served in ``dtype`` (norm scales stay float32), from the
-    parameter shapes alone (``runtime.model_runner.abstract_params``; nothing is loaded or allocated)."""
+    parameter shapes alone (``runtime.worker.model_runner.abstract_params``; nothing is loaded or allocated)."""
     import jax
     import numpy as np
 

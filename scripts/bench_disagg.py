@@ -49,7 +49,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 
-sys.path.insert(0, str(ROOT))  # runtime.kv_transfer, for decoding one payload; tests.support.processes
+sys.path.insert(0, str(ROOT))  # runtime.distributed.kv_transfer, for decoding one payload; tests.support.processes
 
 from tests.support.processes import ServerProcess, engine_flags  # noqa: E402
 

@@ -14,7 +14,7 @@ can overshoot by one request's cost; what it saved through the cache is recorded
 The ledger lives in this process and checks read only it (synchronous, no network on the request
 path). Without ``keys.shared`` each gateway replica enforces its own share. With it, gateway replicas
 share budgets and rate limits through Redis: the ledger also records what changed since the last
-sync (``take_pending``), and ``gateway.usage_sync.LedgerSync`` pushes that and pulls the global totals
+sync (``take_pending``), and ``gateway.accounting.sync.LedgerSync`` pushes that and pulls the global totals
 back into the accounts (``apply_global``) every ``sync_interval_s``, so other replicas' spend and
 requests are seen here with at most one sync interval's delay (the bound is in usage_sync).
 """
@@ -214,7 +214,7 @@ class UsageLedger:
             for name, value in delta.items():
                 mine[name] = mine.get(name, 0) + value
 
-    # ---------------------------------------------------------------- shared (gateway.usage_sync)
+    # ---------------------------------------------------------------- shared (gateway.accounting.sync)
 
     def take_pending(self) -> Pending:
         """Hand over what changed since the last call; recording starts afresh."""

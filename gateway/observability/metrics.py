@@ -16,7 +16,7 @@ from runtime.serving.metrics import LATENCY_BUCKETS, PROMPT_BUCKETS, EngineColle
 
 
 class _ReplicaCollector:
-    """Per-replica gauges and counters of replicated tiers (``gateway.replicas.ReplicaSet``)."""
+    """Per-replica gauges and counters of replicated tiers (``gateway.backends.replicas.ReplicaSet``)."""
 
     def __init__(self, backends: Callable[[], Mapping]):
         self._backends = backends

@@ -1,6 +1,6 @@
 """Weight-only quantized matmul: ``y[M, N] = x[M, K] . dequant(W)[N, K]^T``, float32 accumulation.
 
-Data flow: ``runtime.quant.QuantizedMatrix.matvec`` flattens activations to ``x [M, K]`` and calls
+Data flow: ``runtime.quant.weights.QuantizedMatrix.matvec`` flattens activations to ``x [M, K]`` and calls
 one of three implementations that share one validation function and one semantics (and the two
 here, with the TPU kernel, one signature: ``quant_matmul_api``):
 

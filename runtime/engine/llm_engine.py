@@ -365,7 +365,7 @@ class LLMEngine:
         """Queue a prefill-only request: its prompt is computed and its first token sampled (with
         ``sampling_params``' temperature, top-p/k and seed; its length and stop rules are the decode
         side's business), then it finishes and its final ``RequestOutput.prefilled`` carries the
-        prompt's KV (``runtime.kv_transfer.PrefilledKV``) for another engine's
+        prompt's KV (``runtime.distributed.kv_transfer.PrefilledKV``) for another engine's
         ``add_prefilled_request``."""
         params = dataclasses.replace(
             sampling_params, max_tokens=1, stop=(), stop_token_ids=(), ignore_eos=True, min_tokens=0, logprobs=None

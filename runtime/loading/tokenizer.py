@@ -22,7 +22,7 @@ the equivalent `tokenizers` pipeline from those keys. Two flavors:
   concatenation has the highest score", expressed as BPE ranks so the Rust BPE can run it.
 
 Chat template: the caller's override, else the file's ``tokenizer.chat_template``, else the
-architecture's fallback (``runtime.config.FALLBACK_CHAT_TEMPLATES``: Gemma's turn format for a
+architecture's fallback (``runtime.models.config.FALLBACK_CHAT_TEMPLATES``: Gemma's turn format for a
 pretrained Gemma 3 file, which carries none).
 
 Special tokens: ids marked CONTROL (token_type 3) are registered as special. Whether a control

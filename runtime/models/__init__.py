@@ -6,7 +6,7 @@ when every layer attends alike (Llama), or, for a family that sets ``PER_LAYER_A
 (Gemma 3: sliding-window local layers between global ones), a factory
 ``make_attend(*, sm_scale, sliding_window=None, soft_cap=None) -> attention function`` that the model
 calls once per layer. ``build_model`` hides the difference: callers hand it the factory
-(``functools.partial(runtime.attention.make_attend_fn, backend)``).
+(``functools.partial(runtime.worker.attention.make_attend_fn, backend)``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ SUPPORTED_ARCHITECTURES = ("llama", "gemma3")
 
 # Gemma's turn format: the fallback chat template of a Gemma 3 file that carries none (the
 # pretrained 270M does not). The system message, if any, is folded into the first user turn, as
-# in Google's instruction-tuned templates. Stops: <end_of_turn> (see runtime.tokenizer) and <eos>.
+# in Google's instruction-tuned templates. Stops: <end_of_turn> (see runtime.loading.tokenizer) and <eos>.
 GEMMA_TURN_TEMPLATE = (
     "{{ bos_token }}"
     "{% if messages and messages[0]['role'] == 'system' %}"

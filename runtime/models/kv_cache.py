@@ -55,7 +55,7 @@ def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Arr
     """Scatter this step's K/V ([T, KVH, D]) into the paged cache ([P, page, KVH, D]) in place.
 
     A ``QuantizedPages`` cache gets each new token's K and V quantized per kv head (symmetric absmax,
-    ``runtime.kv_quant.quantize``): codes into the pages, scales into the same slots of the scales.
+    ``runtime.quant.kv.quantize``): codes into the pages, scales into the same slots of the scales.
     """
     return _write_pages(k_pages, k, slot_mapping), _write_pages(v_pages, v, slot_mapping)
 

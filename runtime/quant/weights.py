@@ -22,7 +22,7 @@ and a dot product ``y = x . w`` is off by at most ``sum_k |x_k| * scale_k / 2``.
 Matmul dispatch by platform (``matvec`` -> ``matmul_for_platform``), one signature for all::
 
     platform              implementation
-    cpu                   the C++ FFI kernel (``runtime.quant_cpu``; falls back to XLA if it cannot build)
+    cpu                   the C++ FFI kernel (``runtime.quant.cpu``; falls back to XLA if it cannot build)
     gpu (cuda, rocm)      the Pallas GPU kernel (``pallas_kernels.quant_matmul.quant_matmul``, Triton)
     tpu                   the Pallas TPU kernel (``pallas_kernels.quant_matmul.tpu.quant_matmul_tpu``)
     anything else         the XLA reference (dequantize, then dot; DEFAULT precision)

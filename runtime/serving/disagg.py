@@ -85,7 +85,7 @@ class KVTransport(Protocol):
 
 
 class HTTPKVTransport:
-    """POST {url}/v1/prefill -> the binary payload of ``runtime.kv_transfer`` (one aiohttp session)."""
+    """POST {url}/v1/prefill -> the binary payload of ``runtime.distributed.kv_transfer`` (one aiohttp session)."""
 
     def __init__(self, url: str, *, connect_timeout: float = 2.0, timeout: float | None = 600.0):
         self.url = url.rstrip("/")

@@ -86,7 +86,7 @@ def make_step_fn(
 
     With ``tensor_parallel`` (runtime/distributed/sharding.py), attention runs per device over its heads and the
     returned cache keeps its kv-head sharding; the rest follows from the sharded inputs (GSPMD).
-    ``platform`` picks the attention backend (``runtime.attention.resolve_backend``) for another
+    ``platform`` picks the attention backend (``runtime.worker.attention.resolve_backend``) for another
     platform than this one: only to lower the step for it (``abstract_step``)."""
     # The family builds its attention functions (Gemma needs one per layer kind: sliding window or not).
     make_attend = functools.partial(make_attend_fn, attention_backend, platform=platform)
@@ -221,7 +221,7 @@ def abstract_step(
 def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
     """Host float32 weights -> device arrays in the serving dtype (norm scales stay float32).
 
-    A quantized weight (``runtime.quant.QuantizedMatrix``) keeps its int8/uint8 codes and float32 scales."""
+    A quantized weight (``runtime.quant.weights.QuantizedMatrix``) keeps its int8/uint8 codes and float32 scales."""
 
     def convert(path, x):
         if hasattr(x, "dequantize"):
@@ -606,7 +606,7 @@ class ModelRunner:
         return tuple(None if a is None else np.asarray(a)[:, :num_tokens] for a in arrays)
 
     def import_kv(self, block_table, start: int, num_tokens: int, staged: tuple) -> None:
-        """Write positions start..num_tokens-1 of the staged (``runtime.kv_transfer.stage``: padded to
+        """Write positions start..num_tokens-1 of the staged (``runtime.distributed.kv_transfer.stage``: padded to
         the transfer bucket) K and V, and scales for an 8-bit cache, into the request's blocks, in place
         (the cache is donated). Rows before ``start`` (this engine's prefix-cache hits, in shared blocks)
         and the padding go to the null block."""

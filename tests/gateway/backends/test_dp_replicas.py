@@ -1,4 +1,4 @@
-"""Data-parallel replicas of a tier (``gateway.replicas.ReplicaSet``).
+"""Data-parallel replicas of a tier (``gateway.backends.replicas.ReplicaSet``).
 
 First the choice logic with fake replicas (exact choices: least loaded, the poll/in-flight estimate,
 round-robin ties, down replicas skipped, failover before the first output, resumption mid-answer),

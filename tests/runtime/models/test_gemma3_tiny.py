@@ -234,7 +234,7 @@ def test_norm_weights_keep_the_stored_one_plus_w(tiny, loaded):
 
 
 def test_gguf_parser_matches_gguf_reader(tiny, tmp_path):
-    """runtime.gguf_loader parses GGUF itself (gguf.GGUFReader takes 14 s on a 262k vocabulary):
+    """runtime.loading.gguf parses GGUF itself (gguf.GGUFReader takes 14 s on a 262k vocabulary):
     the same metadata values and the same tensor views as the reference reader, on both tiny files."""
     from runtime.loading.gguf import _open_gguf
     from tests.support.tiny_gguf import write_tiny_llama
