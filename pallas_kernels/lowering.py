@@ -2,7 +2,8 @@
 
 Two helpers, reused by the lowering tests and the lowering-check CLI:
 
-* ``lower_for_cuda(fn, *args)``                  -> StableHLO text for ``cuda``, default JAX flags.
+* ``lower_for_cuda(fn, *args)``                  -> StableHLO text for ``cuda``, default JAX flags, as seen
+  by a GPU of ``device_kind`` (by default this process's, else an H100) through an abstract mesh.
 * ``lower_for_tpu(fn, *args, device_kind=...)``  -> StableHLO text for ``tpu`` as seen by a TPU of
   that kind (``"TPU v5 lite"`` = v5e, ``"TPU v6 lite"`` = v6e), through an abstract mesh.
 
@@ -32,15 +33,36 @@ MOSAIC_GPU_CALL_TARGET = "mosaic_gpu"  # prefix of mosaic_gpu_v2
 MOSAIC_TPU_CALL_TARGET = "tpu_custom_call"
 
 
+# The GPU a CPU process lowers for when the caller names none: Hopper (sm_90), what jax 0.10's Triton lowering
+# assumed by itself without a GPU. jax 0.12's refuses to guess ("No supported GPU devices found"): it reads the
+# target from an abstract device, and so, at trace time, do the kernels' block-size tables.
+DEFAULT_CUDA_DEVICE_KIND = "NVIDIA H100 80GB HBM3"
+
+
+def cuda_target_kind(device_kind: str | None = None) -> str | None:
+    """The device kind ``lower_for_cuda(..., device_kind=device_kind)`` lowers for: the one named, else
+    None when this process has a GPU (its own), else ``DEFAULT_CUDA_DEVICE_KIND``."""
+    if device_kind is not None:
+        return device_kind
+    try:
+        if jax.devices()[0].platform == "gpu":
+            return None
+    except RuntimeError:
+        pass
+    return DEFAULT_CUDA_DEVICE_KIND
+
+
 def lower_for_cuda(fn: Callable[..., Any], *args: Any, device_kind: str | None = None) -> str:
     """StableHLO text of ``jax.jit(fn)`` lowered for ``cuda`` with the process's JAX flags.
 
-    With ``device_kind`` (e.g. "NVIDIA H100 80GB HBM3") an abstract GPU device of that kind is in
-    context, so block sizes chosen inside (``pallas_kernels.devices.target_device_kind``) are that GPU's.
+    An abstract GPU device of ``device_kind`` (e.g. "NVIDIA H100 80GB HBM3"; none named: this process's GPU,
+    else ``DEFAULT_CUDA_DEVICE_KIND``) is in context, so Triton's compute capability and the block sizes
+    chosen inside (``pallas_kernels.devices.target_device_kind``) are that GPU's.
     """
-    if device_kind is None:
+    kind = cuda_target_kind(device_kind)
+    if kind is None:
         return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
-    device = AbstractDevice(device_kind=device_kind, num_cores=None, platform="gpu")
+    device = AbstractDevice(device_kind=kind, num_cores=None, platform="gpu")
     with jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("x",), abstract_device=device)):
         return jax.jit(fn).trace(*args).lower(lowering_platforms=("cuda",)).as_text()
 

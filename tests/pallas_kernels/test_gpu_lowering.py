@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import pytest
 
-from pallas_kernels.lowering import MOSAIC_GPU_CALL_TARGET, TRITON_CALL_TARGET, lower_for_cuda
+from pallas_kernels.lowering import MOSAIC_GPU_CALL_TARGET, TRITON_CALL_TARGET, cuda_target_kind, lower_for_cuda
 from pallas_kernels.quant_matmul import quant_matmul
 from pallas_kernels.ragged_paged_attention.gpu_block_sizes import (
     FAMILIES,
@@ -103,17 +103,22 @@ def test_covering_set_covers():
     assert all(kv_bytes_per_layer(d, hkv, ps, n, kv) >= 4 * GiB for d, _, hkv, ps, n, kv in ATTENTION_SHAPES)
 
 
-@pytest.mark.parametrize("device_kind", ["", "NVIDIA H100 80GB HBM3"], ids=["default", "hopper-table"])
+@pytest.mark.parametrize("sizes", ["default", "hopper-table", "fallback-rule"])
 @pytest.mark.parametrize("shape", ATTENTION_SHAPES, ids=shape_id)
-def test_attention_lowers_for_cuda_through_triton(shape, device_kind):
-    """device_kind "": ``block_sizes=None`` as the engine calls it (here: the fallback rule, since this
-    process has no GPU); "NVIDIA H100 ...": the Hopper table entry or rule, passed explicitly."""
-    assert jax.config.jax_pallas_use_mosaic_gpu  # the default this must lower under
+def test_attention_lowers_for_cuda_through_triton(shape, sizes):
+    """ "default": ``block_sizes=None`` as the engine calls it, no GPU named (lower_for_cuda's target: this
+    process's GPU, else an H100); "hopper-table": the H100's table entry or rule, passed explicitly;
+    "fallback-rule": the sizes for a GPU no table knows, passed explicitly."""
+    # jax 0.10 and 0.11 send a pallas_call without compiler params to Mosaic GPU by default (this flag): the kernel
+    # must still lower through Triton under it. jax 0.12 dropped the flag (Mosaic GPU is plgpu.kernel's alone).
+    assert getattr(jax.config, "jax_pallas_use_mosaic_gpu", True)
     d, hq, hkv, ps, _, kv = shape
+    kind = {"default": cuda_target_kind() or jax.devices()[0].device_kind, "hopper-table": "NVIDIA H100 80GB HBM3"}
     expected = gpu_block_sizes(
-        device_kind, head_dim=d, num_q_heads=hq, num_kv_heads=hkv, page_size=ps, dtype=BF16, kv_dtype=kv
+        kind.get(sizes, ""), head_dim=d, num_q_heads=hq, num_kv_heads=hkv, page_size=ps, dtype=BF16, kv_dtype=kv
     )
-    text = lower_for_cuda(attention_fn(expected if device_kind else None, kv is not None), *attention_args(*shape))
+    fn = attention_fn(None if sizes == "default" else expected, kv is not None)
+    text = lower_for_cuda(fn, *attention_args(*shape))
     assert_triton_only(text, expected.num_warps, expected.num_stages)
 
 

@@ -29,8 +29,10 @@ def hf_reference(preset: str):
     import os
     import shutil
 
-    import torch  # a dev dependency: missing, fail rather than skip
-    import transformers
+    from tests.support.torch_reference import require
+
+    torch = require("torch")  # a dev dependency on 3.11: missing there, fail rather than skip (3.12: skip)
+    transformers = require("transformers")
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     from runtime.loading.presets import resolve_gguf

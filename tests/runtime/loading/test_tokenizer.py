@@ -24,6 +24,7 @@ from runtime.loading.tokenizer import (
     UnsupportedTokenizerError,
     read_gguf_metadata,
 )
+from tests.support.torch_reference import require
 
 IM_START, IM_END, ENDOFTEXT = 1, 2, 0
 
@@ -80,7 +81,7 @@ def tok(meta):
 
 @pytest.fixture(scope="module")
 def hf(gguf_path):
-    import transformers  # a dev dependency: missing, fail rather than skip
+    transformers = require("transformers")  # a dev dependency on 3.11: missing there, fail rather than skip
 
     transformers.logging.set_verbosity_error()
     return transformers.AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)

@@ -214,7 +214,9 @@ def test_config_rejects_unknown_kv_dtype_and_fp8_where_unsupported(monkeypatch):
     assert kv_dtype_support_error("int8", "pallas") is None
     assert kv_dtype_support_error("fp8", "xla") is None  # CPU XLA converts float8_e4m3fn
 
-    class OldGpu:
+    class OldGpu:  # an A100 as jax.devices() reports it
+        platform = "gpu"
+        device_kind = "NVIDIA A100-SXM4-40GB"
         compute_capability = "8.0"
 
     monkeypatch.setattr(jax, "devices", lambda *a: [OldGpu()])
