@@ -135,7 +135,9 @@ class CompileTarget:
 
     @property
     def abstract_platform(self) -> str:
-        return "tpu" if self.platform == "tpu" else "gpu"
+        # "cuda", not "gpu": jax 0.12 resolves an abstract device's platform to a backend, and with
+        # JAX_PLATFORMS=cpu only "cuda" names the plugin's compile-only one.
+        return self.platform
 
 
 _GPU_CALLS = ("__gpu$xla.gpu.triton", "triton_kernel_call", "mosaic_gpu_v2")

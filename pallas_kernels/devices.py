@@ -49,14 +49,18 @@ def target_platform() -> str:
 def target_device_kind(platform: str) -> str:
     """The device kind to tune for on ``platform`` ("tpu" or "gpu"): the abstract mesh's device when
     it is of that platform, else device 0's when it is, else ""."""
+    family = _GPU_PLATFORMS if platform in _GPU_PLATFORMS else (platform,)
     device = getattr(jax.sharding.get_abstract_mesh(), "abstract_device", None)
-    if device is not None and device.platform == platform:
+    if device is not None and device.platform in family:
         return device.device_kind
     try:
         device = jax.devices()[0]
     except RuntimeError:
         return ""
-    return device.device_kind if device.platform == platform else ""
+    return device.device_kind if device.platform in family else ""
+
+
+_GPU_PLATFORMS = ("gpu", "cuda", "rocm")  # one family: an abstract device may name any of them
 
 
 # device_kind substring -> CUDA compute capability (major, minor), for a GPU this process does not have

@@ -347,9 +347,14 @@ def build_attention_tpu(shape: AttentionShape, target: Target) -> tuple[Callable
 
 def build_attention_mosaic_gpu(shape: AttentionShape, target: Target) -> tuple[Callable, tuple, dict]:
     """The Mosaic GPU kernel (sm_90+) with its rule's block sizes; an 8-bit KV shape is refused when traced."""
-    from pallas_kernels.ragged_paged_attention.mosaic_gpu import build_attention_mosaic_gpu as build
+    from pallas_kernels.ragged_paged_attention.mosaic_gpu import (
+        mosaic_gpu_block_sizes,
+        ragged_paged_attention_mosaic_gpu,
+    )
 
-    return build(shape, target)
+    block_sizes = mosaic_gpu_block_sizes(shape.dims())
+    fn, args = _attention(ragged_paged_attention_mosaic_gpu, shape, block_sizes=block_sizes)
+    return fn, args, {"block_sizes": repr(block_sizes)}
 
 
 def _matmul(impl: Callable, shape: MatmulShape) -> tuple[Callable, tuple]:

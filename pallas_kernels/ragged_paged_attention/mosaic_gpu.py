@@ -6,7 +6,7 @@ arguments (``paged_attention_api``), the same ``validate_inputs`` and the same j
 head, ``block_q`` of the sequence's query tokens)::
 
     GMEM                                            SMEM                          registers (1 warpgroup)
-    q_t [KVH, Tp * gp, D]  -- one TMA, rows ------> q   [rows, D]  (swizzled)
+    q_t [KVH, Tp * gp, D]  -- one TMA, rows ------> q   [rows, D]  (swizzled; via o when gp < 8)
     k/v [P, page, KVH, D]  -- one TMA per page ---> k/v [2, block_k, D] (swizzled)  S = q k^T [rows, block_k]
        (page p, kv head h: a [page, D] box)          slot = key block % 2           m, l [rows]; acc [rows, D]
     o_t [KVH, Tp * gp, D]  <- TMA stores, by bits -- o   [rows, D]  (plain)
@@ -18,6 +18,12 @@ padded heads are zero and dropped), so a program's query rows are one contiguous
 
     q_t[h]:  ... | t0 g0 | t0 g1 | t0 g2 | t0 pad | t1 g0 | ... |      (gp = 4, block_q = 16: 64 rows)
                  ^ row0 = (cu_q_lens[seq] + q_block * block_q) * gp
+
+A TMA into a tiled SMEM buffer must start on a whole 8-row tile of the GMEM array, and ``row0`` is a
+multiple of 8 only when ``gp`` is (``cu_q_lens`` is any token). For ``gp < 8`` the q tile is copied into
+``o`` (plain SMEM, unused until the end), then into the swizzled ``q`` through registers. (JAX 0.10.2
+lowers the direct copy at any ``row0`` without a check, splitting it into ``row0 // 8`` and ``row0 % 8``
+of the tiled GMEM view; 0.12's layout inference rejects it as an unsatisfiable divisibility constraint.)
 
 The KV cache never leaves GMEM as a whole: its refs are GMEM refs and only ``pages_per_block`` pages
 of K and of V are copied (TMA, ``copy_gmem_to_smem``) for a key block, into one of two SMEM slots
@@ -53,7 +59,8 @@ Proof so far (no GPU has run this kernel):
 * Compiled for H100: ``compile_for`` on a compile-only sm_90 device (CUDA plugin, ``.venvs/cuda``) runs
   the Mosaic GPU pipeline to PTX and ptxas for sm_90a (``MOSAIC_GPU_DUMP_PTXAS=1 MOSAIC_GPU_DUMP_TO=dir``
   shows its report) with a 4 GiB-a-layer cache: the ``mosaic_gpu_v2`` custom call, 255 registers at
-  head_dim 128 and 256 with a small spill (28 and 96 bytes), 242 and none at head_dim 64.
+  head_dim 128 and 256 with a small spill (12 and 180 bytes), 253 and none at head_dim 64. Under JAX
+  0.12 (``.venvs/py312-cuda``, an abstract device of platform ``cuda``): 4 and 168 bytes, 230 and none.
 * Unproven until a GPU run: the WGMMA path's numerics (layouts, swizzles, barrier phases on hardware)
   and any speed.
 """
@@ -62,6 +69,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import inspect
 import math
 
 import jax
@@ -192,6 +200,17 @@ def _in_layout(x, layout, interpret: bool):
     return x if interpret else plgpu.layout_cast(x, layout)
 
 
+def _load_unoptimized(ref, layout, interpret: bool):
+    """``ref[...]`` in ``layout``, accepting SMEM bank conflicts (a WGMMA-layout load of a plain ref has no
+    conflict-free plan; used once a program). ``plgpu.load`` takes an index argument in JAX 0.10.2 and none in
+    0.12 (the ref is indexed with ``.at``), hence the check."""
+    if interpret:
+        return ref[...]
+    if "idx" in inspect.signature(plgpu.load).parameters:
+        return plgpu.load(ref, None, layout=layout, optimized=False)
+    return plgpu.load(ref, layout=layout, optimized=False)
+
+
 def _qk(q_smem, k_slot, interpret: bool):
     """``q @ k^T`` in float32: q ``[rows, D]`` and a key block ``[block_k, D]``, both in SMEM.
 
@@ -205,7 +224,7 @@ def _qk(q_smem, k_slot, interpret: bool):
         return lax.dot_general(q_smem[...], k_slot[...], dims, preferred_element_type=jnp.float32)
 
     def qk(acc_ref):
-        plgpu.wgmma(acc_ref, q_smem, plgpu.transpose_ref(k_slot, (1, 0)))
+        plgpu.wgmma(acc_ref, q_smem, k_slot.transpose((1, 0)))
         return acc_ref[...]
 
     return pl.run_scoped(qk, plgpu.ACC((q_smem.shape[0], k_slot.shape[0]), jnp.float32))
@@ -275,7 +294,11 @@ def _kernel(
         blk_lo, blk_hi = lo // block_k, (hi + block_k - 1) // block_k
         row0 = (q_start + q_block * block_q) * gp
 
-        plgpu.copy_gmem_to_smem(q_ref.at[kv_head, pl.ds(row0, rows)], q_smem, q_bar)
+        # A TMA into the tiled q_smem must start on a whole 8-row tile of q_t, which row0 is only when gp is
+        # a multiple of 8 (q_start is any token). Otherwise the tile lands in o_smem (plain, free until the
+        # end) and is copied into q_smem through registers once q_bar has fired.
+        staged = gp % TILE_ROWS != 0
+        plgpu.copy_gmem_to_smem(q_ref.at[kv_head, pl.ds(row0, rows)], o_smem if staged else q_smem, q_bar)
 
         def issue(blk, slot):
             """TMA copies of key block ``blk``'s pages (K and V of this kv head) into SMEM slot ``slot``."""
@@ -291,6 +314,9 @@ def _kernel(
             issue(blk_lo, 0)
 
         plgpu.barrier_wait(q_bar)
+        if staged:
+            q_smem[...] = _load_unoptimized(o_smem, plgpu.Layout.WGMMA, interpret)
+            plgpu.commit_smem()  # the WGMMAs (async proxy) read what these stores wrote
 
         def body(i, carry):
             m_prev, l_prev, acc = carry  # [rows], [rows], [rows, D] float32
@@ -450,14 +476,3 @@ def runs(dims: Dims, q_dtype, kv_dtype, device_kind: str | None = None) -> bool:
     except ValueError:
         return False
     return True
-
-
-def build_attention_mosaic_gpu(shape, target) -> tuple:
-    """(fn, abstract args, extra record fields) of this kernel at a lowering/compile-check ``AttentionShape``,
-    with the block sizes its rule gives (mirrors ``lowering_check.build_attention_gpu``). An 8-bit KV shape
-    raises the kernel's ValueError when traced."""
-    from pallas_kernels import lowering_check as lc
-
-    block_sizes = mosaic_gpu_block_sizes(shape.dims())
-    fn, args = lc._attention(ragged_paged_attention_mosaic_gpu, shape, block_sizes=block_sizes)
-    return fn, args, {"block_sizes": repr(block_sizes)}

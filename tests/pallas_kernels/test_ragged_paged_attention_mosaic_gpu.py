@@ -6,6 +6,7 @@ are NaN and whose page tables are permuted, at edge lengths (0, 1, page-1, page,
 several key blocks, mixing decode and prefill rows. The interpreter runs the kernel's own body except
 the matmuls (``jnp`` dots of the SMEM tiles instead of WGMMA, see ``_qk``) and register layouts, so
 the WGMMA path's numerics (layouts, swizzles) are proven only by a GPU run.
+Lowered for sm_90 (CPU only): both ways the q tile reaches SMEM (staged for a padded group under 8).
 Compiled: one serving-size shape compiled for H100 by the real compilers (Mosaic GPU -> PTX -> ptxas,
 no GPU), under ``.venvs/cuda`` (``make compile-envs``).
 """
@@ -107,6 +108,18 @@ def test_padding_sequences_may_hold_garbage_and_zero_sequences_give_zeros():
     assert_close(run_mosaic(dict(b, num_seqs=i32([0])), **kw), np.zeros(b["q"].shape, BF16))
 
 
+# ---- lowered for sm_90 (no GPU, no CUDA plugin) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("hq,hkv", [(9, 3), (8, 1), (16, 1)], ids=["gp4-staged-q", "gp8-direct-q", "gp16-direct-q"])
+def test_lowers_for_cuda_with_either_q_copy(hq, hkv):
+    # gp < 8: the q tile's row offset is not a multiple of the 8-row SMEM tile, so q goes through o_smem
+    # (JAX 0.12's layout inference refuses the direct TMA); gp >= 8: one TMA straight into q_smem.
+    shape = lc.AttentionShape(64, hq, hkv, 16, "bfloat16", tokens=64, max_seqs=4, num_pages=64)
+    fn, args, _ = lc.KERNELS["ragged_paged_attention_mosaic_gpu"].build(shape, lc.TARGETS["cuda"])
+    assert "mosaic_gpu_v2" in lc.custom_calls(lc.lower(fn, args, lc.TARGETS["cuda"]))
+
+
 # ---- refusals and block sizes (no kernel run) -----------------------------------------------------
 
 
@@ -183,7 +196,7 @@ def test_block_size_rule_always_gives_a_supported_tiling():
 COMPILE_ONE = """
 import json
 from pallas_kernels import compile_check as cc, lowering_check as lc
-from pallas_kernels.ragged_paged_attention.mosaic_gpu import build_attention_mosaic_gpu
+from pallas_kernels.lowering_check import build_attention_mosaic_gpu
 shape = lc.DEFAULT_ATTENTION_SHAPES[0]
 fn, args, extra = build_attention_mosaic_gpu(shape, cc.TARGETS["h100"])
 text, compiled = cc.compile_for(fn, args, cc.TARGETS["h100"])
