@@ -493,6 +493,27 @@ def _report_missing(cases: Sequence[lc.Case], start: int, reason: str, out) -> t
     return len(cases), len(cases) - start
 
 
+def _provenance() -> dict[str, Any]:
+    """What ran the check: this JAX, the compilers' versions, the machine (results JSONs record the CPU)."""
+    from importlib import metadata
+
+    from runtime.platform import cpu_info
+
+    def version(name: str) -> str | None:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    compilers = {}
+    for platform, packages in (("tpu", ("libtpu",)), ("cuda", ("jax-cuda12-plugin", "nvidia-cuda-nvcc-cu12"))):
+        site = sorted(VENVS[platform].glob("lib/python*/site-packages"))
+        for name in packages:  # in the compiler's venv, else in this one
+            dists = [d for d in metadata.distributions(path=[str(p) for p in site]) if d.metadata["Name"] == name]
+            compilers[name] = dists[0].version if dists else version(name)
+    return {"python": sys.version.split()[0], "jax": version("jax"), "compilers": compilers, "cpu": cpu_info()}
+
+
 def main(argv: Sequence[str] | None = None, out=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = out or sys.stdout
@@ -528,6 +549,7 @@ def main(argv: Sequence[str] | None = None, out=None) -> int:
                 "refused": len(_REFUSED),  # counted in ok: refused up front by design
                 "failed": failed,
                 "seconds": seconds,
+                **_provenance(),
             }
         ),
         file=out,
