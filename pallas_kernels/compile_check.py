@@ -262,15 +262,7 @@ def check(case: lc.Case) -> dict[str, Any]:
     shape = case.shape
     if case.kernel.shapes == "engine":
         shape = dataclasses.replace(shape, num_pages=engine_pages(shape, target))
-    record = {
-        "kernel": case.kernel.name,
-        "platform": target.platform,
-        "target": target.name,
-        "device_kind": target.device_kind,
-        "shape": shape.describe(),
-        "ok": False,
-        "error": None,
-    }
+    record = lc.new_record(case, shape)
     start = time.perf_counter()
     try:
         fn, args, *info = case.kernel.build(shape, target)
@@ -480,16 +472,7 @@ def brief(record: dict[str, Any]) -> str:
 
 def _report_missing(cases: Sequence[lc.Case], start: int, reason: str, out) -> tuple[int, int]:
     for case in cases[start:]:
-        record = {
-            "kernel": case.kernel.name,
-            "platform": case.target.platform,
-            "target": case.target.name,
-            "device_kind": case.target.device_kind,
-            "shape": case.shape.describe(),
-            "ok": False,
-            "error": reason,
-        }
-        _emit(record, out)
+        _emit(lc.new_record(case, error=reason), out)
     return len(cases), len(cases) - start
 
 

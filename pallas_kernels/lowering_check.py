@@ -458,17 +458,22 @@ def _error_text(exc: BaseException, limit: int = 1200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check(case: Case) -> dict[str, Any]:
-    """Lower one case; the JSON record of its outcome (never raises for the case's own errors)."""
-    record = {
+def new_record(case: Case, shape: Any = None, error: str | None = None) -> dict[str, Any]:
+    """A case's JSON record before its outcome (the compile check's records start the same way)."""
+    return {
         "kernel": case.kernel.name,
         "platform": case.target.platform,
         "target": case.target.name,
         "device_kind": case.target.device_kind,
-        "shape": case.shape.describe(),
+        "shape": (shape or case.shape).describe(),
         "ok": False,
-        "error": None,
+        "error": error,
     }
+
+
+def check(case: Case) -> dict[str, Any]:
+    """Lower one case; the JSON record of its outcome (never raises for the case's own errors)."""
+    record = new_record(case)
     start = time.perf_counter()
     try:
         fn, args, *info = case.kernel.build(case.shape, case.target)
