@@ -114,6 +114,17 @@ def _fake_kernel(calls: list, name: str):
     return kernel
 
 
+def one_sequence(T: int) -> AttentionMetadata:
+    """One sequence of ``T`` = 4 tokens (a first prefill) on page 1: the dispatch tests' metadata."""
+    return AttentionMetadata(
+        np.zeros(T, np.int32),
+        np.array([T], np.int32),
+        np.array([[1]], np.int32),
+        np.array([0, T], np.int32),
+        np.array([1], np.int32),
+    )
+
+
 @pytest.mark.parametrize(
     "backend,platform,kernel,interpret",
     [
@@ -139,13 +150,7 @@ def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpr
     monkeypatch.setattr(rpa, "ragged_paged_attention_xla", _fake_kernel(calls, "xla"))
     attend = make_attend_fn(backend, sm_scale=0.25, sliding_window=8, soft_cap=30.0, platform=platform)
     T, H, KVH, D, P, page = 4, 2, 1, 8, 3, 4
-    md = AttentionMetadata(
-        np.zeros(T, np.int32),
-        np.array([4], np.int32),
-        np.array([[1]], np.int32),
-        np.array([0, 4], np.int32),
-        np.array([1], np.int32),
-    )
+    md = one_sequence(T)
     pages = jnp.zeros((P, page, KVH, D))
     out = attend(jnp.ones((T, H, D)), pages, pages, md)
     assert out.shape == (T, H, D)
@@ -238,13 +243,7 @@ def test_the_compiled_gpu_kernel_is_chosen_by_compute_capability(monkeypatch, de
     monkeypatch.setattr(devices, "target_device_kind", lambda platform: device_kind)
     attend = make_attend_fn("auto", sm_scale=0.125, platform="cuda")
     T, H, KVH, D, P, page = 4, 2, 1, 64, 3, 16  # a shape the Mosaic GPU kernel's rule tiles
-    md = AttentionMetadata(
-        np.zeros(T, np.int32),
-        np.array([4], np.int32),
-        np.array([[1]], np.int32),
-        np.array([0, 4], np.int32),
-        np.array([1], np.int32),
-    )
+    md = one_sequence(T)
     pages = jnp.zeros((P, page, KVH, D), jnp.bfloat16)
     if kv == "int8":
         pages = QuantizedPages(jnp.zeros((P, page, KVH, D), jnp.int8), jnp.ones((P, page, KVH), jnp.bfloat16))
