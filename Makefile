@@ -42,7 +42,7 @@ test: $(STAMP) lint compile-check
 	bash scripts/ensure_chromium.sh
 	JAXSERVE_REQUIRE_COMPILERS=1 $(PY) -m pytest -q -n 2 --dist loadfile
 
-# The device compilers, without a device (pallas_kernels/compile_check.py): libtpu (TPU v5e, v6e) in .venvs/tpu,
+# The device compilers, without a device (tools/compile_check.py): libtpu (TPU v5e, v6e) in .venvs/tpu,
 # the CUDA plugin and nvcc's ptxas (H100, A100) in .venvs/cuda. Each sees .venv's packages through a .pth file
 # and adds only its compiler (--no-deps: the pins are jax 0.10.2's). About 430 MB of wheels, pip-cached.
 TPU_PACKAGES  := libtpu==0.0.42.1
@@ -59,19 +59,19 @@ compile-envs: .venvs/tpu/.installed .venvs/cuda/.installed
 # Every kernel and both engine steps compiled for TPU v5e, v6e, H100 and A100; JSON in out/compile_check.jsonl.
 compile-check: $(STAMP) compile-envs
 	@mkdir -p out
-	$(PY) -m pallas_kernels.compile_check > out/compile_check.jsonl
+	$(PY) -m tools.compile_check > out/compile_check.jsonl
 
 # The second CI leg (issue 30): Python 3.12 with the newest JAX (pyproject.toml's markers pick the pins) in a
 # venv of its own, .venvs/py312, stamped like .venv. torch for Python 3.12 is not on this machine's disk (pip
 # would fetch a multi-GB CUDA build), so torch, transformers and sentence-transformers are not installed there and
 # the tests that need them skip, each saying so (tests/support/torch_reference.py); the summary at the end counts
-# them. The runtime and kernel tests (the lowering check's among them); the gateway's need the MiniLM embedder,
-# which is built with torch.
+# them. The runtime, kernel and tools tests (the lowering check's among them); the gateway's need the MiniLM
+# embedder, which is built with torch.
 PYTHON312 ?= $(shell pyenv prefix 3.12 2>/dev/null || echo /usr)/bin/python3.12
 VENV312   := .venvs/py312
 PY312     := $(VENV312)/bin/python
 STAMP312  := $(VENV312)/.installed
-TESTS312  ?= tests/runtime tests/pallas_kernels tests/test_architecture.py
+TESTS312  ?= tests/runtime tests/pallas_kernels tests/tools tests/test_architecture.py
 
 install-py312: $(STAMP312)
 
@@ -106,7 +106,7 @@ compile-envs-py312: .venvs/py312-tpu/.installed .venvs/py312-cuda/.installed
 
 compile-check-py312: $(STAMP312) compile-envs-py312
 	@mkdir -p out
-	$(PY312) -m pallas_kernels.compile_check > out/compile_check_py312.jsonl
+	$(PY312) -m tools.compile_check > out/compile_check_py312.jsonl
 
 # CI's second leg (.ci/run), bounded so that CI as a whole stays within its hour on 2 cores: on 3.12, the lowering
 # check, the compile check of every kernel on every target (the engine steps' compiles, 8 of them at 1-3 minutes
@@ -114,8 +114,8 @@ compile-check-py312: $(STAMP312) compile-envs-py312
 # load the real models; `make test-py312` runs them all).
 ci-py312: $(STAMP312) compile-envs-py312
 	@mkdir -p out
-	$(PY312) -m pallas_kernels.lowering_check > out/lowering_check_py312.jsonl
-	$(PY312) -m pallas_kernels.compile_check --no-engine > out/compile_check_py312.jsonl
+	$(PY312) -m tools.lowering_check > out/lowering_check_py312.jsonl
+	$(PY312) -m tools.compile_check --no-engine > out/compile_check_py312.jsonl
 	$(MAKE) test-py312 MARK312="not slow"
 
 # The layers of docs/ARCHITECTURE.md (import-linter contracts in pyproject.toml) and ruff's lint + format.

@@ -5,6 +5,7 @@ loading JAX; the engine itself lives in ``runtime.engine``.
     SamplingParams -> EngineClient.generate(prompt_ids, params, request_id) -> RequestOutput ... (finished)
     EngineConfig   -> runtime.engine.LLMEngine(config)                      -> EngineStats
     RequestError   one request cannot be served as asked (the others are unaffected)
+    PrefillHandover  a prefill-only request's final output: its KV for another engine to decode from
 
 The names of the choices an ``EngineConfig`` takes (dtypes, KV dtypes, attention backends, weight
 quantization) are defined here once; the modules that implement them check they cover every name.
@@ -15,10 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from runtime.distributed.kv_transfer import PrefilledKV
+from typing import Protocol
 
 DTYPE_NAMES = ("float32", "bfloat16")  # weights and activations
 QUANTIZED_KV_DTYPE_NAMES = ("int8", "fp8")  # 8-bit KV codes with a bfloat16 scale per token and kv head
@@ -330,6 +328,25 @@ class EngineConfig:
         validate_weight_quant(self.weight_quant, self.weight_quant_group)
 
 
+class PrefillHandover(Protocol):
+    """A finished prefill, handed to another engine (prefill/decode disaggregation): the prompt, its first
+    sampled token and its KV. This contract names what a caller may read without JAX or NumPy; the one
+    implementation, ``runtime.distributed.kv_transfer.PrefilledKV``, also holds the KV arrays and crosses a
+    wire (``encode_prefilled``)."""
+
+    prompt_token_ids: list[int]
+    first_token: int
+    fingerprint: str  # model file, dtype, KV dtype, weight quantization: the receiver refuses another
+    kv_dtype: str  # the engine's KV format name: float32 | bfloat16 | int8 | fp8
+    num_cached_tokens: int  # prompt tokens the prefill side found in its own prefix cache (info)
+
+    @property
+    def num_tokens(self) -> int: ...
+
+    @property
+    def nbytes(self) -> int: ...
+
+
 @dataclass
 class RequestOutput:
     request_id: str
@@ -340,7 +357,7 @@ class RequestOutput:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     metrics: dict = field(default_factory=dict)  # on the final output: queue, ttft, tpot, e2e seconds
-    prefilled: PrefilledKV | None = None  # the final output of a prefill-only request: its KV to hand over
+    prefilled: PrefillHandover | None = None  # the final output of a prefill-only request: its KV to hand over
     # With SamplingParams.logprobs: one OpenAI chat logprobs entry per token of ``text`` ({"token", "logprob",
     # "bytes", "top_logprobs": [{"token", "logprob", "bytes"}, ...]}); None otherwise.
     logprobs: list[dict] | None = None

@@ -3,7 +3,7 @@
 What is checked, and how (nothing is imported, so this runs in a few seconds without JAX):
 
 - Where: the docstrings (module, class, function) and ``#`` comments of every ``.py`` file under
-  ``runtime/``, ``gateway/``, ``pallas_kernels/``, ``scripts/`` and ``tests/``, and all of README.md,
+  ``runtime/``, ``gateway/``, ``pallas_kernels/``, ``tools/``, ``scripts/`` and ``tests/``, and all of README.md,
   ``docs/**/*.md`` and ``data/**/README.md``. Code itself is not scanned: there a dotted name is as often an
   attribute of a variable called ``gateway``, and an import that names a missing module fails on its own.
 - Dotted names: ``DOTTED`` below, a top-level package name followed by one or more ``.identifier``, e.g.
@@ -36,7 +36,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("runtime", "gateway", "pallas_kernels", "scripts", "tests")
+PACKAGES = ("runtime", "gateway", "pallas_kernels", "tools", "scripts", "tests")
 DOTTED = re.compile(r"(?<![\w./-])(?:" + "|".join(PACKAGES) + r")(?:\.[A-Za-z_]\w*)+(?![\w/@-]|:\d)")
 FILE_DIRS = (*PACKAGES, "docs", "configs")
 FILE_PATH = re.compile(
@@ -45,9 +45,10 @@ FILE_PATH = re.compile(
 EXTENSIONS = {"py", "md", "yaml", "yml", "json", "jsonl", "toml", "txt", "log", "sh", "csv", "html", "png", "svg"}
 EXTENSIONS |= {"gguf", "onnx", "npz", "npy", "pt", "bin", "safetensors", "lock", "db", "cfg", "ini", "js", "css"}
 
-# Names known to be stale in files this change may not touch, as "path:line: name". Kept empty: a stale
-# name is fixed where it stands, not listed here.
-EXPECTED_STALE: set[str] = set()
+# Names known to be stale in files this change may not touch, as "path:line: name". A stale name is fixed where
+# it stands, not listed here; the one entry waits for runtime/worker/ (edited in parallel) to name
+# tools/lowering_check.py, the lowering check's home since it left pallas_kernels/.
+EXPECTED_STALE: set[str] = {"runtime/worker/model_runner.py:48: pallas_kernels/lowering_check.py"}
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 
+from runtime.api import PrefillHandover
 from runtime.quant.kv import QuantizedPages
 
 MAGIC = b"JXKV"
@@ -63,8 +64,8 @@ class KVTransferError(ValueError):
 
 
 @dataclass
-class PrefilledKV:
-    """One request's finished prefill.
+class PrefilledKV(PrefillHandover):
+    """One request's finished prefill: the KV arrays behind ``runtime.api.PrefillHandover``.
 
     ``k``/``v``: ``[layers, num_prompt_tokens, kv_heads, head_dim]`` in the cache's storage dtype
     (codes for an 8-bit cache); ``k_scales``/``v_scales``: ``[layers, num_prompt_tokens, kv_heads]``

@@ -24,8 +24,6 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from pallas_kernels import compile_check as cc
-from pallas_kernels import lowering_check as lc
 from pallas_kernels.ragged_paged_attention.mosaic_gpu import (
     SMEM_LIMIT_BYTES,
     MosaicGpuBlockSizes,
@@ -35,6 +33,8 @@ from pallas_kernels.ragged_paged_attention.mosaic_gpu import (
     smem_bytes,
 )
 from tests.support.attention_cases import BF16, F32, assert_close, edge_batch, i32, make_batch, run_paged, run_reference
+from tools import compile_check as cc
+from tools import lowering_check as lc
 
 REQUIRED = os.environ.get("JAXSERVE_REQUIRE_COMPILERS") == "1"
 
@@ -195,8 +195,8 @@ def test_block_size_rule_always_gives_a_supported_tiling():
 
 COMPILE_ONE = """
 import json
-from pallas_kernels import compile_check as cc, lowering_check as lc
-from pallas_kernels.lowering_check import build_attention_mosaic_gpu
+from tools import compile_check as cc, lowering_check as lc
+from tools.lowering_check import build_attention_mosaic_gpu
 shape = lc.DEFAULT_ATTENTION_SHAPES[0]
 fn, args, extra = build_attention_mosaic_gpu(shape, cc.TARGETS["h100"])
 text, compiled = cc.compile_for(fn, args, cc.TARGETS["h100"])

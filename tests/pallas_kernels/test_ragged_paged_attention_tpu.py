@@ -3,7 +3,7 @@ prefetch, DMAs and semaphores simulated on CPU, uninitialized VMEM filled with N
 reference and the same test matrix as the GPU kernel (tests/pallas_kernels/test_ragged_paged_attention.py): edge
 lengths, permuted and poisoned page tables, mixed decode/prefill rows, float32/bfloat16, int8/fp8
 KV, sliding windows, soft caps. Then its block-size table and what compiling for a TPU requires.
-Lowering for TPU v5e/v6e is in tests/pallas_kernels/test_lowering_check.py."""
+Lowering for TPU v5e/v6e is in tests/tools/test_lowering_check.py."""
 
 from __future__ import annotations
 

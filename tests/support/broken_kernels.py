@@ -1,4 +1,4 @@
-"""Kernels broken on purpose, for ``tests/pallas_kernels/test_compile_check.py``: each lowers (the
+"""Kernels broken on purpose, for ``tests/tools/test_compile_check.py``: each lowers (the
 lowering check passes it) and fails only in the device compiler, so the compile check must catch it.
 
     unaligned_dma_tpu     a DMA from a 1-D int32 HBM array at a dynamic offset Mosaic cannot prove to be
@@ -19,7 +19,7 @@ import jax.numpy as jnp
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
-from pallas_kernels import lowering_check as lc
+from tools import lowering_check as lc
 
 
 def _unaligned_dma(shape, target):

@@ -1,4 +1,4 @@
-"""The lowering check (pallas_kernels/lowering_check.py): every kernel and the engine step lower for cuda,
+"""The lowering check (tools/lowering_check.py): every kernel and the engine step lower for cuda,
 TPU v5e and TPU v6e from this CPU machine, at serving shapes and at a shape of the user's; and a case
 that does not lower is reported as such (ok false, the error, exit 1), never dropped.
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pallas_kernels import lowering_check as lc
+from tools import lowering_check as lc
 
 ROOT = Path(__file__).resolve().parents[2]
 # Measured on the 2-core dev machine: the default matrix (42 cases) in 17-50 s, the user shape with the
@@ -30,7 +30,7 @@ def run_cli(*args: str) -> tuple[int, list[dict], dict, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_")}  # JAX's defaults, not ours
     env["JAX_PLATFORMS"] = "cpu"
     p = subprocess.run(
-        [sys.executable, "-m", "pallas_kernels.lowering_check", *args],
+        [sys.executable, "-m", "tools.lowering_check", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,

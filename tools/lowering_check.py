@@ -1,8 +1,11 @@
 """Lowering check: every kernel, and the whole engine step, lowered for GPUs and TPUs from any machine.
 
-    python -m pallas_kernels.lowering_check                       # the default matrix, all targets
-    python -m pallas_kernels.lowering_check --platform tpu-v6e --kernels ragged_paged_attention
-    python -m pallas_kernels.lowering_check --head-dim 128 --num-heads 40 --num-kv-heads 5 --page-size 32
+A tool above the two layers it checks (the kernels of ``pallas_kernels`` and the engine step of ``runtime``):
+``tools/`` sits beside the gateway in the import contracts, so neither layer below imports it.
+
+    python -m tools.lowering_check                       # the default matrix, all targets
+    python -m tools.lowering_check --platform tpu-v6e --kernels ragged_paged_attention
+    python -m tools.lowering_check --head-dim 128 --num-heads 40 --num-kv-heads 5 --page-size 32
 
 What it proves (step 2 of the design notes' "Proving accelerator code on a CPU machine"): each case
 is ``jax.jit(f).trace(*abstract_args).lower(lowering_platforms=...)`` with ``jax.ShapeDtypeStruct``
@@ -15,7 +18,7 @@ kernels' own VMEM/SMEM budgets for that chip. The kernels' block-size tables are
 target's device kind (a CPU process has no device to ask). Lowering does not prove numerics (the
 interpret-mode tests do) or speed (scripts/bench_accelerator.sh on a device does), and the device
 compilers (Triton to PTX, Mosaic's passes in libtpu) may still find limits it does not check
-(registers, vector layouts): ``python -m pallas_kernels.compile_check`` runs them on the same cases.
+(registers, vector layouts): ``python -m tools.compile_check`` runs them on the same cases.
 
 Output: one JSON line per case on stdout::
 
@@ -547,11 +550,11 @@ def parser(
     kernel_names: Sequence[str],
     *,
     targets: Mapping[str, Any] = TARGETS,
-    prog: str = "python -m pallas_kernels.lowering_check",
+    prog: str = "python -m tools.lowering_check",
     description: str = "Lower every Pallas kernel and the engine step for cuda and TPU v5e/v6e with abstract "
     "arrays; one JSON line per case, exit 1 on any failure.",
 ) -> argparse.ArgumentParser:
-    """The command line; ``pallas_kernels.compile_check`` reuses it with its own targets."""
+    """The command line; ``tools.compile_check`` reuses it with its own targets."""
     p = argparse.ArgumentParser(prog=prog, description=description)
     shape = p.add_argument_group(
         "your shape",

@@ -1,11 +1,11 @@
 """Compile check: every kernel and the engine step compiled by the real device compilers, with no device.
 
-    python -m pallas_kernels.compile_check                         # the default matrix, every target
-    python -m pallas_kernels.compile_check --platform tpu-v5e --kernels ragged_paged_attention
-    python -m pallas_kernels.compile_check --head-dim 96 --num-heads 12 --num-kv-heads 4 --page-size 32
+    python -m tools.compile_check                         # the default matrix, every target
+    python -m tools.compile_check --platform tpu-v5e --kernels ragged_paged_attention
+    python -m tools.compile_check --head-dim 96 --num-heads 12 --num-kv-heads 4 --page-size 32
 
 Step 3 of the design notes' "Proving accelerator code on a CPU machine". Where the lowering check
-(``pallas_kernels.lowering_check``) stops at StableHLO, this one runs the compilers a device would:
+(``tools.lowering_check``) stops at StableHLO, this one runs the compilers a device would:
 
 * TPU v5e, v6e: ``jax.experimental.topologies.get_topology_desc("v5e:2x2", "tpu")`` with libtpu
   installed gives compile-only TPU devices; ``.lower().compile()`` on arguments placed on one of them
@@ -51,8 +51,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pallas_kernels import lowering_check as lc
 from pallas_kernels.api import UnsupportedSetting
+from tools import lowering_check as lc
 
 ENGINE_TEMP_LIMIT = 0.10  # engine-step temporaries as a share of its KV cache
 REPO = Path(__file__).resolve().parent.parent
@@ -322,7 +322,7 @@ def parser(kernel_names: Sequence[str]):
     p = lc.parser(
         kernel_names,
         targets=TARGETS,
-        prog="python -m pallas_kernels.compile_check",
+        prog="python -m tools.compile_check",
         description="Compile every Pallas kernel and the engine step for TPU v5e/v6e (libtpu) and H100/A100 "
         "(XLA's GPU compiler, Triton, ptxas) on compile-only devices; one JSON line per case, exit 1 on any "
         "failure.",
@@ -420,7 +420,7 @@ def _run_worker(platform: str, names: list[str], argv: Sequence[str], cases: lis
         make = "compile-envs" if not _TAG else f"compile-envs-{_TAG[:-1]}"
         reason = f"no {platform} compiler: run `make {make}` (builds {VENVS[platform].relative_to(REPO)})"
         return _report_missing(cases, 0, reason, out)
-    cmd = [python, "-m", "pallas_kernels.compile_check", *_worker_argv(argv, names)]
+    cmd = [python, "-m", "tools.compile_check", *_worker_argv(argv, names)]
     proc = subprocess.Popen(
         cmd, cwd=REPO, env=worker_env(platform), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

@@ -1,4 +1,4 @@
-"""The compile check (pallas_kernels/compile_check.py): it fails on kernels broken on purpose, reports a
+"""The compile check (tools/compile_check.py): it fails on kernels broken on purpose, reports a
 compiler that aborts, sizes the engine's KV cache as the engine does, and refuses fp8 below sm_89.
 
 The broken-kernel tests run the device compilers, which live in ``.venvs/tpu`` and ``.venvs/cuda``
@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from pallas_kernels import compile_check as cc
-from pallas_kernels import lowering_check as lc
 from pallas_kernels.devices import check_gpu_kv_dtype, gpu_compute_capability
+from tools import compile_check as cc
+from tools import lowering_check as lc
 
 REQUIRED = os.environ.get("JAXSERVE_REQUIRE_COMPILERS") == "1"
 
@@ -31,7 +31,7 @@ def need_compiler(platform: str) -> None:
 
 def run_check(*args: str, timeout: float = 900) -> tuple[int, list[dict]]:
     proc = subprocess.run(
-        [sys.executable, "-m", "pallas_kernels.compile_check", *args],
+        [sys.executable, "-m", "tools.compile_check", *args],
         cwd=cc.REPO,
         capture_output=True,
         text=True,
