@@ -5,6 +5,7 @@ jitted step, then traces 10 decode steps with ``jax.profiler`` and sums the trac
 (a ``.123`` suffix dropped), per step. Figures quoted in docs/DECODE.md.
 
     python scripts/profile_decode.py [--weight-quant int8] [--max-model-len 512] [--tokens 64]
+                                     [--attention-backend auto]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def main(argv=None) -> int:
     p.add_argument("--max-model-len", type=int, default=512)
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--top", type=int, default=15)
+    p.add_argument("--attention-backend", default="auto", help="EngineConfig.attention_backend (auto, xla, cpu, ...)")
     args = p.parse_args(argv)
     from runtime.platform import configure_xla, cpu_info
 
@@ -41,7 +43,12 @@ def main(argv=None) -> int:
     from runtime.worker.model_runner import enable_compilation_cache
 
     enable_compilation_cache()
-    gen = Generator("smollm2-135m", weight_quant=args.weight_quant, max_model_len=args.max_model_len)
+    gen = Generator(
+        "smollm2-135m",
+        weight_quant=args.weight_quant,
+        max_model_len=args.max_model_len,
+        attention_backend=args.attention_backend,
+    )
     runner = gen.engine.runner
     times = {"prepare_ms": [], "step_ms": []}
 
@@ -65,6 +72,7 @@ def main(argv=None) -> int:
     result = {
         "cpu": cpu_info(),
         "weight_quant": args.weight_quant,
+        "attention_backend": args.attention_backend,
         "max_model_len": args.max_model_len,
         "decode_tok_s": round(stats.decode_tokens_per_s, 1),
         **{k: round(statistics.median(v[1:]), 3) for k, v in times.items()},

@@ -24,6 +24,7 @@ import logging
 import os
 import subprocess
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import jax
@@ -65,13 +66,6 @@ MAX_KERNEL_ROWS = 16
 THREADS = max(1, int(os.environ.get("JAXSERVE_QUANT_THREADS", "1")))
 
 
-# available: None until first tried in this process; registered: XLA keeps a handler for the
-# process's lifetime, so it is registered once even if a test forces another build; isa: the path
-# the registered library compiled ("avx512", "avx2" or "portable").
-_STATE: dict[str, bool | str | None] = {"available": None, "registered": False, "isa": None, "q8x": None}
-_LOCK = threading.Lock()
-
-
 def cache_dir() -> Path:
     return Path(os.environ.get("JAXSERVE_KERNEL_CACHE", Path.home() / ".cache" / "jaxserve" / "kernels"))
 
@@ -91,66 +85,126 @@ def requested_isa() -> str:
     return isa
 
 
-def build_library(isa: str | None = None) -> Path:
-    """Compile the kernel for ``isa`` (default: ``requested_isa()``) unless a library for this source,
-    these flags and this CPU is cached."""
-    cxx = os.environ.get("CXX", "g++")
-    flags = (*FLAGS, *ISA_FLAGS[isa or requested_isa()])
-    key = hashlib.sha256(
-        b"\0".join(
-            [
-                SOURCE.read_bytes(),
-                cxx.encode(),
-                " ".join(flags).encode(),
-                jax.__version__.encode(),
-                _cpu_flags().encode(),
-            ]
-        )
-    ).hexdigest()[:16]
-    target = cache_dir() / f"quant_matmul-{key}.so"
-    if target.exists():
+class NativeKernels:
+    """A C++ source of XLA FFI handlers, built on first use, loaded and registered with XLA:CPU once per process.
+
+    Shared by this module's matmuls and ``runtime.worker.cpu_attention``: ``build`` compiles ``source`` with
+    ``$CXX`` (``FLAGS`` + ``ISA_FLAGS[isa]``) into ``cache_dir()`` under a hash of source, compiler, flags,
+    JAX version and CPU flags (each process builds to a private temporary name and ``os.replace``s it into
+    place); ``available`` builds, loads and registers ``targets`` (``(ffi name, C symbol)`` pairs) once,
+    reads the ISA the library compiled from ``isa_symbol`` and calls ``on_load(lib)``, or logs one warning
+    (``what``: cannot build ...; ``fallback``) on ``log`` and returns False from then on.
+
+    ``state``: ``available`` (None until first tried), ``registered`` (XLA keeps a handler for the process's
+    lifetime, so it is registered once even if a test forces another build), ``isa`` ("avx512", "avx2",
+    "portable"), plus whatever ``on_load`` records.
+    """
+
+    def __init__(
+        self,
+        source: Path,
+        targets: tuple[tuple[str, str], ...],
+        *,
+        isa_symbol: str,
+        log: logging.Logger,
+        what: str,
+        fallback: str,
+        on_load: Callable[[ctypes.CDLL], None] | None = None,
+    ):
+        self.source, self.targets, self.isa_symbol = source, targets, isa_symbol
+        self.log, self.what, self.fallback, self.on_load = log, what, fallback, on_load
+        self.state: dict[str, bool | str | None] = {"available": None, "registered": False, "isa": None}
+        self._lock = threading.Lock()  # tracing may happen on several threads (engine, server)
+
+    def build(self, isa: str | None = None) -> Path:
+        """Compile for ``isa`` (default: ``requested_isa()``) unless a library for this source, these flags
+        and this CPU is cached; the library's path."""
+        cxx = os.environ.get("CXX", "g++")
+        flags = (*FLAGS, *ISA_FLAGS[isa or requested_isa()])
+        key = hashlib.sha256(
+            b"\0".join(
+                [
+                    self.source.read_bytes(),
+                    cxx.encode(),
+                    " ".join(flags).encode(),
+                    jax.__version__.encode(),
+                    _cpu_flags().encode(),
+                ]
+            )
+        ).hexdigest()[:16]
+        target = cache_dir() / f"{self.source.stem}-{key}.so"
+        if target.exists():
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        cmd = [cxx, *flags, "-isystem", jax.ffi.include_dir(), str(self.source), "-o", str(tmp)]
+        try:
+            subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-    cmd = [cxx, *flags, "-isystem", jax.ffi.include_dir(), str(SOURCE), "-o", str(tmp)]
-    try:
-        subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return target
+
+    def available(self) -> bool:
+        """Build, load and register once per process; False (one warning) if that fails."""
+        with self._lock:
+            if self.state["available"] is None:
+                self.state["available"] = self._load()
+            return bool(self.state["available"])
+
+    def _load(self) -> bool:
+        try:
+            lib = ctypes.cdll.LoadLibrary(str(self.build()))
+            if not self.state["registered"]:
+                for name, symbol in self.targets:
+                    jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu")
+                self.state["registered"] = True
+                isa = getattr(lib, self.isa_symbol)
+                isa.restype = ctypes.c_char_p
+                self.state["isa"] = isa().decode()
+                if self.on_load is not None:
+                    self.on_load(lib)
+            return True
+        except (OSError, subprocess.SubprocessError, AttributeError) as exc:
+            detail = getattr(exc, "stderr", None) or str(exc)
+            self.log.warning(
+                "%s: cannot build the CPU kernel (%s); %s", self.what, detail.strip()[-2000:], self.fallback
+            )
+            return False
+
+    def isa(self) -> str | None:
+        """The instruction-set path the registered library compiled, or None without one."""
+        return self.state["isa"] if self.available() else None
+
+
+def _on_load_matmul(lib: ctypes.CDLL) -> None:
+    _STATE["q8x"] = bool(lib.jaxserve_kernel_quantizes_activations())
+    log.info("quantized matmul: CPU kernel built for %s (int8 activations: %s)", _STATE["isa"], _STATE["q8x"])
+
+
+_KERNELS = NativeKernels(
+    SOURCE,
+    (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET),
+    isa_symbol="jaxserve_kernel_isa",
+    log=log,
+    what="quantized matmul",
+    fallback="using XLA's dequantize-then-dot path, correct but slower than float32",
+    on_load=_on_load_matmul,
+)
+# The matmul kernels' state (NativeKernels.state), plus q8x: whether the int8 / int4 / GGUF kernels quantize x.
+_STATE = _KERNELS.state
+_STATE["q8x"] = None
+
+
+def build_library(isa: str | None = None) -> Path:
+    """Compile the matmul kernels for ``isa`` (default: ``requested_isa()``) unless a library for this source,
+    these flags and this CPU is cached."""
+    return _KERNELS.build(isa)
 
 
 def kernel_available() -> bool:
-    """Build, load and register the kernel once per process; False (one warning) if that fails."""
-    with _LOCK:  # tracing may happen on several threads (engine, server); build and register once
-        return _kernel_available()
-
-
-def _kernel_available() -> bool:
-    if _STATE["available"] is None:
-        try:
-            lib = ctypes.cdll.LoadLibrary(str(build_library()))
-            if not _STATE["registered"]:
-                for name, symbol in (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET):
-                    jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(getattr(lib, symbol)), platform="cpu")
-                _STATE["registered"] = True
-                lib.jaxserve_kernel_isa.restype = ctypes.c_char_p
-                _STATE["isa"] = lib.jaxserve_kernel_isa().decode()
-                _STATE["q8x"] = bool(lib.jaxserve_kernel_quantizes_activations())
-                log.info(
-                    "quantized matmul: CPU kernel built for %s (int8 activations: %s)", _STATE["isa"], _STATE["q8x"]
-                )
-            _STATE["available"] = True
-        except (OSError, subprocess.SubprocessError, AttributeError) as exc:
-            detail = getattr(exc, "stderr", None) or str(exc)
-            log.warning(
-                "quantized matmul: cannot build the CPU kernel (%s); using XLA's dequantize-then-dot "
-                "path, correct but slower than float32",
-                detail.strip()[-2000:],
-            )
-            _STATE["available"] = False
-    return _STATE["available"]
+    """Build, load and register the matmul kernels once per process; False (one warning) if that fails."""
+    return _KERNELS.available()
 
 
 def kernel_isa() -> str | None:
