@@ -21,10 +21,12 @@ from typing import Protocol
 DTYPE_NAMES = ("float32", "bfloat16")  # weights and activations
 QUANTIZED_KV_DTYPE_NAMES = ("int8", "fp8")  # 8-bit KV codes with a bfloat16 scale per token and kv head
 KV_DTYPE_NAMES = (*DTYPE_NAMES, *QUANTIZED_KV_DTYPE_NAMES)
-# auto picks per platform (runtime/worker/attention.py); pallas_interpret is the old name of pallas_gpu_interpret
+# auto picks per platform (runtime/worker/attention.py; on CPU the C++ kernel "cpu" when it builds, else "xla");
+# pallas_interpret is the old name of pallas_gpu_interpret
 ATTENTION_BACKENDS = (
     "auto",
     "xla",
+    "cpu",
     "pallas",
     "pallas_gpu",
     "pallas_tpu",
@@ -248,7 +250,7 @@ class EngineConfig:
     # KV cache storage, default dtype: float32 | bfloat16, or int8 | fp8 (float8_e4m3fn) codes with one bfloat16
     # scale per token and kv head (runtime/quant/kv.py); the block count follows from the budget either way.
     kv_dtype: str | None = None
-    # auto | xla | pallas | pallas_gpu | pallas_tpu | pallas_gpu_interpret | pallas_tpu_interpret (runtime/worker/attention.py)
+    # auto | xla | cpu | pallas | pallas_gpu | pallas_tpu | pallas_gpu_interpret | pallas_tpu_interpret (runtime/worker/attention.py)
     attention_backend: str = "auto"
     block_size: int = 16
     # The KV cache's size, first given wins: num_blocks; kv_cache_bytes (a budget, the block count follows);

@@ -12,6 +12,10 @@ Backends (``EngineConfig.attention_backend``), resolved per platform by ``resolv
 
     name                   what runs                                         runs on
     xla                    jnp gathers + online softmax (no Pallas)          any platform
+    cpu                    the C++ kernel, one XLA FFI call per layer        cpu
+                           (runtime/worker/cpu_attention.cc, built on
+                           first use; without a compiler: the XLA path,
+                           one warning)
     pallas_gpu             a GPU kernel, compiled: by the target's compute   gpu (cuda, rocm)
                            capability, the Mosaic GPU kernel (sm_90+,
                            bfloat16 KV) or the Triton one (pallas_kernels.
@@ -23,11 +27,12 @@ Backends (``EngineConfig.attention_backend``), resolved per platform by ``resolv
                            (interpret=True -> pltpu.InterpretParams())
     pallas                 the compiled kernel of this platform              tpu -> pallas_tpu, gpu -> pallas_gpu
     pallas_interpret       alias of pallas_gpu_interpret (older configs)     any
-    auto                   tpu -> pallas_tpu, gpu -> pallas_gpu, otherwise xla (CPU: interpreted
-                           Pallas is slow, so the XLA path serves there)
+    auto                   tpu -> pallas_tpu, gpu -> pallas_gpu, cpu -> cpu when its kernel builds
+                           (``runtime.worker.cpu_attention.kernel_available``), otherwise xla
+                           (interpreted Pallas is slow: never auto's choice)
 
 A compiled kernel asked for on a platform it cannot run on (``pallas_tpu`` on a GPU, ``pallas_gpu``
-on a TPU, any compiled kernel on CPU) is a ``ValueError`` at engine start that names
+on a TPU, a Pallas kernel on CPU, ``cpu`` on an accelerator) is a ``ValueError`` at engine start that names
 ``attention_backend`` and the choices that would run here. Block sizes are the kernels' own business
 (each looks its tuned table up for the current device); the dispatcher passes none.
 """
@@ -46,8 +51,8 @@ from runtime.quant.kv import split_pages
 
 BACKENDS = ATTENTION_BACKENDS  # the names EngineConfig accepts (runtime/api.py)
 ALIASES = {"pallas_interpret": "pallas_gpu_interpret"}  # the name before there was a TPU kernel
-COMPILED = {"pallas_gpu": "gpu", "pallas_tpu": "tpu"}  # compiled kernel -> the platform family it needs
-AUTO = {"tpu": "pallas_tpu", "gpu": "pallas_gpu"}  # platform family -> auto's choice; others: xla
+COMPILED = {"pallas_gpu": "gpu", "pallas_tpu": "tpu", "cpu": "cpu"}  # compiled kernel -> the family it needs
+AUTO = {"tpu": "pallas_tpu", "gpu": "pallas_gpu"}  # platform family -> auto's choice; cpu: _auto; others: xla
 
 
 AttendFn = Callable[..., jax.Array]
@@ -55,14 +60,15 @@ AttendFn = Callable[..., jax.Array]
 
 def resolve_backend(backend: str, platform: str | None = None) -> str:
     """The backend that runs for ``backend`` on ``platform`` (default: JAX's default backend; a string such
-    as "cpu", "gpu", "cuda", "rocm", "tpu" for tests and cross-lowering). Returns one of xla, pallas_gpu,
-    pallas_tpu, pallas_gpu_interpret, pallas_tpu_interpret; raises ValueError naming ``attention_backend``
-    for an unknown name or a compiled kernel this platform cannot run."""
+    as "cpu", "gpu", "cuda", "rocm", "tpu" for tests and cross-lowering). Returns one of xla, cpu,
+    pallas_gpu, pallas_tpu, pallas_gpu_interpret, pallas_tpu_interpret; raises ValueError naming
+    ``attention_backend`` for an unknown name or a compiled kernel this platform cannot run. ``auto`` on
+    CPU builds the C++ kernel (once per process) to know whether it can pick it."""
     if backend not in BACKENDS:
         raise ValueError(f"attention_backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     family = platform_family(platform)
     if backend == "auto":
-        return AUTO.get(family, "xla")
+        return _auto(family)
     if backend == "pallas":
         if family not in AUTO:
             raise ValueError(
@@ -80,8 +86,16 @@ def resolve_backend(backend: str, platform: str | None = None) -> str:
     return backend
 
 
+def _auto(family: str) -> str:
+    if family == "cpu":
+        from runtime.worker.cpu_attention import kernel_available  # builds the kernel on first use
+
+        return "cpu" if kernel_available() else "xla"
+    return AUTO.get(family, "xla")
+
+
 def _what_runs(family: str) -> str:
-    here = f"'auto' ({AUTO.get(family, 'xla')} here), " + (f"'pallas' ({AUTO[family]}), " if family in AUTO else "")
+    here = f"'auto' ({_auto(family)} here), " + (f"'pallas' ({AUTO[family]}), " if family in AUTO else "")
     return (
         f"use {here}'xla', or 'pallas_gpu_interpret' / 'pallas_tpu_interpret' (a kernel in the Pallas "
         f"interpreter: slow, for tests)"
@@ -125,6 +139,10 @@ def make_attend_fn(
         from pallas_kernels.ragged_paged_attention import ragged_paged_attention_xla
 
         fn = functools.partial(ragged_paged_attention_xla, **kw)
+    elif backend == "cpu":
+        from runtime.worker.cpu_attention import ragged_paged_attention_cpu
+
+        fn = functools.partial(ragged_paged_attention_cpu, **kw)
     elif backend.startswith("pallas_tpu"):
         # Imported here: the TPU kernel (Mosaic TPU) is only needed when it is asked for.
         from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu

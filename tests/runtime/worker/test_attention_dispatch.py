@@ -19,6 +19,7 @@ from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.gguf import load_gguf
 from runtime.models.kv_cache import AttentionMetadata
 from runtime.quant.kv import QuantizedPages
+from runtime.worker import cpu_attention
 from runtime.worker.attention import BACKENDS, make_attend_fn, resolve_backend
 from runtime.worker.model_runner import DTYPES, KV_DTYPES, abstract_params, abstract_step, params_to_device
 from tests.support.engines import tiny_config, tiny_engine
@@ -26,11 +27,14 @@ from tests.support.tiny_gguf import write_tiny_llama
 
 PLATFORMS = ("cpu", "gpu", "cuda", "rocm", "tpu")
 ERR = None  # the pair must fail with a ValueError naming attention_backend
+# auto on CPU: the C++ kernel where it builds (g++ here), else the XLA path (test_auto_on_cpu_without_the_kernel).
+CPU_AUTO = "cpu" if cpu_attention.kernel_available() else "xla"
 
 # (backend, platform) -> the backend that runs, or ERR. Every pair is listed: a new name or platform must be added here.
 TABLE = {
-    "auto": {"cpu": "xla", "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": "pallas_tpu"},
+    "auto": {"cpu": CPU_AUTO, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": "pallas_tpu"},
     "xla": dict.fromkeys(PLATFORMS, "xla"),
+    "cpu": {"cpu": "cpu", "gpu": ERR, "cuda": ERR, "rocm": ERR, "tpu": ERR},
     "pallas": {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": "pallas_tpu"},
     "pallas_gpu": {"cpu": ERR, "gpu": "pallas_gpu", "cuda": "pallas_gpu", "rocm": "pallas_gpu", "tpu": ERR},
     "pallas_tpu": {"cpu": ERR, "gpu": ERR, "cuda": ERR, "rocm": ERR, "tpu": "pallas_tpu"},
@@ -66,7 +70,16 @@ def test_unknown_backend_and_platform():
     assert resolve_backend("auto", "metal") == "xla"  # another platform: the XLA path
     with pytest.raises(ValueError, match="attention_backend 'pallas'"):
         resolve_backend("pallas", "metal")
-    assert resolve_backend("auto") == "xla"  # this machine is a CPU one
+    assert resolve_backend("auto") == CPU_AUTO  # this machine is a CPU one
+
+
+def test_auto_on_cpu_without_the_kernel(monkeypatch):
+    """No compiler (the kernel does not build): auto runs the XLA path on CPU, and the error messages say so."""
+    monkeypatch.setattr(cpu_attention, "kernel_available", lambda: False)
+    assert resolve_backend("auto", "cpu") == "xla"
+    assert resolve_backend("cpu", "cpu") == "cpu"  # asked for by name: it falls back inside (one warning)
+    with pytest.raises(ValueError, match=r"'auto' \(xla here\)"):
+        resolve_backend("pallas", "cpu")
 
 
 def test_engine_config_names_the_option():
@@ -100,7 +113,7 @@ def test_engine_start_fails_on_a_backend_the_platform_cannot_run(tiny, backend, 
 
 def test_engine_resolves_auto(tiny):
     eng = tiny_engine(tiny.path, num_blocks=8)
-    assert eng.attention_backend == "xla" and eng.platform == "cpu"
+    assert eng.attention_backend == CPU_AUTO and eng.platform == "cpu"
 
 
 # ---- dispatch: which function each backend calls, with which interpret flag (the kernels are faked)
@@ -128,7 +141,8 @@ def one_sequence(T: int) -> AttentionMetadata:
 @pytest.mark.parametrize(
     "backend,platform,kernel,interpret",
     [
-        ("auto", "cpu", "xla", None),
+        ("auto", "cpu", CPU_AUTO, None),
+        ("cpu", "cpu", "cpu", None),
         ("xla", "tpu", "xla", None),
         ("pallas_tpu", "tpu", "tpu", False),
         ("auto", "tpu", "tpu", False),
@@ -148,6 +162,7 @@ def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpr
 
     monkeypatch.setattr(rpa, "ragged_paged_attention", _fake_kernel(calls, "gpu"))
     monkeypatch.setattr(rpa, "ragged_paged_attention_xla", _fake_kernel(calls, "xla"))
+    monkeypatch.setattr(cpu_attention, "ragged_paged_attention_cpu", _fake_kernel(calls, "cpu"))
     attend = make_attend_fn(backend, sm_scale=0.25, sliding_window=8, soft_cap=30.0, platform=platform)
     T, H, KVH, D, P, page = 4, 2, 1, 8, 3, 4
     md = one_sequence(T)
