@@ -72,7 +72,7 @@ def test_no_cycle_even_through_annotations(root):
 
 def test_the_runtime_contract_defines_what_it_names():
     """runtime.api imports nothing of the project, not even for a type checker: the types its fields name
-    (PrefillHandover) are defined there and implemented below it (runtime.distributed.kv_transfer.PrefilledKV)."""
+    (PrefillHandover) are defined there, and runtime.distributed.kv_transfer.PrefilledKV implements it."""
     graph = graph_with_annotations()
     assert graph.find_modules_directly_imported_by("runtime.api") == set()
     from runtime.api import PrefillHandover
