@@ -2,7 +2,11 @@
 
 Runs SmolLM2 through ``Generator`` (one request), times ``prepare`` (host: the step's inputs) and the
 jitted step, then traces 10 decode steps with ``jax.profiler`` and sums the trace's events by op kind
-(a ``.123`` suffix dropped), per step. Figures quoted in docs/DECODE.md.
+(a ``.123`` suffix dropped), per decode step (the traced prefill left out); ``xla_ops_per_step`` counts
+the step program's XLA:CPU ops (events of ``jit_step``, an op inside a loop body once per iteration).
+``attention_ms_per_step``: the backend's attention alone, timed on one decode row at the timed run's
+mean context over every layer's cache (one jitted function chaining the layers); its share of
+``step_ms``. Figures quoted in docs/DECODE.md.
 
     python scripts/profile_decode.py [--weight-quant int8] [--max-model-len 512] [--tokens 64]
                                      [--attention-backend auto]
@@ -74,6 +78,7 @@ def main(argv=None) -> int:
         "weight_quant": args.weight_quant,
         "attention_backend": args.attention_backend,
         "max_model_len": args.max_model_len,
+        "small_token_buckets": list(runner.small_token_buckets),  # a decode step's rows: 1 if 1 is here, else 16
         "decode_tok_s": round(stats.decode_tokens_per_s, 1),
         **{k: round(statistics.median(v[1:]), 3) for k, v in times.items()},
     }
@@ -82,18 +87,69 @@ def main(argv=None) -> int:
         with jax.profiler.trace(d):
             gen.generate(ids, SamplingParams(max_tokens=steps + 1, ignore_eos=True))
         events = json.load(gzip.open(glob.glob(f"{d}/**/*.trace.json.gz", recursive=True)[0]))["traceEvents"]
-    ops = collections.defaultdict(lambda: [0, 0.0])
+    # The step program's ops, one run_id per execution; the first is the prefill (it samples the first
+    # token), the other `steps` the decode steps. Ops inside a loop body count once per iteration.
+    runs = collections.defaultdict(list)
     for e in events:
-        name = e.get("name", "")
-        if e.get("ph") == "X" and not name.startswith("$") and "Execute" not in name and "Pjit" not in name:
-            kind = re.sub(r"\.\d+$", "", name)
-            ops[kind][0] += 1
-            ops[kind][1] += e["dur"]
+        a = e.get("args", {})
+        if e.get("ph") == "X" and a.get("hlo_module") == "jit_step":
+            runs[a.get("run_id")].append(e)
+    decode = sorted(runs.values(), key=lambda run: min(e["ts"] for e in run))[1:]
+    result["xla_ops_per_step"] = round(statistics.mean(len(run) for run in decode))
+    result["attention_ms_per_step"] = time_attention(runner, args.attention_backend, len(ids) + args.tokens // 2)
+    result["attention_share_of_step"] = round(result["attention_ms_per_step"] / result["step_ms"], 3)
+    ops = collections.defaultdict(lambda: [0, 0.0])
+    for e in (e for run in decode for e in run):
+        kind = re.sub(r"\.\d+$", "", e["name"])
+        ops[kind][0] += 1
+        ops[kind][1] += e["dur"]
+    n = len(decode)
     top = sorted(ops.items(), key=lambda kv: -kv[1][1])[: args.top]
-    result["traced_ops_per_step"] = {k: {"count": n // steps, "ms": round(d / 1e3 / steps, 3)} for k, (n, d) in top}
-    result["note"] = "traced figures include the profiler's own overhead: compare kinds, not totals"
+    result["traced_ops_per_step"] = {k: {"count": c // n, "ms": round(d / 1e3 / n, 3)} for k, (c, d) in top}
+    result["note"] = (
+        "decode steps only; traced figures include the profiler's own overhead and a loop's time includes its "
+        "body's ops: compare kinds, not totals"
+    )
     print(json.dumps(result))
     return 0
+
+
+def time_attention(runner, backend: str, kv_len: int, reps: int = 30) -> float:
+    """Median ms of the backend's attention over every layer's cache for one decode row at ``kv_len``."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from runtime.models.kv_cache import AttentionMetadata
+    from runtime.worker.attention import make_attend_fn
+
+    cfg = runner.config
+    attend = make_attend_fn(backend, sm_scale=cfg.attn_scale)
+    pages = -(-kv_len // runner.block_size)
+    table = np.zeros((1, runner.pages_per_seq), np.int32)
+    table[0, :pages] = np.arange(1, pages + 1)
+    md = AttentionMetadata(
+        jnp.zeros(1, jnp.int32),
+        jnp.array([kv_len], jnp.int32),
+        jnp.asarray(table),
+        jnp.array([0, 1], jnp.int32),
+        jnp.array([1], jnp.int32),
+    )
+
+    @jax.jit
+    def layers(q, caches):
+        for k, v in caches:  # chained, as the layers are
+            q = attend(q, k, v, md)
+        return q
+
+    q = jax.random.normal(jax.random.key(0), (1, cfg.num_heads, cfg.head_dim), runner.dtype)
+    layers(q, runner.kv_caches).block_until_ready()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        layers(q, runner.kv_caches).block_until_ready()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return round(statistics.median(times), 3)
 
 
 if __name__ == "__main__":
