@@ -148,9 +148,11 @@ struct Scratch {
         krow(kBlockKeys), vrow(kBlockKeys) {}
 };
 
-// Row t (sequence seq) against keys first..last (inclusive) for every q head.
+// Row t (sequence seq) against keys first..last (inclusive) for every q head. kD: head_dim known at
+// compile time (the loops over it unroll into whole vectors, no remainder), or 0: p.D at run time.
+template <int64_t kD>
 void attend_row(const Problem& p, Scratch& s, int64_t t, int64_t seq, int64_t first, int64_t last) {
-  const int64_t D = p.D, G = p.H / p.KVH;
+  const int64_t D = kD > 0 ? kD : p.D, G = p.H / p.KVH;
   const int32_t* pages = p.page_indices + seq * p.pages_per_seq;
   for (int64_t h = 0; h < p.KVH; ++h) {
     const float* qh = p.q + (t * p.H + h * G) * D;  // q heads h*G .. h*G+G-1: [G, D], contiguous
@@ -160,10 +162,14 @@ void attend_row(const Problem& p, Scratch& s, int64_t t, int64_t seq, int64_t fi
     std::fill(s.acc.begin(), s.acc.end(), 0.0f);
     for (int64_t j0 = first; j0 <= last; j0 += kBlockKeys) {
       const int64_t nb = std::min(kBlockKeys, last + 1 - j0);
+      int64_t page_no = j0 / p.page, in_page = j0 % p.page;  // one division per block, not per key
+      int64_t page = std::clamp<int64_t>(pages[page_no], 0, p.P - 1);
       for (int64_t jj = 0; jj < nb; ++jj) {
-        const int64_t j = j0 + jj;
-        const int64_t page = std::clamp<int64_t>(pages[j / p.page], 0, p.P - 1);
-        const int64_t slot = (page * p.page + j % p.page) * p.KVH + h;
+        if (in_page == p.page) {
+          in_page = 0;
+          page = std::clamp<int64_t>(pages[++page_no], 0, p.P - 1);
+        }
+        const int64_t slot = (page * p.page + in_page++) * p.KVH + h;
         s.krow[jj] = p.k.row(slot, s.kbuf.data() + jj * D);
         s.vrow[jj] = p.v.row(slot, s.vbuf.data() + jj * D);
       }
@@ -228,7 +234,13 @@ void attend(const Problem& p) {
     const int64_t pos = kv_len - (cu[seq + 1] - q_start) + (t - q_start);
     const int64_t last = std::min({pos, kv_len - 1, max_key});
     const int64_t first = p.window > 0 ? std::max<int64_t>(0, pos - p.window + 1) : 0;
-    if (first <= last) attend_row(p, scratch, t, seq, first, last);
+    if (first > last) continue;
+    switch (p.D) {  // the head sizes of the served models, unrolled; others take the run-time loop
+      case 64: attend_row<64>(p, scratch, t, seq, first, last); break;
+      case 128: attend_row<128>(p, scratch, t, seq, first, last); break;
+      case 256: attend_row<256>(p, scratch, t, seq, first, last); break;
+      default: attend_row<0>(p, scratch, t, seq, first, last);
+    }
   }
 }
 
