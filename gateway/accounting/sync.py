@@ -142,7 +142,8 @@ class LedgerSync:
         now = ledger.clock()
         pulls = [(c, ledger.window(c)) for c in ledger.active_callers()]
         try:
-            res = await asyncio.wait_for(self._transaction(pending, pulls, now), self.config.timeout_s * 4)
+            async with asyncio.timeout(self.config.timeout_s * 4):  # not wait_for: gateway.pipeline.fallback._next
+                res = await self._transaction(pending, pulls, now)
         except (TimeoutError, rex.RedisError, OSError) as exc:
             ledger.restore_pending(pending)
             self._failed(exc)

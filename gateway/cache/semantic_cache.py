@@ -405,7 +405,8 @@ class SemanticCache:
             )
             if reachable:
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._synced.wait(), timeout=max(5.0, self.config.redis_timeout_s * 8))
+                    async with asyncio.timeout(max(5.0, self.config.redis_timeout_s * 8)):
+                        await self._synced.wait()
         else:
             try:
                 await self._store.open()

@@ -507,7 +507,8 @@ class RedisStore(CacheStore):
             self._client = self._make_client()
             self._touch = self._client.register_script(_TOUCH_LUA)
         try:
-            return await asyncio.wait_for(fn(self._client), timeout=self.timeout_s * 4)
+            async with asyncio.timeout(self.timeout_s * 4):  # not wait_for: see gateway.pipeline.fallback._next
+                return await fn(self._client)
         except (TimeoutError, rex.RedisError, OSError) as exc:
             self.errors += 1
             self._down_until = time.monotonic() + self.retry_s
@@ -692,7 +693,8 @@ class RedisStore(CacheStore):
             client = self._make_client()
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
-                await asyncio.wait_for(pubsub.subscribe(self.channel), timeout=self.timeout_s * 4)
+                async with asyncio.timeout(self.timeout_s * 4):
+                    await pubsub.subscribe(self.channel)
                 self._down_until = 0.0  # evidently reachable again: close the breaker
                 await on_resync()
                 while True:

@@ -301,7 +301,8 @@ class FallbackChain:
         if isinstance(chat.prompt, tuple):  # token ids (/v1/completions); a fallback tier starts them over
             return list(chat.prompt)
         what = chat.prompt if chat.prompt is not None else chat.messages
-        ids = await asyncio.wait_for(backend.encode(what, sent), tier.timeout_s)
+        async with asyncio.timeout(tier.timeout_s):
+            ids = await backend.encode(what, sent)
         if (chat.truncation or tier.truncation) != "auto" or chat.prompt is not None:
             return ids
         full, messages = len(ids), chat.messages
@@ -310,7 +311,8 @@ class FallbackChain:
             messages = truncated(messages)
             if messages is None:  # only the system prompt and the last turn are left: sampling_params says why
                 break
-            ids = await asyncio.wait_for(backend.encode(messages, sent), tier.timeout_s)
+            async with asyncio.timeout(tier.timeout_s):
+                ids = await backend.encode(messages, sent)
         answer.dropped_tokens = full - len(ids)
         return ids
 
@@ -332,7 +334,11 @@ class FallbackChain:
 
 
 async def _next(gen: AsyncIterator, tier: TierConfig):
+    # asyncio.timeout, not wait_for: on Python 3.11, a wait_for whose inner call completes in the same loop
+    # turn as the caller is cancelled returns the result and drops the cancellation (fixed in 3.12), so a
+    # cancelled consumer of a fast stream (a client gone, a verifier closing) could run on and never stop.
     try:
-        return await asyncio.wait_for(anext(gen), tier.timeout_s)
+        async with asyncio.timeout(tier.timeout_s):
+            return await anext(gen)
     except StopAsyncIteration:  # a backend must end with a finished output; ending without one is a failure
         raise BackendError("failed", f"tier {tier.name!r} ended its answer without finishing") from None

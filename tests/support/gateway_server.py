@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import socket
+import sys
 import threading
 import time
 import urllib.request
 
 from aiohttp import web
+
+from gateway import keys
+from gateway.lifecycle import CLOSE_GRACE_S, drain
+
+# How long stopping a gateway may take, from the bounds its parts set themselves: the drain of in-flight
+# requests (DRAIN_S), AppRunner's grace for handlers (CLOSE_GRACE_S, as `python -m gateway` closes), then
+# each in-process engine's close (LocalEngine.close: the background compile thread's join, 60 s in
+# ModelRunner.stop_background, then the step thread's, 30 s in AsyncLLMEngine.shutdown), and 30 s of slack
+# for a loaded machine. A stop that takes longer is stuck: the threads' stacks are printed to say where.
+DRAIN_S = 30.0
+ENGINE_CLOSE_S = 60.0 + 30.0
+STOP_TIMEOUT_S = DRAIN_S + CLOSE_GRACE_S + ENGINE_CLOSE_S + 30.0
 
 
 def free_port() -> int:
@@ -32,7 +46,10 @@ class ServerThread:
         asyncio.set_event_loop(self.loop)
 
         async def start():
-            self._runner = web.AppRunner(self.app, handler_cancellation=True, access_log=None)
+            # A gateway app is closed as `python -m gateway` closes it (gateway.lifecycle.serve): drained
+            # first, then a short grace. AppRunner's default grace is 60 s for any handler still open.
+            grace = {"shutdown_timeout": CLOSE_GRACE_S} if keys.STATE in self.app else {}
+            self._runner = web.AppRunner(self.app, handler_cancellation=True, access_log=None, **grace)
             await self._runner.setup()
             await web.TCPSite(self._runner, "127.0.0.1", self.port).start()
 
@@ -67,7 +84,21 @@ class ServerThread:
 
     def stop(self) -> None:
         if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self.loop).result(60)
+
+            async def close():
+                if keys.STATE in self.app:
+                    await drain(self.app, DRAIN_S)
+                await self._runner.cleanup()
+
+            future = asyncio.run_coroutine_threadsafe(close(), self.loop)
+            try:
+                future.result(STOP_TIMEOUT_S)
+            except TimeoutError:
+                print(f"gateway still closing after {STOP_TIMEOUT_S:.0f} s; threads:", file=sys.stderr)
+                faulthandler.dump_traceback(file=sys.stderr)
+                for task in asyncio.all_tasks(self.loop):
+                    task.print_stack(limit=8, file=sys.stderr)
+                raise
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(30)
 

@@ -119,6 +119,29 @@ def test_a_consumer_that_stops_reading_aborts_the_generation():
     assert out == ["A"] and big.runs == ["aborted"] and chain.inflight["big"] == 0 and answer.served_by is None
 
 
+def test_a_cancel_that_arrives_with_a_token_is_not_lost():
+    """A consumer cancelled in the loop turn in which its next output arrives ends cancelled. Python 3.11's
+    ``asyncio.wait_for`` returned the output and dropped the cancel; a verifier closing at shutdown then
+    waited forever for a worker that went back to its queue."""
+    from gateway.pipeline.fallback import _next
+
+    async def go():
+        ready = asyncio.get_running_loop().create_future()
+
+        async def outputs():
+            yield await ready
+
+        task = asyncio.create_task(_next(outputs(), spec().tier("big")))
+        await asyncio.sleep(0)  # the task now waits for the output
+        ready.set_result("token")  # the output arrives ...
+        task.cancel()  # ... in the same turn as the cancel
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return task.cancelled()
+
+    assert asyncio.run(go())
+
+
 def test_sampling_params_fit_the_tier_and_what_was_already_sent():
     tier = spec(max_context=100).tier("big")
     # no max_tokens: the default, within the room the context leaves (100 - 90 = 10)
