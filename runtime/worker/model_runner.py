@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # sharding imports nothing of this module: no cycle
 log = logging.getLogger("runtime.engine")
 
 # DTYPES (runtime/dtypes.py) and KV_DTYPES (runtime/quant/kv.py), imported above, are also read from this
-# module by pallas_kernels/lowering_check.py and tests.
+# module by tools/lowering_check.py and tests.
 
 
 class StepInputs(NamedTuple):
