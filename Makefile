@@ -40,7 +40,7 @@ serve-large: $(STAMP)
 test: $(STAMP) lint compile-check
 	bash scripts/ensure_redis.sh
 	bash scripts/ensure_chromium.sh
-	JAXSERVE_REQUIRE_COMPILERS=1 $(PY) -m pytest -q -n 2 --dist loadfile
+	JAXSERVE_REQUIRE_COMPILERS=1 $(PY) -m pytest -q -n 2 --dist loadfile --durations=30
 
 # The device compilers, without a device (tools/compile_check.py): libtpu (TPU v5e, v6e) in .venvs/tpu,
 # the CUDA plugin and nvcc's ptxas (H100, A100) in .venvs/cuda. Each sees .venv's packages through a .pth file

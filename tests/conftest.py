@@ -2,17 +2,50 @@
 
 from __future__ import annotations
 
+import resource
+
 import pytest
 
 from runtime.platform import configure_xla
+
+# Each process's peak resident memory (GB) and the module during which it was reached: printed at the end
+# of the run (pytest_terminal_summary), one line per xdist worker, so a module that makes a worker big
+# is named (issue 33: no worker above 6 GB).
+_PEAK = {"gb": 0.0, "module": ""}
+_WORKER_PEAKS: dict[str, dict] = {}
 
 
 def pytest_configure(config):
     configure_xla()  # before any test touches JAX
 
 
+def _note_peak(module: str) -> None:
+    gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
+    if gb > _PEAK["gb"] + 0.05:
+        _PEAK.update(gb=gb, module=module)
+
+
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller prints it
+        workeroutput["peak_rss"] = dict(_PEAK)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):  # the xdist controller, as each worker ends
+    peak = getattr(node, "workeroutput", {}).get("peak_rss")
+    if peak:
+        _WORKER_PEAKS[node.gateway.id] = peak
+
+
+def pytest_terminal_summary(terminalreporter):
+    peaks = _WORKER_PEAKS or ({"main": _PEAK} if _PEAK["gb"] else {})
+    for worker, peak in sorted(peaks.items()):
+        terminalreporter.write_line(f"peak RSS {worker}: {peak['gb']:.1f} GB (reached in {peak['module']})")
+
+
 @pytest.fixture(scope="module", autouse=True)
-def _return_memory_after_each_module():
+def _return_memory_after_each_module(request):
     """After a module (and its engines, set up after this fixture and torn down before it): collect, then
     hand glibc's free heap back to the OS. Without it a worker's RSS only grows: an engine's ~3 GB stays
     mapped after it is freed, two workers reached 9 and 11 GB next to a Gemma server and the OOM killer
@@ -21,6 +54,8 @@ def _return_memory_after_each_module():
     import ctypes
     import ctypes.util
     import gc
+
+    _note_peak(request.module.__name__)
 
     gc.collect()
     libc = ctypes.util.find_library("c")
