@@ -179,6 +179,16 @@ class BlockPool:
         self.cached[block_hash] = block
         return True
 
+    def reset_prefix_cache(self) -> bool:
+        """Forget every cached prefix (the blocks' KV is about to be overwritten, e.g. by scoring); only
+        while no block is in use. Returns False, changing nothing, if a block is still referenced."""
+        if self.num_free_blocks != self.num_usable_blocks:
+            return False
+        for block in self.cached.values():
+            block.block_hash = None
+        self.cached.clear()
+        return True
+
     def touch(self, blocks: Iterable[KVBlock]) -> None:
         """Add a reference to blocks that another request already filled (prefix-cache hits).
 

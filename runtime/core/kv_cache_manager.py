@@ -203,6 +203,15 @@ class KVCacheManager:
         self._req_hashes.pop(request.request_id, None)
         self._req_num_cached.pop(request.request_id, None)
 
+    def reset_prefix_cache(self) -> bool:
+        """Forget every cached prefix; only with no request holding blocks (False, nothing changed, otherwise).
+        The prefix counters and the remembered prefixes (shared-prefix statistics) stay."""
+        if self.req_to_blocks:
+            return False
+        self._req_hashes.clear()
+        self._req_num_cached.clear()
+        return self.block_pool.reset_prefix_cache()
+
     def get_block_ids(self, request_id: str) -> list[int]:
         """A copy of the request's block table as ids ([] for a request holding no blocks)."""
         return [b.block_id for b in self.req_to_blocks.get(request_id, ())]

@@ -567,12 +567,8 @@ class LLMEngine:
         return self.runner.score(ids, len(ids), last_only=True)
 
     def _clear_for_scoring(self) -> None:
-        if self.has_unfinished_requests():
+        if self.has_unfinished_requests() or not self.scheduler.kv_cache_manager.reset_prefix_cache():
             raise RuntimeError("scoring needs an idle engine")
-        pool = self.scheduler.kv_cache_manager.block_pool
-        for block in pool.cached.values():
-            block.block_hash = None
-        pool.cached.clear()
 
     def stats(self) -> EngineStats:
         s = self.scheduler

@@ -278,6 +278,18 @@ def test_freed_cached_blocks_are_revived_or_evicted_lru():
     assert mgr.get_computed_blocks(c)[1] == 4  # only the first block of the prefix is left
 
 
+def test_reset_prefix_cache_forgets_prefixes_only_when_no_block_is_held():
+    mgr = KVCacheManager(num_blocks=8, block_size=4, max_model_len=64, enable_caching=True)
+    a = tokens_request("a", list(range(9)))
+    run_prompt(mgr, a)
+    assert not mgr.reset_prefix_cache() and len(mgr.block_pool.cached) == 2  # a holds its blocks: nothing changes
+    mgr.free(a)
+    assert mgr.reset_prefix_cache()
+    assert not mgr.block_pool.cached and all(b.block_hash is None for b in mgr.block_pool.blocks)
+    assert mgr.get_computed_blocks(tokens_request("b", list(range(9)))) == ([], 0)  # the prefix is gone
+    assert mgr.block_pool.num_free_blocks == 7  # and every block is still free
+
+
 @pytest.mark.parametrize("caching", [False, True])
 def test_shared_prefixes_are_counted_with_caching_on_or_off(caching, monkeypatch):
     """The leading full blocks an earlier admission also began with: what a prefix cache could reuse."""
