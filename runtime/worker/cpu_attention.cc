@@ -51,6 +51,9 @@
 #define JAXSERVE_ISA "portable"
 #endif
 
+// Loops over a compile-time head_dim must unroll fully, or GCC keeps the accumulator on the stack.
+#define UNROLL _Pragma("GCC unroll 256")
+
 #include "xla/ffi/api/ffi.h"
 
 namespace ffi = xla::ffi;
@@ -199,13 +202,26 @@ void attend_row(const Problem& p, Scratch& s, int64_t t, int64_t seq, int64_t fi
         s.m[g] = m_new;
         s.l[g] = s.l[g] * alpha + sum;
         float* ag = acc + g * D;
+        if constexpr (kD > 0) {
+          // head_dim known: the accumulator lives in registers for the block (kD / 16 zmm on AVX-512),
+          // not in memory between keys (a store-to-load chain per key).
+          float a[kD];
+          UNROLL for (int64_t d = 0; d < kD; ++d) a[d] = ag[d] * alpha;
+          for (int64_t jj = 0; jj < nb; ++jj) {
+            const float w = lg[jj];
+            const float* vr = s.vrow[jj];
+            UNROLL for (int64_t d = 0; d < kD; ++d) a[d] += w * vr[d];
+          }
+          UNROLL for (int64_t d = 0; d < kD; ++d) ag[d] = a[d];
+        } else {
 #pragma omp simd
-        for (int64_t d = 0; d < D; ++d) ag[d] *= alpha;
-        for (int64_t jj = 0; jj < nb; ++jj) {
-          const float w = lg[jj];
-          const float* vr = s.vrow[jj];
+          for (int64_t d = 0; d < D; ++d) ag[d] *= alpha;
+          for (int64_t jj = 0; jj < nb; ++jj) {
+            const float w = lg[jj];
+            const float* vr = s.vrow[jj];
 #pragma omp simd
-          for (int64_t d = 0; d < D; ++d) ag[d] += w * vr[d];
+            for (int64_t d = 0; d < D; ++d) ag[d] += w * vr[d];
+          }
         }
       }
     }
