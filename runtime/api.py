@@ -13,9 +13,10 @@ quantization) are defined here once; the modules that implement them check they 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 DTYPE_NAMES = ("float32", "bfloat16")  # weights and activations
@@ -350,6 +351,36 @@ class PrefillHandover(Protocol):
 
 
 @dataclass
+class RequestMetrics:
+    """What the engine measured of one request, on its final output (seconds; None: not measured, e.g. no
+    second token for a time per output token). ``to_dict``/``from_dict``: the runtime server's wire form."""
+
+    queue_s: float | None = None  # arrival -> first scheduled
+    ttft_s: float | None = None  # arrival -> first token
+    tpot_s: float | None = None  # mean time per output token after the first
+    e2e_s: float | None = None  # arrival -> finished
+    num_preemptions: int = 0
+    cached_tokens: int = 0  # prompt tokens found in the prefix cache
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RequestMetrics:
+        """Known keys only (a newer server may send more); raises ValueError for a value of the wrong kind."""
+        counts = {"num_preemptions", "cached_tokens"}
+        kw = {}
+        for f in dataclasses.fields(cls):
+            v = d.get(f.name)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ValueError(f"metrics.{f.name} must be a number, got {v!r}")
+            kw[f.name] = int(v) if f.name in counts else float(v)
+        return cls(**kw)
+
+
+@dataclass
 class RequestOutput:
     request_id: str
     text: str  # new text since the previous output of this request
@@ -358,11 +389,12 @@ class RequestOutput:
     finish_reason: str | None = None  # "stop" | "length" | "abort"
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    metrics: dict = field(default_factory=dict)  # on the final output: queue, ttft, tpot, e2e seconds
+    metrics: RequestMetrics | None = None  # on the final output
     prefilled: PrefillHandover | None = None  # the final output of a prefill-only request: its KV to hand over
     # With SamplingParams.logprobs: one OpenAI chat logprobs entry per token of ``text`` ({"token", "logprob",
     # "bytes", "top_logprobs": [{"token", "logprob", "bytes"}, ...]}); None otherwise.
     logprobs: list[dict] | None = None
+    replica: str | None = None  # which replica of a tier produced it (gateway.backends.replicas labels it)
 
 
 @dataclass(frozen=True)

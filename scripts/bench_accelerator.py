@@ -126,8 +126,8 @@ def engine_throughput(
                 tokens[o.request_id] += len(o.token_ids)
                 if o.token_ids and o.request_id not in first:
                     first[o.request_id] = now
-                if o.finished and o.metrics.get("tpot_s") is not None:
-                    tpots.append(o.metrics["tpot_s"])
+                if o.finished and o.metrics.tpot_s is not None:
+                    tpots.append(o.metrics.tpot_s)
         end = time.perf_counter()
         all_first = max(first.values())
         return {

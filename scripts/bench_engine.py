@@ -131,8 +131,8 @@ def run_continuous(engine, prompts, lengths, cap: int, label: str, sample_memory
         "elapsed_s": elapsed,
         "useful_tokens": useful,
         "tok_s": useful / elapsed,
-        "tpot_ms_p50": 1000 * statistics.median([o.metrics["tpot_s"] for o in outs if o.metrics.get("tpot_s")]),
-        "ttft_ms_p50": 1000 * statistics.median([o.metrics["ttft_s"] for o in outs]),
+        "tpot_ms_p50": 1000 * statistics.median([o.metrics.tpot_s for o in outs if o.metrics.tpot_s]),
+        "ttft_ms_p50": 1000 * statistics.median([o.metrics.ttft_s for o in outs]),
         "steps": engine.num_steps,
         "memory": mem,
     }

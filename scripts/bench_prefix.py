@@ -105,7 +105,7 @@ def main(argv=None) -> int:
         ttfts, outs = [], []
         for chat in chats:  # one at a time: TTFT is prefill alone, no queueing behind other chats
             out = eng.generate([chat], params)[0]
-            ttfts.append(out.metrics["ttft_s"] * 1000)
+            ttfts.append(out.metrics.ttft_s * 1000)
             outs.append(out.token_ids)
         label = "on" if caching else "off"
         measured = ttfts[1:]  # the first chat is the one that fills the cache (and pays like "off")

@@ -55,7 +55,7 @@ def run_one(engine, prompt, params) -> dict:
     s1 = engine.stats()
     return {
         "tokens": list(out.token_ids),
-        "tpot_s": out.metrics.get("tpot_s"),
+        "tpot_s": out.metrics.tpot_s,
         "steps": engine.num_steps - steps0,
         "drafts": s1.spec_draft_tokens - s0.spec_draft_tokens,
         "accepted": s1.spec_accepted_tokens - s0.spec_accepted_tokens,

@@ -9,7 +9,7 @@ Data flow (event loop only; each replica is a ``RemoteBackend`` polling its serv
 second):
 
     generate()  choose the least-loaded live replica -> its ``generate``; outputs pass through tagged
-                with ``metrics["replica"]`` (the ``x-served-by-replica`` header). A replica that fails
+                with ``replica`` (the ``x-served-by-replica`` header). A replica that fails
                 before its first output (refused, 503 overloaded / warming up, broken) is skipped and
                 the next least-loaded one is tried. One that breaks mid-answer is resumed on another:
                 the prompt plus the tokens generated so far go to the next replica with the remaining
@@ -210,7 +210,7 @@ class ReplicaSet:
                 async with contextlib.aclosing(gen):
                     async for out in gen:
                         new_ids.extend(out.token_ids)
-                        out.metrics["replica"] = rep.label
+                        out.replica = rep.label
                         if done_ids and out.finished:  # usage of the whole answer, not of the resumption
                             out.prompt_tokens = len(prompt_ids)
                             out.completion_tokens += len(done_ids)

@@ -273,7 +273,7 @@ class FallbackChain:
                     if out.token_ids:
                         last = self._tokens_arrived(name, len(out.token_ids), last, answer, t0)
                     attempt.tokens += len(out.token_ids)
-                    answer.replica = out.metrics.get("replica", answer.replica)
+                    answer.replica = out.replica or answer.replica
                     chars += len(out.text)
                     # A boundary is known when one token arrived with text: the detokenizer then held
                     # nothing back (a stop string may: those requests get no cuts).
@@ -286,9 +286,10 @@ class FallbackChain:
                         yield out.text
                     if out.finished:
                         answer.cuts = tuple(cuts[: out.completion_tokens])
-                        answer.cached_tokens = int(out.metrics.get("cached_tokens") or 0)
-                        if out.metrics.get("queue_s") is not None:
-                            self.metrics.queue.labels(name).observe(out.metrics["queue_s"])
+                        if out.metrics is not None:
+                            answer.cached_tokens = out.metrics.cached_tokens
+                            if out.metrics.queue_s is not None:
+                                self.metrics.queue.labels(name).observe(out.metrics.queue_s)
                         answer.finished(name, attempt.prompt_len, out.completion_tokens, out.finish_reason)
                         return
         finally:

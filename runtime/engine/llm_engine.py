@@ -24,7 +24,15 @@ from dataclasses import dataclass
 import jax
 import numpy as np
 
-from runtime.api import QUANTIZED_KV_DTYPE_NAMES, EngineConfig, EngineStats, RequestError, RequestOutput, SamplingParams
+from runtime.api import (
+    QUANTIZED_KV_DTYPE_NAMES,
+    EngineConfig,
+    EngineStats,
+    RequestError,
+    RequestMetrics,
+    RequestOutput,
+    SamplingParams,
+)
 from runtime.core.kv_sizing import (
     DEFAULT_KV_CACHE_BYTES,
     KVShape,
@@ -516,17 +524,17 @@ class LLMEngine:
         completion = req.num_output_tokens - unused
         if finish_reason == "stop" and req.output_token_ids and req.output_token_ids[-1] in state.stop_ids:
             completion -= 1
-        metrics = {}
+        metrics = None
         if finish_reason is not None:
             now = time.monotonic()
-            metrics = {
-                "queue_s": req.queue_time,
-                "ttft_s": req.time_to_first_token,
-                "tpot_s": req.time_per_output_token if req.finish_time else _tpot(req, now),
-                "e2e_s": now - req.arrival_time,
-                "num_preemptions": req.num_preemptions,
-                "cached_tokens": state.cached_tokens or 0,
-            }
+            metrics = RequestMetrics(
+                queue_s=req.queue_time,
+                ttft_s=req.time_to_first_token,
+                tpot_s=req.time_per_output_token if req.finish_time else _tpot(req, now),
+                e2e_s=now - req.arrival_time,
+                num_preemptions=req.num_preemptions,
+                cached_tokens=state.cached_tokens or 0,
+            )
         return RequestOutput(
             req.request_id,
             text,

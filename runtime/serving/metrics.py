@@ -125,15 +125,11 @@ class ServerMetrics:
             self.prompt_tokens.labels(self.name).inc(out.prompt_tokens)
             self.prompt_lengths.labels(self.name).observe(out.prompt_tokens)
         self.generation_tokens.labels(self.name).inc(len(out.token_ids))
-        if out.finished:
-            for hist, key in (
-                (self.queue, "queue_s"),
-                (self.ttft, "ttft_s"),
-                (self.itl, "tpot_s"),
-                (self.e2e, "e2e_s"),
-            ):
-                if out.metrics.get(key) is not None:
-                    hist.labels(self.name).observe(out.metrics[key])
+        m = out.metrics
+        if out.finished and m is not None:
+            for hist, value in ((self.queue, m.queue_s), (self.ttft, m.ttft_s), (self.itl, m.tpot_s), (self.e2e, m.e2e_s)):
+                if value is not None:
+                    hist.labels(self.name).observe(value)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

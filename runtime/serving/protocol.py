@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from runtime.api import RequestOutput, SamplingParams
+from runtime.api import RequestMetrics, RequestOutput, SamplingParams
 from runtime.serving.errors import APIError, invalid, read_json
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def parse_output_line(line: bytes | str, request_id: str) -> tuple[RequestOutput
             d["finish_reason"],
             int(d["prompt_tokens"]),
             int(d["completion_tokens"]),
-            dict(d.get("metrics") or {}),
+            RequestMetrics.from_dict(d["metrics"]) if d.get("metrics") else None,
             logprobs=d.get("logprobs"),
         )
         if out.logprobs is not None and not isinstance(out.logprobs, list):
@@ -174,7 +174,7 @@ def output_line(out: RequestOutput) -> bytes:
         "completion_tokens": out.completion_tokens,
     }
     if out.finished and out.metrics:  # queue, TTFT, TPOT, e2e seconds as the engine measured them
-        line["metrics"] = out.metrics
+        line["metrics"] = out.metrics.to_dict()
     if out.logprobs is not None:
         line["logprobs"] = out.logprobs
     return (json.dumps(line, ensure_ascii=False) + "\n").encode()

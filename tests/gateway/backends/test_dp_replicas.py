@@ -149,7 +149,7 @@ def test_failover_before_the_first_output():
     a.script = [BackendError("unavailable", "connection refused")]
     rs = rset(a, b)
     outs = run(answer(rs))
-    assert [o.text for o in outs] == ["hi"] and outs[-1].metrics["replica"] == "b:1"
+    assert [o.text for o in outs] == ["hi"] and outs[-1].replica == "b:1"
     assert len(a.calls) == len(b.calls) == 1
     assert [r.failovers for r in rs.replicas] == [1, 0] and [r.resumes for r in rs.replicas] == [0, 0]
     # both fail: the last error is raised (the tier's fallback chain takes over)
@@ -166,7 +166,7 @@ def test_a_broken_answer_resumes_on_another_replica():
     rs = rset(a, b)
     outs = run(answer(rs, prompt=[1, 2, 3], max_tokens=8))
     assert "".join(o.text for o in outs) == "The sky is blue."
-    assert [o.metrics["replica"] for o in outs] == ["a:1", "a:1", "b:1", "b:1"]
+    assert [o.replica for o in outs] == ["a:1", "a:1", "b:1", "b:1"]
     # b continued from the prompt plus a's three tokens, with the tokens left of max_tokens
     prompt, params = b.calls[0]
     assert prompt == [1, 2, 3, 10, 11, 12] and params.max_tokens == 5

@@ -14,7 +14,7 @@ from gateway.api.schemas import parse_chat_request
 from gateway.backends import BackendError
 from gateway.config.tiers import parse_tiers
 from gateway.observability.metrics import GatewayMetrics
-from runtime.api import RequestOutput
+from runtime.api import RequestMetrics, RequestOutput
 from tests.support.gateway_server import chat_body
 from tests.support.tiers import two_tiers
 
@@ -98,9 +98,6 @@ class FakeBackend:
                 if self.fail_after is not None and i >= self.fail_after:
                     raise BackendError("failed", "injected failure")
                 last = i == len(self.pieces) - 1 and not self.end_early
-                metrics = {"queue_s": 0.01} if last else {}
-                if self.replica:
-                    metrics["replica"] = self.replica
                 if last:
                     how = "done"  # a consumer may close it once it has the finished output: no abort
                 yield RequestOutput(
@@ -111,7 +108,8 @@ class FakeBackend:
                     finish_reason=self.finish if last else None,
                     prompt_tokens=len(prompt_ids),
                     completion_tokens=i + 1,
-                    metrics=metrics,
+                    metrics=RequestMetrics(queue_s=0.01) if last else None,
+                    replica=self.replica or None,
                 )
         except (GeneratorExit, asyncio.CancelledError):
             if how != "done":

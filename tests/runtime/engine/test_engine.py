@@ -126,6 +126,20 @@ def test_stop_string_ends_request_and_frees_blocks(tiny_path):
     assert eng.scheduler.kv_cache_manager.num_free_blocks == eng.num_blocks - 1
 
 
+def test_the_final_output_carries_typed_metrics_in_time_order(tiny_path):
+    eng = tiny_engine(tiny_path)
+    outs = []
+    eng.add_request("hello there", SamplingParams(max_tokens=5, ignore_eos=True))
+    while eng.has_unfinished_requests():
+        outs.extend(eng.step())
+    *deltas, final = outs
+    assert all(o.metrics is None for o in deltas) and final.finished
+    m = final.metrics
+    assert 0 <= m.queue_s <= m.ttft_s <= m.e2e_s and m.tpot_s > 0 and m.num_preemptions == 0
+    # the wire form round-trips (runtime server -> gateway)
+    assert type(m).from_dict(m.to_dict()) == m
+
+
 def test_async_engine_streams_and_abort_frees_blocks(tiny_path):
     eng = tiny_engine(tiny_path)
     front = AsyncLLMEngine(eng)

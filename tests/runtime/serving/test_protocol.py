@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from runtime.api import RequestOutput, SamplingParams
+from runtime.api import RequestMetrics, RequestOutput, SamplingParams
 from runtime.serving import protocol
 from runtime.serving.errors import APIError
 from tests.support.processes import modules_loaded_by
@@ -70,7 +70,7 @@ def test_unknown_params_are_listed_with_the_known_ones():
     "out",
     [
         RequestOutput("r", "Pa", [12, 13], prompt_tokens=9, completion_tokens=2),
-        RequestOutput("r", "ris ✓", [14], True, "stop", 9, 3, {"ttft_s": 0.25, "e2e_s": 1.5}),
+        RequestOutput("r", "ris ✓", [14], True, "stop", 9, 3, RequestMetrics(ttft_s=0.25, e2e_s=1.5)),
     ],
     ids=["delta", "final"],
 )
