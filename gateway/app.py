@@ -216,7 +216,7 @@ def record(
     asked=None,
     looked: dict | None = None,
 ) -> None:
-    """One request's shape to the recorder, when recording (gateway/recorder.py); ``asked``: its repeat
+    """One request's shape to the recorder, when recording (gateway/advise/recording.py); ``asked``: its repeat
     digest (gateway/observability/repeats.py), numbered there like the prefix blocks; ``looked``: the cache
     step's headers (its lookup's kind and best similarity, what a cache-threshold replay re-decides)."""
     if state.recorder is not None:
@@ -422,7 +422,7 @@ def create_app(
         await sync.close()
 
     async def recorder_ctx(app: web.Application):
-        from gateway.recorder import Recorder
+        from gateway.advise.recording import Recorder
 
         state.recorder = Recorder(config.record.path, max_requests=config.record.max_requests)
         yield

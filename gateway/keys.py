@@ -28,7 +28,7 @@ class GatewayState:
     draining: bool = False  # shutting down: new requests get 503 (gateway.lifecycle)
     active_requests: int = 0  # HTTP requests being handled now, streams until their last event
     ledger_sync: Any = None  # gateway.accounting.sync.LedgerSync while keys.shared is set
-    recorder: Any = None  # gateway.recorder.Recorder while config.record is set
+    recorder: Any = None  # gateway.advise.recording.Recorder while config.record is set
     repeats: Any = None  # gateway.observability.repeats.RepeatTracker (create_app sets it)
     background: set = field(default_factory=set)  # asyncio tasks outliving their request (shielded stores)
 

@@ -5,10 +5,11 @@ model in-process, the traffic-shape recorder on) takes the workload over HTTP (s
 completions, greedy, ``min_tokens = max_tokens`` so every answer is as long as asked); then the
 advisor's own endpoint, ``GET /dashboard/diagnosis?window=...`` (the window holding the workload, not its
 three warm-up requests), gives its findings; then the first
-finding's ``proposal`` (its change as replay keys) is replayed by ``python -m runtime.replay`` on the
-recording, current configuration against proposed, and both rows go into the report. The workloads
-were written to produce their symptom; the advisor's thresholds are the named constants of
-gateway/advise.py, not fitted to them. One set of service levels for every workload, chosen for this
+finding's ``proposal`` (its change as replay keys) is replayed in this process by
+``gateway.advise.replay.compare`` (what ``python -m gateway.advise --replay`` runs) on the recording,
+current configuration against proposed, and both rows go into the report. The workloads were written to
+produce their symptom; the advisor's thresholds are the named constants of gateway/advise/symptoms.py,
+not fitted to them. One set of service levels for every workload, chosen for this
 2-core CPU: TTFT p99 <= 1 s, TPOT p99 <= 50 ms (20 tokens a second).
 
     python scripts/advisor_report.py [--only NAME ...] [--out docs/ADVISOR.md]
@@ -23,7 +24,6 @@ import argparse
 import asyncio
 import json
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -208,7 +208,7 @@ async def send(url: str, w: Workload) -> dict:
 
 
 def replay_args(w: Workload) -> list[str]:
-    """The gateway's engine as runtime.replay --base keys (kv_cache_mb is kv_cache_bytes there)."""
+    """The gateway's engine as ``--base`` replay keys (kv_cache_mb is kv_cache_bytes there)."""
     out = []
     for k, v in w.engine.items():
         k, v = ("kv_cache_bytes", v << 20) if k == "kv_cache_mb" else (k, v)
@@ -280,14 +280,19 @@ def run_one(w: Workload, folder: Path, screenshot: Path | None = None) -> dict:
         tries = [
             x for k, v in proposal.items() for x in ("--try", f"{k}={json.dumps(v) if not isinstance(v, str) else v}")
         ]
-        cmd = [sys.executable, "-m", "runtime.replay", str(folder / "workload.jsonl"), "--model", w.model, "--json"]
-        cmd += [f"--ttft-slo={TTFT_SLO}", f"--tpot-slo={TPOT_SLO}", *replay_args(w), *tries]
+        from gateway.advise.replay import compare, parse_try
+
+        args = ["--model", w.model, "--json", f"--ttft-slo={TTFT_SLO}", f"--tpot-slo={TPOT_SLO}", *replay_args(w)]
         print(f"[{w.name}] replaying {proposal}", file=sys.stderr)
-        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
-        if done.returncode != 0:
-            raise RuntimeError(f"replay failed:\n{done.stderr[-3000:]}")
-        row["replay"] = json.loads(done.stdout)
-        row["replay_command"] = "python -m runtime.replay RECORDING " + " ".join(cmd[5:])
+        row["replay"] = compare(
+            folder / "workload.jsonl",
+            model=w.model,
+            base=parse_try(replay_args(w)[1::2]),
+            proposed=parse_try(tries[1::2]),
+            ttft_slo=TTFT_SLO,
+            tpot_slo=TPOT_SLO,
+        )
+        row["replay_command"] = "python -m gateway.advise --replay RECORDING " + " ".join([*args, *tries])
     return row
 
 
@@ -333,7 +338,7 @@ def markdown(rows: list[dict]) -> str:
         "reading); the findings are what `GET /dashboard/diagnosis?window=...` answered for the window holding",
         "the workload alone (as `python -m gateway.advise --window` would); the expected finding's proposal",
         "(else the first one's) was then replayed",
-        "on the recording with `python -m runtime.replay`, the current engine configuration against the proposed",
+        "on the recording with `python -m gateway.advise --replay`, the current engine configuration against the proposed",
         f"one. Service levels for all: TTFT p99 <= {TTFT_SLO:g} s, TPOT p99 <= {TPOT_SLO * 1e3:g} ms. Latency",
         "quantiles in findings are interpolated inside the gateway's histogram buckets (as Prometheus'",
         "histogram_quantile); replay quantiles are measured per request. Goodput: the share of requests",

@@ -7,7 +7,7 @@ What is checked, and how (nothing is imported, so this runs in a few seconds wit
   ``docs/**/*.md`` and ``data/**/README.md``. Code itself is not scanned: there a dotted name is as often an
   attribute of a variable called ``gateway``, and an import that names a missing module fails on its own.
 - Dotted names: ``DOTTED`` below, a top-level package name followed by one or more ``.identifier``, e.g.
-  ``runtime.core.kv_sizing.blocks_for_budget`` or the target of ``python -m runtime.replay``. It must not be
+  ``runtime.core.kv_sizing.blocks_for_budget`` or the target of ``python -m gateway.advise``. It must not be
   preceded by a word character, ``.``, ``/`` or ``-`` (so ``my_runtime.api``, ``configs/gateway.yaml`` and
   ``http://gateway.local`` do not count) nor followed by ``/``, ``-``, ``@`` or ``:<digit>`` (host names).
   Each part starts with a letter or ``_``, so version numbers stop the match and a sentence's full stop is

@@ -1,4 +1,6 @@
-"""The traffic-shape recorder: what ``python -m gateway.advise --replay`` replays, never what was said.
+"""The recording format, written and read in one place: the traffic-shape recorder, and what a replay reads.
+
+What ``python -m gateway.advise --replay`` replays, never what was said.
 
 Opt-in (``record: {path: ..., max_requests: 10000}`` in configs/gateway.yaml). One JSON line per answered
 request, appended as it settles:
@@ -12,21 +14,28 @@ same, which is all a replay needs to rebuild the prefix sharing (with tokens of 
 texts are never written; the numbering lives in this process only. A cache hit has no blocks (no prompt
 was encoded). ``asked`` numbers what the request asked (its repeat digest: tenant, tier, messages,
 parameters), so two lines with the same number asked the same: what a replay with an exact cache answers
-from it (``runtime.replay --try cache=exact``); null for requests that did not reach a model. ``lookup``
-is the semantic cache's verdict (exact, semantic, guard_rejected, miss, bypass, error; null with no cache)
-and ``similarity`` the best cosine it saw: what ``runtime.replay --try cache_threshold=T`` re-decides.
+from it (``python -m gateway.advise --replay ... --try cache=exact``); null for requests that did not
+reach a model. ``lookup`` is the semantic cache's verdict (exact, semantic, guard_rejected, miss, bypass,
+error; null with no cache) and ``similarity`` the best cosine it saw: what ``--try cache_threshold=T``
+re-decides (``cache_outcome``).
 After ``max_requests`` lines the recorder stops (logged once): the file stays bounded.
+
+Reading: ``load`` (the lines in arrival order), ``prompt_of`` (tokens with the recorded prefix sharing: block
+number b is always the same 16 tokens) and ``cache_outcome`` (a recorded lookup re-decided at a threshold).
+The recorder runs on the gateway's event loop (``record`` is a short locked append); the readers run in
+``python -m gateway.advise``.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import random
 import threading
 import time
 from pathlib import Path
 
-log = logging.getLogger("gateway.recorder")
+log = logging.getLogger("gateway.advise.recording")
 BLOCK = 16  # tokens per block, the engines' default block size
 
 
@@ -95,3 +104,38 @@ class Recorder:
     def close(self) -> None:
         with self._lock:
             self._file.close()
+
+
+def load(path: str | Path, *, reached_a_model: bool = True) -> list[dict]:
+    """A recording's lines, in arrival order; by default only the requests that reached a model (not
+    answered from the cache, with a prompt), which are what a replay sends."""
+    lines = [json.loads(x) for x in Path(path).expanduser().read_text().splitlines() if x.strip()]
+    if reached_a_model:
+        lines = [r for r in lines if r.get("cache") != "hit" and r.get("prompt_tokens", 0) > 0]
+    return sorted(lines, key=lambda r: r["t"])
+
+
+def prompt_of(shape: dict, index: int, vocab: int) -> list[int]:
+    """Tokens with the recorded prefix sharing: block number b is always the same 16 tokens."""
+    ids: list[int] = []
+    for b in shape.get("blocks", ()):
+        ids += random.Random(b * 7919 + 1).choices(range(100, vocab - 100), k=BLOCK)
+    rest = shape["prompt_tokens"] - len(ids)
+    if rest > 0:
+        ids += random.Random(-1 - index).choices(range(100, vocab - 100), k=rest)
+    return ids[: shape["prompt_tokens"]]
+
+
+def cache_outcome(shape: dict, threshold: float | None) -> str:
+    """A recorded line at cosine threshold ``threshold`` (None: as recorded): "hit", "unchecked" (a hit
+    only the threshold decided, which the precision checker never read) or "miss"."""
+    if threshold is None:
+        return "hit" if shape.get("cache") == "hit" else "miss"
+    lookup, sim = shape.get("lookup"), shape.get("similarity")
+    if lookup == "exact":
+        return "hit"
+    if lookup == "semantic":
+        return "hit" if sim is not None and sim >= threshold else "miss"
+    if lookup == "miss" and sim is not None and sim >= threshold:
+        return "unchecked"
+    return "miss"  # refused by the checker (its verdict stands), bypassed, failed, or below T

@@ -1,14 +1,9 @@
-"""The bottleneck doctor: the symptom-to-remedy tree walked over a gateway's live metrics.
+"""The symptom-to-remedy tree: one function per branch, ``diagnose`` walking them over parsed metrics.
 
-    python -m gateway.advise --url http://127.0.0.1:8000 [--window 15m] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
-    python -m gateway.advise --replay RECORDING --try KEY=VALUE ...     (runtime/replay.py: before/after)
-
-Reads ``GET /metrics`` once (the counters since the gateway started), or with ``--window`` asks the
-gateway for the change over the last minutes (``GET /dashboard/diagnosis``: it keeps a parsed reading of
-its registry every 30 s, ``gateway.observability.dashboard.DiagnosisHistory``, and this module's
-``subtract`` differences two). Reports findings: the symptom (``ttft``, ``tpot``, ``memory``, ``cost``),
-the cause, the evidence figures, the remedy, the configuration key to change, the traps, and the change
-as ``runtime.replay --try`` keys (``proposal``: what proves it). The tree, in the order it is walked::
+In: a ``gateway.advise.metrics.parse`` result (one scrape: since the gateway started) or a ``subtract``
+of two (a window, ``gateway.advise.history``). Out: findings: the symptom (``ttft``, ``tpot``,
+``memory``, ``cost``), the cause, the evidence figures, the remedy, the configuration key to change, the traps, and the change
+as replay keys (``proposal``: what ``gateway.advise.replay`` runs to prove it). The tree, in the order it is walked::
 
     TTFT high?  long prompts, shared, prefix cache off  -> enable_prefix_caching (first: a prefill redone
                                                            every time is also what builds a queue)
@@ -31,16 +26,10 @@ Every threshold below is a named constant, chosen from the tree's wording, not f
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import sys
-import urllib.error
-import urllib.parse
-import urllib.request
-from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+
+from gateway.advise.metrics import by_label, by_model, decode_steps, merged, parse
 
 QUEUE_SHARE = 0.5  # queue time over this share of TTFT: TTFT is waiting, not prefill
 LONG_PROMPT_TOKENS = 1024  # mean prompt tokens per request above this: "context too long"
@@ -63,137 +52,360 @@ class Finding:
     remedy: str
     key: str  # the configuration key (and value) to change
     traps: list[str] = field(default_factory=list)
-    proposal: dict = field(default_factory=dict)  # the change as runtime.replay --try keys (the proof)
-
-
-def histogram_quantile(q: float, cumulative: Sequence[tuple[float, float]]) -> float | None:
-    """The q-quantile (0 < q <= 1) of a histogram given as sorted (le, cumulative count) pairs ending at
-    +Inf, interpolated linearly inside the bucket that holds rank q*total, like Prometheus'
-    histogram_quantile: the first bucket starts at 0, a rank in the +Inf bucket answers the largest
-    finite bound. None when the histogram is empty (no observations, or no +Inf bucket)."""
-    if not cumulative or cumulative[-1][0] != math.inf:
-        return None
-    counts, running = [], 0.0
-    for _, c in cumulative:  # summed deltas may wobble by float error: force monotonic, as Prometheus does
-        running = max(running, c)
-        counts.append(running)
-    n = counts[-1]
-    if n <= 0:
-        return None
-    rank = q * n
-    lower, below = 0.0, 0.0
-    for (le, _), count in zip(cumulative, counts):
-        if count >= rank:
-            if le == math.inf:
-                return lower if len(cumulative) > 1 else None
-            if count == below:
-                return le
-            return lower + (le - lower) * (rank - below) / (count - below)
-        lower, below = le, count
-    return None  # unreachable: the +Inf bucket holds every observation
+    proposal: dict = field(default_factory=dict)  # the change as replay keys (the proof)
 
 
 @dataclass
-class Histogram:
-    buckets: list[tuple[float, float]]  # (upper bound, cumulative count), +Inf last
-    total: float = 0.0
-    count: float = 0.0
+class Signals:
+    """The figures every branch reads, computed once from the metrics (``signals``)."""
 
-    def quantile(self, q: float) -> float | None:
-        """Quantile ``q``, interpolated inside its bucket as Prometheus' histogram_quantile does."""
-        v = histogram_quantile(q, sorted(self.buckets)) if self.count else None
-        return None if v is None else round(v, 6)
+    ttft: object  # Histogram: TTFT of cache misses
+    tpot: object  # Histogram: inter-token latency
+    queue: object  # Histogram: queue time
+    lengths: object  # Histogram: prompt tokens per request
+    values: dict
+    requests: float
+    prompt_tokens: float
+    queries: float  # prefix-cache lookups (0: the prefix cache is off)
+    hit_rate: float
+    shared: float | None  # share of prompt tokens a prefix cache could reuse (None: engines did not count)
+    decode: dict | None  # the busiest engine's decode steps (metrics.decode_steps)
+    batch: float  # mean decode batch (or mean running requests per engine)
+    ttft_slo: float
+    tpot_slo: float
+    peak_gbs: float | None
 
     @property
-    def mean(self) -> float | None:
-        return self.total / self.count if self.count else None
+    def mean_prompt(self) -> float:
+        return self.prompt_tokens / self.requests
+
+    @property
+    def long(self) -> bool:
+        return self.mean_prompt > LONG_PROMPT_TOKENS
+
+    @property
+    def queue_share(self) -> float:
+        return (self.queue.mean or 0.0) / self.ttft.mean if self.ttft.mean else 0.0
 
 
-def parse(text: str) -> dict:
-    """Prometheus text -> {"values": {sample: {labels: value}}, "hists": {(name, labels): Histogram},
-    "counters": the sample names that are counters (``subtract`` differences them; gauges it keeps)}."""
-    from prometheus_client.parser import text_string_to_metric_families
-
-    values: dict = defaultdict(dict)
-    hists: dict = {}
-    counters: set = set()
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            labels = tuple(sorted((k, v) for k, v in s.labels.items() if k != "le"))
-            if family.type == "histogram":
-                h = hists.setdefault((family.name, labels), Histogram([]))
-                if s.name.endswith("_bucket"):
-                    h.buckets.append((float(s.labels["le"]), s.value))
-                elif s.name.endswith("_sum"):
-                    h.total = s.value
-                elif s.name.endswith("_count"):
-                    h.count = s.value
-            elif not s.name.endswith("_created"):
-                values[s.name][labels] = s.value
-                if family.type == "counter":
-                    counters.add(s.name)
-    return {"values": values, "hists": hists, "counters": counters}
-
-
-def _grown(new: float, old: float) -> float:
-    return new - old if new >= old else new  # a counter that went down was reset: it counts from zero
-
-
-def subtract(new: dict, old: dict) -> dict:
-    """What happened between two ``parse`` results: counters and histograms as differences (a reset
-    counts from zero, as PromQL's ``increase`` does), gauges as ``new`` reads them."""
-    values: dict = defaultdict(dict)
-    for name, series in new["values"].items():
-        before = old["values"].get(name, {})
-        for labels, v in series.items():
-            values[name][labels] = _grown(v, before.get(labels, 0.0)) if name in new["counters"] else v
-    hists = {}
-    for key, h in new["hists"].items():
-        o = old["hists"].get(key)
-        if o is None or o.count > h.count:  # new since, or reset: all of it is in the window
-            hists[key] = h
-            continue
-        was = dict(o.buckets)
-        hists[key] = Histogram(
-            [(le, c - was.get(le, 0.0)) for le, c in h.buckets], h.total - o.total, h.count - o.count
-        )
-    return {"values": values, "hists": hists, "counters": new["counters"]}
-
-
-def _merged(hists: dict, name: str, **match) -> Histogram:
-    """One histogram of ``name`` over every label set that has ``match``'s labels."""
-    out: dict[float, float] = defaultdict(float)
-    total = count = 0.0
-    for (n, labels), h in hists.items():
-        d = dict(labels)
-        if n != name or any(d.get(k) != v for k, v in match.items()):
-            continue
-        for le, cum in h.buckets:
-            out[le] += cum
-        total, count = total + h.total, count + h.count
-    return Histogram(sorted(out.items()), total, count)
-
-
-def _by_model(values: dict, name: str) -> dict[str, float]:
-    return {dict(labels).get("model", ""): v for labels, v in values.get(name, {}).items()}
-
-
-def _decode(values: dict) -> dict | None:
-    """The busiest engine's decode steps in the figures: its name, steps, mean batch, mean step, weights."""
-    steps = _by_model(values, "decode_steps_total")
-    if not steps or max(steps.values()) <= 0:
+def signals(m: dict, *, ttft_slo: float, tpot_slo: float, peak_gbs: float | None) -> Signals | None:
+    """The figures of a parsed reading; None below ``MIN_REQUESTS`` answered requests."""
+    values, hists = m["values"], m["hists"]
+    ttft = merged(hists, "time_to_first_token_seconds", cache="miss")
+    if ttft.count < MIN_REQUESTS:
         return None
-    model = max(steps, key=steps.get)
-    n = steps[model]
+    queries = sum(by_model(values, "prefix_cache_queries_total").values())
+    hits = sum(by_model(values, "prefix_cache_hits_total").values())
+    # What a prefix cache could reuse, counted by the engines with caching on or off (None: older engines)
+    shared_q = sum(by_model(values, "shared_prefix_queries_total").values())
+    shared = sum(by_model(values, "shared_prefix_tokens_total").values()) / shared_q if shared_q else None
+    running = by_model(values, "num_requests_running")
+    decode = decode_steps(values)
+    batch = decode["batch"] if decode else (sum(running.values()) / len(running) if running else 0.0)
+    return Signals(
+        ttft=ttft,
+        tpot=merged(hists, "inter_token_latency_seconds"),
+        queue=merged(hists, "request_queue_time_seconds"),
+        lengths=merged(hists, "request_prompt_tokens"),
+        values=values,
+        requests=ttft.count,
+        prompt_tokens=sum(by_model(values, "prompt_tokens_total").values()),
+        queries=queries,
+        hit_rate=hits / queries if queries else 0.0,
+        shared=shared,
+        decode=decode,
+        batch=batch,
+        ttft_slo=ttft_slo,
+        tpot_slo=tpot_slo,
+        peak_gbs=peak_gbs,
+    )
+
+
+# ---------------------------------------------------------------- TTFT: one function per cause
+
+NOT_DECODE = "high TTFT is not slow decode: quantizing weights will not fix it"
+
+
+def ttft_evidence(s: Signals) -> dict:
     return {
-        "model": model,
-        "steps": n,
-        "batch": _by_model(values, "decode_step_sequences_total").get(model, 0.0) / n,
-        "step_s": _by_model(values, "decode_step_seconds_total").get(model, 0.0) / n,
-        "weights": _by_model(values, "model_weight_bytes").get(model, 0.0),
-        "bits": _by_model(values, "model_weight_bits").get(model),
-        "chunk": _by_model(values, "max_num_batched_tokens").get(model),
+        "ttft_p50_s": s.ttft.quantile(0.5),
+        "ttft_p99_s": s.ttft.quantile(0.99),
+        "ttft_slo_s": s.ttft_slo,
+        "queue_share_of_ttft": round(s.queue_share, 3),
+        "mean_prompt_tokens": round(s.mean_prompt, 1),
+        "prompt_tokens_p50": s.lengths.quantile(0.5),
+        "prompt_tokens_p99": s.lengths.quantile(0.99),
+        "shared_prefix_share": None if s.shared is None else round(s.shared, 3),
+        "prefix_cache_hit_rate": round(s.hit_rate, 3),
     }
+
+
+def prefix_cache_off(s: Signals) -> Finding:
+    return Finding(
+        "ttft",
+        "context too long and the prefix cache is off: every prompt is prefilled from its first token",
+        ttft_evidence(s),
+        "prefix caching: a shared system prompt or conversation history is prefilled once",
+        "models[].engine.enable_prefix_caching: true",
+        [NOT_DECODE],
+        {"enable_prefix_caching": True},
+    )
+
+
+def prefix_evicted(s: Signals) -> Finding:
+    return Finding(
+        "ttft",
+        "context too long, and the shared prefixes are evicted before they are reused: prompts "
+        "begin alike, the prefix cache rarely finds them",
+        ttft_evidence(s),
+        "keep the shared blocks resident: a larger KV cache, or KV in int8 (twice the blocks)",
+        "models[].engine.kv_cache_mb: larger, or kv_dtype: int8",
+        [NOT_DECODE],
+    )
+
+
+def long_prompts(s: Signals) -> Finding:
+    return Finding(
+        "ttft",
+        "context too long: long prompts are prefilled anew each time",
+        ttft_evidence(s),
+        "drop old turns, and keep shared system prompts byte-identical so the prefix cache reuses them",
+        "tiers[].truncation: auto",
+        [NOT_DECODE],
+    )
+
+
+def queueing(s: Signals) -> Finding:
+    """Room to batch more when the engine's own decode step (what TPOT is made of, without the prefills of
+    newly admitted requests) is under half the TPOT service level: a larger max_num_seqs; else a replica."""
+    evidence = ttft_evidence(s) | {"mean_decode_batch": round(s.batch, 2), "tpot_p99_s": s.tpot.quantile(0.99)}
+    raise_batch = "a bigger batch (max_num_seqs) lets more in at once but raises every request's TPOT"
+    step_s = s.decode["step_s"] if s.decode else s.tpot.quantile(0.5)
+    evidence["mean_decode_step_ms"] = None if step_s is None else round(step_s * 1e3, 2)
+    if step_s is not None and step_s <= s.tpot_slo / 2 and s.batch >= 1:
+        seqs = 2 * math.ceil(s.batch)
+        return Finding(
+            "ttft",
+            "queueing: requests wait to be scheduled for most of their time to first token, while "
+            "the running batch is small and TPOT has room under its service level",
+            evidence,
+            "let more sequences run at once (continuous batching's cap): TPOT rises, within its level",
+            f"models[].engine.max_num_seqs: {seqs}",
+            [raise_batch + ": check TPOT in the replay"],
+            {"max_num_seqs": seqs},
+        )
+    return Finding(
+        "ttft",
+        "queueing: requests wait to be scheduled for most of their time to first token",
+        evidence,
+        "more capacity: another replica of the tier",
+        "tiers[].urls: [<another runtime server>]",
+        [raise_batch + ", which is already at its service level here"],
+    )
+
+
+def prefill_compute(s: Signals) -> Finding:
+    return Finding(
+        "ttft",
+        "prefill compute: the prompts themselves take the time",
+        ttft_evidence(s),
+        "a stronger device for prefill, or prefill/decode disaggregation",
+        "python -m runtime.server --role decode --prefill-url <prefill server>",
+        [NOT_DECODE],
+    )
+
+
+def why_ttft(s: Signals) -> Finding:
+    """Long prompts first: when their prefill is redone every time, it is also what builds the queue (each
+    request waits behind the previous one's prefill), and capacity would only hide it."""
+    reusable = s.shared is None or s.shared >= SHARED_PREFIX  # unknown: assume, as before engines counted it
+    if s.long and s.queries == 0 and reusable:
+        return prefix_cache_off(s)
+    if s.long and s.queries and s.hit_rate < COLD_PREFIX and s.shared is not None and s.shared >= SHARED_PREFIX:
+        return prefix_evicted(s)
+    if s.long and s.hit_rate < COLD_PREFIX:
+        return long_prompts(s)
+    if s.queue_share > QUEUE_SHARE:
+        return queueing(s)
+    return prefill_compute(s)
+
+
+# ---------------------------------------------------------------- TPOT: one function per cause
+
+
+def tpot_evidence(s: Signals) -> dict:
+    evidence = {"tpot_p50_s": s.tpot.quantile(0.5), "tpot_p99_s": s.tpot.quantile(0.99), "tpot_slo_s": s.tpot_slo}
+    if s.decode is None:
+        return evidence | {"mean_running_per_engine": round(s.batch, 2)}
+    step_s, weights = s.decode["step_s"], s.decode["weights"]  # the engines' own decode steps
+    evidence |= {
+        "model": s.decode["model"],
+        "decode_steps": int(s.decode["steps"]),
+        "mean_decode_batch": round(s.batch, 2),
+        "mean_decode_step_ms": round(step_s * 1e3, 2),
+        "weight_mb": round(weights / 1e6, 1),
+        # every decode step reads every weight once: this is the rate the step sustains doing so
+        "weights_read_gb_per_s": round(weights / step_s / 1e9, 2) if step_s else None,
+    }
+    if s.peak_gbs:  # the roofline: the step can be no faster than the weights' read at peak bandwidth
+        evidence["roofline_step_ms"] = round(weights / (s.peak_gbs * 1e9) * 1e3, 3)
+    return evidence
+
+
+def interfered(s: Signals) -> bool:
+    p50 = s.tpot.quantile(0.5)
+    return bool(s.decode and s.decode["step_s"] and p50 is not None and p50 > INTERFERENCE * s.decode["step_s"])
+
+
+def prefill_interference(s: Signals) -> Finding:
+    chunk = int(s.decode.get("chunk") or 0)
+    half = max(16, chunk // 2) if chunk > 16 else None
+    evidence = tpot_evidence(s) | {
+        "tpot_p50_in_decode_steps": round(s.tpot.quantile(0.5) / s.decode["step_s"], 1),
+        "max_num_batched_tokens": chunk,
+    }
+    return Finding(
+        "tpot",
+        "prefill interference: decoding sequences wait behind other requests' prefill chunks (the "
+        "engine's own decode steps are a fraction of TPOT)",
+        evidence,
+        "shorter prefill chunks, so each step holds less prompt; or prefill on servers of its own",
+        f"models[].engine.max_num_batched_tokens: {half}"
+        if half
+        else "python -m runtime.server --role decode --prefill-url <prefill server>",
+        [
+            "a smaller chunk spreads each prompt over more steps: TTFT rises",
+            "the decode step itself is fast: quantizing weights will not fix this",
+        ],
+        {"max_num_batched_tokens": half} if half else {},
+    )
+
+
+def bandwidth_bound(s: Signals) -> Finding:
+    bits = s.decode.get("bits") if s.decode else None
+    if bits is None or bits > 8:  # float weights (or an engine that does not say): 8 bits
+        remedy, quant = "weight quantization: int8 reads a quarter of float32's bytes per token", "int8"
+    elif bits == 8:
+        remedy, quant = "weight quantization: int4 reads half of int8's bytes (check the quality)", "int4"
+    else:
+        remedy, quant = "the weights are already 4-bit: a device with more memory bandwidth", None
+    return Finding(
+        "tpot",
+        "bandwidth-bound: one or two sequences per step, so each token costs a full read of the weights",
+        tpot_evidence(s) | {"weight_bits": bits},
+        remedy,
+        f"models[].engine.weight_quant: {quant}" if quant else "a faster device (HBM)",
+        ["a bigger batch does not make one stream faster: it only shares the read"],
+        {"weight_quant": quant} if quant else {},
+    )
+
+
+def big_batch(s: Signals) -> Finding:
+    seqs = max(1, math.floor(s.batch / 4))
+    return Finding(
+        "tpot",
+        "the batch is the cost: many sequences share each step",
+        tpot_evidence(s),
+        "cap the batch (or add a replica): each step gets shorter, the queue longer",
+        f"models[].engine.max_num_seqs: {seqs}",
+        ["a bigger batch raises TPOT: do not raise max_num_seqs to fix queueing here"],
+        {"max_num_seqs": seqs},
+    )
+
+
+def why_tpot(s: Signals) -> Finding:
+    if interfered(s):
+        return prefill_interference(s)
+    if s.batch < FEW_RUNNING:
+        return bandwidth_bound(s)
+    return big_batch(s)
+
+
+# ---------------------------------------------------------------- memory and cost
+
+
+def kv_exhausted(s: Signals) -> list[Finding]:
+    """One finding per engine whose KV cache filled up (over a window: the peak the dashboard sampled)
+    while it preempted requests."""
+    kv = by_model(s.values, "kv_cache_usage_perc")
+    return [
+        Finding(
+            "memory",
+            f"KV too big for the cache on {model}: it filled up and requests were preempted (recomputed)",
+            {"kv_cache_usage": round(kv.get(model, 0.0), 3), "preemptions": n},
+            "store the KV in int8 (half the bytes: twice the tokens), or fewer / shorter sequences",
+            "models[].engine.kv_dtype: int8",
+            ["preemption recomputes: it costs prefill time, so it shows as TTFT and TPOT too"],
+            {"kv_dtype": "int8"},
+        )
+        for model, n in by_model(s.values, "num_preemptions_total").items()
+        if n > 0 and kv.get(model, 0.0) > KV_FULL
+    ]
+
+
+def spend_by_tier(s: Signals) -> dict[str, float]:
+    return by_label(s.values, "gateway_cost_usd_total", "tier")
+
+
+def priciest_tier(s: Signals, prices: dict | None) -> Finding | None:
+    spend = spend_by_tier(s)
+    total = sum(spend.values())
+    if not (total > 0 and prices):
+        return None
+    priciest = max(prices, key=lambda t: prices[t])
+    share = spend.get(priciest, 0.0) / total
+    if share <= EXPENSIVE_SHARE or len(prices) < 2:
+        return None
+    cheaper = min(prices, key=lambda t: prices[t])
+    return Finding(
+        "cost",
+        f"model too big: {share:.0%} of the spend is on {priciest}, the priciest tier",
+        {"spend_usd": {k: round(v, 6) for k, v in spend.items()}, "priciest": priciest},
+        "send what a smaller tier can do there (model: auto), with the big one as its fallback",
+        f"router.default: {cheaper} (or model: auto)",
+        ["a smaller model answers some requests worse: check the quality (scripts/bench_tiers.py)"],
+        {"tier": cheaper},
+    )
+
+
+def repeated_calls(s: Signals) -> Finding | None:
+    total = sum(spend_by_tier(s).values())
+    repeated = sum(by_label(s.values, "gateway_repeated_requests_total", "tier").values())
+    repeated_cost = sum(by_label(s.values, "gateway_repeated_cost_usd_total", "tier").values())
+    if not (total > 0 and repeated_cost / total > REPEAT_SHARE):
+        return None
+    lookups = by_label(s.values, "gateway_cache_lookups_total", "result")
+    looked = sum(lookups.values())
+    evidence = {
+        "repeated_requests": int(repeated),
+        "model_requests": int(s.requests),
+        "repeated_share_of_spend": round(repeated_cost / total, 3),
+        "repeated_cost_usd": round(repeated_cost, 6),
+        "cache_lookups": int(looked),
+        "cache_bypassed": int(lookups.get("bypass", 0)),
+    }
+    if looked == 0:
+        cause, remedy, key = (
+            "repeated calls: the same questions reach a model again and no cache answers them",
+            "the semantic cache: repeats (and paraphrases) are answered from it at no model cost",
+            "cache.enabled: true (configs/gateway.yaml; without --no-cache)",
+        )
+    elif lookups.get("bypass", 0) > looked / 2:
+        cause, remedy, key = (
+            "repeated calls bypass the cache: their sampling settings keep them out of it",
+            "let seeded (or all) sampled requests use the cache, or ask repeatable questions at temperature 0",
+            "cache.cache_sampled: seeded (or always)",
+        )
+    else:
+        cause, remedy, key = (
+            "repeated calls miss the cache: its answers are not stored or not found",
+            "check Cache-Control: no-store on the clients and the store's errors (gateway_cache_unavailable_total)",
+            "cache.max_false_hit_rate: higher, if scripts/eval_cache.py shows the recall it buys is worth it",
+        )
+    return Finding("cost", cause, evidence, remedy, key, [], {"cache": "exact"})
+
+
+# ---------------------------------------------------------------- the tree
 
 
 def diagnose(
@@ -203,282 +415,23 @@ def diagnose(
     tpot_slo: float = TPOT_SLO,
     prices: dict | None = None,
     peak_gbs: float | None = None,
-):
+) -> list[Finding]:
     """Findings for one scrape's text, or for a ``parse`` result (``subtract``: a window of it); a list,
-    empty for a healthy gateway or too little traffic. Each finding's ``proposal`` is the change as
-    ``runtime.replay --try`` keys: what ``--replay`` runs to prove it (empty where a replay on one engine
-    cannot show it, such as another replica)."""
+    empty for a healthy gateway or too little traffic. Each finding's ``proposal`` is the change as replay
+    keys (empty where a replay on one engine cannot show it, such as another replica)."""
     m = parse(metrics) if isinstance(metrics, str) else metrics
-    values, hists = m["values"], m["hists"]
-    ttft = _merged(hists, "time_to_first_token_seconds", cache="miss")
-    tpot = _merged(hists, "inter_token_latency_seconds")
-    queue = _merged(hists, "request_queue_time_seconds")
-    if ttft.count < MIN_REQUESTS:
+    s = signals(m, ttft_slo=ttft_slo, tpot_slo=tpot_slo, peak_gbs=peak_gbs)
+    if s is None:
         return []
     findings: list[Finding] = []
-    prompt = sum(_by_model(values, "prompt_tokens_total").values())
-    requests = ttft.count
-    queries = sum(_by_model(values, "prefix_cache_queries_total").values())
-    hits = sum(_by_model(values, "prefix_cache_hits_total").values())
-    hit_rate = hits / queries if queries else 0.0
-    # What a prefix cache could reuse, counted by the engines with caching on or off (None: older engines)
-    shared_q = sum(_by_model(values, "shared_prefix_queries_total").values())
-    shared = sum(_by_model(values, "shared_prefix_tokens_total").values()) / shared_q if shared_q else None
-    lengths = _merged(hists, "request_prompt_tokens")
-    running = _by_model(values, "num_requests_running")
-    decode = _decode(values)
-    batch = decode["batch"] if decode else (sum(running.values()) / len(running) if running else 0.0)
-    tpot_p99 = tpot.quantile(0.99)
-
-    ttft_p99, ttft_p50 = ttft.quantile(0.99), ttft.quantile(0.5)
+    ttft_p99, tpot_p99 = s.ttft.quantile(0.99), s.tpot.quantile(0.99)
     if ttft_p99 is not None and ttft_p99 > ttft_slo:
-        share = (queue.mean or 0.0) / ttft.mean if ttft.mean else 0.0
-        mean_prompt = prompt / requests
-        evidence = {
-            "ttft_p50_s": ttft_p50,
-            "ttft_p99_s": ttft_p99,
-            "ttft_slo_s": ttft_slo,
-            "queue_share_of_ttft": round(share, 3),
-            "mean_prompt_tokens": round(mean_prompt, 1),
-            "prompt_tokens_p50": lengths.quantile(0.5),
-            "prompt_tokens_p99": lengths.quantile(0.99),
-            "shared_prefix_share": None if shared is None else round(shared, 3),
-            "prefix_cache_hit_rate": round(hit_rate, 3),
-        }
-        long = mean_prompt > LONG_PROMPT_TOKENS
-        reusable = shared is None or shared >= SHARED_PREFIX  # unknown: assume, as before engines counted it
-        not_decode = "high TTFT is not slow decode: quantizing weights will not fix it"
-        # Long prompts first: when their prefill is redone every time, it is also what builds the queue
-        # (each request waits behind the previous one's prefill), and capacity would only hide it.
-        if long and queries == 0 and reusable:
-            findings.append(
-                Finding(
-                    "ttft",
-                    "context too long and the prefix cache is off: every prompt is prefilled from its first token",
-                    evidence,
-                    "prefix caching: a shared system prompt or conversation history is prefilled once",
-                    "models[].engine.enable_prefix_caching: true",
-                    [not_decode],
-                    {"enable_prefix_caching": True},
-                )
-            )
-        elif long and queries and hit_rate < COLD_PREFIX and shared is not None and shared >= SHARED_PREFIX:
-            findings.append(
-                Finding(
-                    "ttft",
-                    "context too long, and the shared prefixes are evicted before they are reused: prompts "
-                    "begin alike, the prefix cache rarely finds them",
-                    evidence,
-                    "keep the shared blocks resident: a larger KV cache, or KV in int8 (twice the blocks)",
-                    "models[].engine.kv_cache_mb: larger, or kv_dtype: int8",
-                    [not_decode],
-                )
-            )
-        elif long and hit_rate < COLD_PREFIX:
-            findings.append(
-                Finding(
-                    "ttft",
-                    "context too long: long prompts are prefilled anew each time",
-                    evidence,
-                    "drop old turns, and keep shared system prompts byte-identical so the prefix cache reuses them",
-                    "tiers[].truncation: auto",
-                    [not_decode],
-                )
-            )
-        elif share > QUEUE_SHARE:
-            evidence |= {"mean_decode_batch": round(batch, 2), "tpot_p99_s": tpot_p99}
-            raise_batch = "a bigger batch (max_num_seqs) lets more in at once but raises every request's TPOT"
-            # Room to batch more: the engine's own decode step (what TPOT is made of, without the prefills
-            # of newly admitted requests) is under half the TPOT service level.
-            step_s = decode["step_s"] if decode else tpot.quantile(0.5)
-            evidence["mean_decode_step_ms"] = None if step_s is None else round(step_s * 1e3, 2)
-            if step_s is not None and step_s <= tpot_slo / 2 and batch >= 1:
-                seqs = 2 * math.ceil(batch)
-                findings.append(
-                    Finding(
-                        "ttft",
-                        "queueing: requests wait to be scheduled for most of their time to first token, while "
-                        "the running batch is small and TPOT has room under its service level",
-                        evidence,
-                        "let more sequences run at once (continuous batching's cap): TPOT rises, within its level",
-                        f"models[].engine.max_num_seqs: {seqs}",
-                        [raise_batch + ": check TPOT in the replay"],
-                        {"max_num_seqs": seqs},
-                    )
-                )
-            else:
-                findings.append(
-                    Finding(
-                        "ttft",
-                        "queueing: requests wait to be scheduled for most of their time to first token",
-                        evidence,
-                        "more capacity: another replica of the tier",
-                        "tiers[].urls: [<another runtime server>]",
-                        [raise_batch + ", which is already at its service level here"],
-                    )
-                )
-        else:
-            findings.append(
-                Finding(
-                    "ttft",
-                    "prefill compute: the prompts themselves take the time",
-                    evidence,
-                    "a stronger device for prefill, or prefill/decode disaggregation",
-                    "python -m runtime.server --role decode --prefill-url <prefill server>",
-                    [not_decode],
-                )
-            )
-
+        findings.append(why_ttft(s))
     if tpot_p99 is not None and tpot_p99 > tpot_slo:
-        evidence = {"tpot_p50_s": tpot.quantile(0.5), "tpot_p99_s": tpot_p99, "tpot_slo_s": tpot_slo}
-        if decode is not None:  # the engines' own decode steps: batch, step time, the weights' read rate
-            step_s, weights = decode["step_s"], decode["weights"]
-            evidence |= {
-                "model": decode["model"],
-                "decode_steps": int(decode["steps"]),
-                "mean_decode_batch": round(batch, 2),
-                "mean_decode_step_ms": round(step_s * 1e3, 2),
-                "weight_mb": round(weights / 1e6, 1),
-                # every decode step reads every weight once: this is the rate the step sustains doing so
-                "weights_read_gb_per_s": round(weights / step_s / 1e9, 2) if step_s else None,
-            }
-            if peak_gbs:  # the roofline: the step can be no faster than the weights' read at peak bandwidth
-                evidence["roofline_step_ms"] = round(weights / (peak_gbs * 1e9) * 1e3, 3)
-        else:
-            evidence["mean_running_per_engine"] = round(batch, 2)
-        tpot_p50 = tpot.quantile(0.5)
-        if decode and decode["step_s"] and tpot_p50 is not None and tpot_p50 > INTERFERENCE * decode["step_s"]:
-            chunk = int(decode.get("chunk") or 0)
-            half = max(16, chunk // 2) if chunk > 16 else None
-            evidence |= {
-                "tpot_p50_in_decode_steps": round(tpot_p50 / decode["step_s"], 1),
-                "max_num_batched_tokens": chunk,
-            }
-            findings.append(
-                Finding(
-                    "tpot",
-                    "prefill interference: decoding sequences wait behind other requests' prefill chunks (the "
-                    "engine's own decode steps are a fraction of TPOT)",
-                    evidence,
-                    "shorter prefill chunks, so each step holds less prompt; or prefill on servers of its own",
-                    f"models[].engine.max_num_batched_tokens: {half}"
-                    if half
-                    else "python -m runtime.server --role decode --prefill-url <prefill server>",
-                    [
-                        "a smaller chunk spreads each prompt over more steps: TTFT rises",
-                        "the decode step itself is fast: quantizing weights will not fix this",
-                    ],
-                    {"max_num_batched_tokens": half} if half else {},
-                )
-            )
-        elif batch < FEW_RUNNING:
-            bits = decode.get("bits") if decode else None
-            evidence["weight_bits"] = bits
-            cause = "bandwidth-bound: one or two sequences per step, so each token costs a full read of the weights"
-            trap = "a bigger batch does not make one stream faster: it only shares the read"
-            if bits is None or bits > 8:  # float weights (or an engine that does not say): 8 bits
-                remedy, quant = "weight quantization: int8 reads a quarter of float32's bytes per token", "int8"
-            elif bits == 8:
-                remedy, quant = "weight quantization: int4 reads half of int8's bytes (check the quality)", "int4"
-            else:
-                remedy, quant = "the weights are already 4-bit: a device with more memory bandwidth", None
-            findings.append(
-                Finding(
-                    "tpot",
-                    cause,
-                    evidence,
-                    remedy,
-                    f"models[].engine.weight_quant: {quant}" if quant else "a faster device (HBM)",
-                    [trap],
-                    {"weight_quant": quant} if quant else {},
-                )
-            )
-        else:
-            seqs = max(1, math.floor(batch / 4))
-            findings.append(
-                Finding(
-                    "tpot",
-                    "the batch is the cost: many sequences share each step",
-                    evidence,
-                    "cap the batch (or add a replica): each step gets shorter, the queue longer",
-                    f"models[].engine.max_num_seqs: {seqs}",
-                    ["a bigger batch raises TPOT: do not raise max_num_seqs to fix queueing here"],
-                    {"max_num_seqs": seqs},
-                )
-            )
-
-    kv = _by_model(values, "kv_cache_usage_perc")  # over a window: the peak the dashboard sampled in it
-    preempt = _by_model(values, "num_preemptions_total")
-    for model, n in preempt.items():
-        if n > 0 and kv.get(model, 0.0) > KV_FULL:
-            findings.append(
-                Finding(
-                    "memory",
-                    f"KV too big for the cache on {model}: it filled up and requests were preempted (recomputed)",
-                    {"kv_cache_usage": round(kv.get(model, 0.0), 3), "preemptions": n},
-                    "store the KV in int8 (half the bytes: twice the tokens), or fewer / shorter sequences",
-                    "models[].engine.kv_dtype: int8",
-                    ["preemption recomputes: it costs prefill time, so it shows as TTFT and TPOT too"],
-                    {"kv_dtype": "int8"},
-                )
-            )
-
-    spend = {dict(labels).get("tier", ""): v for labels, v in values.get("gateway_cost_usd_total", {}).items()}
-    total = sum(spend.values())
-    if total > 0 and prices:
-        priciest = max(prices, key=lambda t: prices[t])
-        share = spend.get(priciest, 0.0) / total
-        if share > EXPENSIVE_SHARE and len(prices) > 1:
-            cheaper = min(prices, key=lambda t: prices[t])
-            findings.append(
-                Finding(
-                    "cost",
-                    f"model too big: {share:.0%} of the spend is on {priciest}, the priciest tier",
-                    {"spend_usd": {k: round(v, 6) for k, v in spend.items()}, "priciest": priciest},
-                    "send what a smaller tier can do there (model: auto), with the big one as its fallback",
-                    f"router.default: {cheaper} (or model: auto)",
-                    ["a smaller model answers some requests worse: check the quality (scripts/bench_tiers.py)"],
-                    {"tier": cheaper},
-                )
-            )
-
-    repeated = sum(_by_model_of(values, "gateway_repeated_requests_total", "tier").values())
-    repeated_cost = sum(_by_model_of(values, "gateway_repeated_cost_usd_total", "tier").values())
-    if total > 0 and repeated_cost / total > REPEAT_SHARE:
-        lookups = {dict(k).get("result", ""): v for k, v in values.get("gateway_cache_lookups_total", {}).items()}
-        looked = sum(lookups.values())
-        evidence = {
-            "repeated_requests": int(repeated),
-            "model_requests": int(requests),
-            "repeated_share_of_spend": round(repeated_cost / total, 3),
-            "repeated_cost_usd": round(repeated_cost, 6),
-            "cache_lookups": int(looked),
-            "cache_bypassed": int(lookups.get("bypass", 0)),
-        }
-        if looked == 0:
-            cause, remedy, key = (
-                "repeated calls: the same questions reach a model again and no cache answers them",
-                "the semantic cache: repeats (and paraphrases) are answered from it at no model cost",
-                "cache.enabled: true (configs/gateway.yaml; without --no-cache)",
-            )
-        elif lookups.get("bypass", 0) > looked / 2:
-            cause, remedy, key = (
-                "repeated calls bypass the cache: their sampling settings keep them out of it",
-                "let seeded (or all) sampled requests use the cache, or ask repeatable questions at temperature 0",
-                "cache.cache_sampled: seeded (or always)",
-            )
-        else:
-            cause, remedy, key = (
-                "repeated calls miss the cache: its answers are not stored or not found",
-                "check Cache-Control: no-store on the clients and the store's errors (gateway_cache_unavailable_total)",
-                "cache.max_false_hit_rate: higher, if scripts/eval_cache.py shows the recall it buys is worth it",
-            )
-        findings.append(Finding("cost", cause, evidence, remedy, key, [], {"cache": "exact"}))
+        findings.append(why_tpot(s))
+    findings += kv_exhausted(s)
+    findings += [f for f in (priciest_tier(s, prices), repeated_calls(s)) if f is not None]
     return findings
-
-
-def _by_model_of(values: dict, name: str, label: str) -> dict[str, float]:
-    return {dict(labels).get(label, ""): v for labels, v in values.get(name, {}).items()}
 
 
 def report(
@@ -496,74 +449,7 @@ def report(
     return {
         "window_s": None if window_s is None else round(window_s, 1),
         "slo": {"ttft_p99_s": ttft_slo, "tpot_p99_s": tpot_slo},
-        "requests": int(_merged(m["hists"], "time_to_first_token_seconds", cache="miss").count),
+        "requests": int(merged(m["hists"], "time_to_first_token_seconds", cache="miss").count),
         "min_requests": MIN_REQUESTS,
         "findings": [asdict(f) for f in findings],
     }
-
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--url", default="http://127.0.0.1:8000")
-    p.add_argument("--window", help="the last 15m, 90s, 2h (the gateway keeps two hours); default: since start")
-    p.add_argument("--ttft-slo", type=float, default=TTFT_SLO, help="seconds, p99")
-    p.add_argument("--tpot-slo", type=float, default=TPOT_SLO, help="seconds, p99")
-    p.add_argument("--peak-gbs", type=float, default=None, help="the device's memory bandwidth, GB/s (roofline)")
-    p.add_argument("--key", default=None, help="the admin key, when /metrics needs one")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--replay", metavar="RECORDING", help="replay a recording (gateway/recorder.py) instead")
-    p.add_argument("--try", dest="try_", action="append", default=[], metavar="KEY=VALUE", help="with --replay")
-    p.add_argument("--base", action="append", default=[], metavar="KEY=VALUE", help="with --replay")
-    p.add_argument("--model", default="smollm2-135m", help="with --replay: the model to replay on")
-    args = p.parse_args(argv)
-    if args.replay:  # the engine runs in its own process: the gateway never loads JAX (runtime/replay.py)
-        import subprocess
-
-        cmd = [sys.executable, "-m", "runtime.replay", args.replay, "--model", args.model]
-        cmd += [f"--ttft-slo={args.ttft_slo}", f"--tpot-slo={args.tpot_slo}"] + (["--json"] if args.json else [])
-        for flag, items in (("--try", args.try_), ("--base", args.base)):
-            for kv in items:
-                cmd += [flag, kv]
-        return subprocess.call(cmd)
-    headers = {"Authorization": f"Bearer {args.key}"} if args.key else {}
-
-    def get(path: str):
-        with urllib.request.urlopen(urllib.request.Request(args.url + path, headers=headers), timeout=10) as r:
-            return r.read().decode()
-
-    try:
-        if args.window:  # the gateway differences its own readings (gateway/observability/dashboard.py)
-            query = urllib.parse.urlencode(
-                {"window": args.window, "ttft_slo": args.ttft_slo, "tpot_slo": args.tpot_slo}
-            )
-            body = json.loads(get(f"/dashboard/diagnosis?{query}"))
-        else:  # one scrape: the counters since the gateway started
-            cards = json.loads(get("/v1/models"))["data"]
-            prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
-            body = report(
-                get("/metrics"), ttft_slo=args.ttft_slo, tpot_slo=args.tpot_slo, prices=prices, peak_gbs=args.peak_gbs
-            )
-    except urllib.error.HTTPError as exc:
-        detail = exc.read().decode(errors="replace")[:300]
-        print(f"error: {args.url} answered {exc.code}: {detail}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"error: cannot read {args.url}: {exc}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(body, indent=2))
-        return 0
-    span = "since the gateway started" if body["window_s"] is None else f"over the last {body['window_s']:.0f} s"
-    print(f"{body['requests']} answered requests {span}")
-    if not body["findings"]:
-        print(f"no finding: within the service levels (or fewer than {MIN_REQUESTS} requests)")
-    for f in body["findings"]:
-        print(f"[{f['symptom']}] {f['cause']}\n  evidence: {json.dumps(f['evidence'])}")
-        print(f"  remedy: {f['remedy']}\n  change: {f['key']}")
-        for t in f["traps"]:
-            print(f"  trap: {t}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -85,7 +85,7 @@ class CorsConfig:
 
 @dataclass(frozen=True, config=STRICT)
 class RecordConfig:
-    """The traffic-shape recorder (gateway/recorder.py): lengths and prefix sharing, never text."""
+    """The traffic-shape recorder (gateway/advise/recording.py): lengths and prefix sharing, never text."""
 
     path: NonEmptyStr
     max_requests: int = Field(10000, ge=1)

@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiohttp import web
-from prometheus_client import generate_latest
 
-from gateway import advise, keys
+from gateway import keys
+from gateway.advise import metrics, symptoms
+from gateway.advise.history import DiagnosisHistory
 from runtime.serving.errors import APIError, invalid
 
 log = logging.getLogger("gateway.dashboard")
@@ -130,7 +131,7 @@ def bucket_deltas(new: Snapshot, old: Snapshot, histogram: str) -> list[tuple[fl
     return sorted((le, counter_delta(c, b_old.get(le, 0.0))) for le, c in b_new.items())
 
 
-histogram_quantile = advise.histogram_quantile  # Prometheus' interpolation, shared with the advisor
+histogram_quantile = metrics.histogram_quantile  # Prometheus' interpolation, shared with the advisor
 
 
 # ---------------------------------------------------------------- pure functions: series
@@ -317,45 +318,6 @@ def parse_window(text: str) -> float:
     return seconds
 
 
-class DiagnosisHistory:
-    """The whole registry, parsed (``gateway.advise.parse``), every ``interval`` seconds for ``keep``
-    readings (30 s x 240: the last two hours). A diagnosis over a window differences the registry now with
-    the last reading at least ``window`` old (``advise.subtract``); a gateway younger than the window is
-    diagnosed over its whole life (counters start at zero), and the answer says which it was."""
-
-    EMPTY = {"values": {}, "hists": {}, "counters": set()}
-
-    def __init__(self, registry_of: Callable[[], object], *, interval: float = 30.0, keep: int = 240, clock=time.time):
-        self.registry_of, self.interval, self.clock = registry_of, interval, clock
-        self.ring: deque[tuple[float, dict]] = deque(maxlen=keep)
-        self.started = clock()
-        self._last = -math.inf
-
-    def read(self) -> dict:
-        return advise.parse(generate_latest(self.registry_of()).decode())
-
-    def tick(self) -> None:
-        """Record a reading when ``interval`` has passed since the last (the dashboard's sampler calls it)."""
-        now = self.clock()
-        if now - self._last >= self.interval:
-            try:
-                self.ring.append((now, self.read()))
-            except Exception:
-                log.warning("diagnosis: reading the metrics registry failed", exc_info=True)
-            self._last = now
-
-    def window(self, seconds: float) -> tuple[dict, float]:
-        """(the registry's change over the last ``seconds``, the seconds that change covers)."""
-        now = self.clock()
-        base_t, base = self.started, self.EMPTY
-        for t, reading in self.ring:  # oldest first: the last reading at least ``seconds`` old
-            if now - t >= seconds:
-                base_t, base = t, reading
-            else:
-                break
-        return advise.subtract(self.read(), base), now - base_t
-
-
 # ---------------------------------------------------------------- the app side
 
 
@@ -430,7 +392,7 @@ class Dashboard:
         except ValueError as exc:
             raise invalid(str(exc), param="window") from None
         slo = {}
-        for name, default in (("ttft_slo", advise.TTFT_SLO), ("tpot_slo", advise.TPOT_SLO), ("peak_gbs", None)):
+        for name, default in (("ttft_slo", symptoms.TTFT_SLO), ("tpot_slo", symptoms.TPOT_SLO), ("peak_gbs", None)):
             if default is None and name not in q:
                 continue
             try:
@@ -452,7 +414,7 @@ class Dashboard:
             if snap.t >= since:
                 for labels, v in snap.get("kv_cache_usage_perc").items():
                     kv[labels] = max(kv.get(labels, 0.0), v)
-        body = advise.report(delta, window_s=covered, prices=self.prices_of(), **slo)
+        body = symptoms.report(delta, window_s=covered, prices=self.prices_of(), **slo)
         body["requested_window_s"] = window
         return web.json_response(body, headers={"Cache-Control": "no-store"})
 

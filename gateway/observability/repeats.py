@@ -1,8 +1,8 @@
 """Repeated requests: how much of the traffic that reached a model asked exactly what was asked before.
 
-The advisor's "repeated calls" branch (``gateway.advise``: cost -> a semantic cache) needs this figure
-whether or not a cache is running: with no cache, nothing else in the gateway sees a repeat. A request
-that reached a model (a cache miss or a bypass) is keyed by a digest of what makes its answer (tenant,
+The advisor's "repeated calls" branch (``gateway.advise.symptoms.repeated_calls``: cost -> a semantic
+cache) needs this figure whether or not a cache is running: with no cache, nothing else in the gateway
+sees a repeat. A request that reached a model (a cache miss or a bypass) is keyed by a digest of what makes its answer (tenant,
 routed tier, messages, the answer-changing parameters: the cache scope's parts); a key seen among the last
 ``capacity`` keys is a repeat, counted with its cost in ``gateway_repeated_requests_total`` and
 ``gateway_repeated_cost_usd_total``. Only 16-byte digests are kept, never text; an LRU bounds memory

@@ -53,7 +53,7 @@ class KVCacheManager:
     admission also had, among the last ``SEEN_PREFIXES`` block hashes seen (an LRU of ints, ~2 MB at
     most: the full blocks of each admitted prompt, and at ``free`` of its answer too, since the next turn
     of a chat begins with it). ``shared_prefix_tokens / shared_prefix_queries`` is the bottleneck
-    advisor's shared-prefix share (gateway/advise.py).
+    advisor's shared-prefix share (gateway/advise/symptoms.py).
     """
 
     SEEN_PREFIXES = 32768

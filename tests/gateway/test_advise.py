@@ -176,8 +176,7 @@ def test_the_command_reads_a_live_gateway(capsys):
 
 
 def test_the_recorder_keeps_shapes_and_sharing_never_tokens(tmp_path):
-    from gateway.recorder import Recorder
-    from runtime.replay import load
+    from gateway.advise.recording import Recorder, load
 
     clock = iter([100.0, 100.5, 101.0, 102.0]).__next__
     rec = Recorder(tmp_path / "r.jsonl", max_requests=3, clock=clock)
@@ -216,7 +215,7 @@ def test_a_window_sees_only_what_happened_in_it():
     """Slow requests long ago and fast ones lately: the lifetime figures still breach the service level,
     the last window's do not; a reset counter counts from zero; gauges are read, not differenced."""
     from gateway.advise import parse, subtract
-    from gateway.observability.dashboard import DiagnosisHistory
+    from gateway.advise.history import DiagnosisHistory
 
     m = GatewayMetrics(lambda: {"small": Engine(kv=0.5)})
     now = [1000.0]

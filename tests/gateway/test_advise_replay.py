@@ -1,6 +1,6 @@
-"""runtime.replay on the tiny model: a recorded shape replays with its prefix sharing (the prefix cache
-finds it only where it is on), an exact cache answers repeats of answered requests, costs follow the
-tier prices, and bad keys are refused plainly."""
+"""gateway.advise.replay on the tiny model (runtime.replay driving the engine): a recorded shape replays
+with its prefix sharing (the prefix cache finds it only where it is on), an exact cache answers repeats of
+answered requests, costs follow the tier prices, and bad keys are refused plainly."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import json
 
 import pytest
 
-from runtime.replay import cache_outcome, load, main, parse_try, prompt_of, replay
+from gateway.advise import main
+from gateway.advise.recording import cache_outcome, load, prompt_of
+from gateway.advise.replay import parse_try, replay
 from tests.support.engines import tiny_config
 
 PRICES = {"small": (0.1, 0.4), "large": (0.6, 2.4)}
@@ -115,4 +117,4 @@ def test_keys_are_checked_and_recordings_filtered(tmp_path, capsys):
     assert [x["t"] for x in load(rec)] == [0.5, 2.0]
     empty = tmp_path / "e.jsonl"
     empty.write_text(json.dumps({"t": 1.0, "prompt_tokens": 3, "cache": "hit"}))
-    assert main([str(empty)]) == 2 and "no request that reached a model" in capsys.readouterr().err
+    assert main(["--replay", str(empty)]) == 2 and "no request that reached a model" in capsys.readouterr().err

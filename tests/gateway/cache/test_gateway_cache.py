@@ -87,7 +87,7 @@ def test_semantic_hit_and_scopes(server):
 def test_the_recording_keeps_each_lookup_for_a_threshold_replay(server):
     """Every answered request's lookup kind and best similarity go to the recording (never its text), and
     a cache-threshold replay re-decides them: a stricter threshold turns the semantic hit into a miss."""
-    from runtime.replay import cache_outcome, load
+    from gateway.advise.recording import cache_outcome, load
 
     q = "Where do herons build their nests?"
     stop = stop_for(server, q)
