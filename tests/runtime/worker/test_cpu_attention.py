@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -17,6 +21,7 @@ import numpy as np
 import pytest
 
 from runtime.api import EngineConfig, SamplingParams
+from runtime.platform import cpu_info
 from runtime.worker import cpu_attention
 from runtime.worker.cpu_attention import ragged_paged_attention_cpu
 from tests.support.attention_cases import (
@@ -220,6 +225,31 @@ def test_fallback_without_a_compiler(monkeypatch, tmp_path, caplog):
     assert cpu_attention._KERNELS.state["available"] is False
     assert len([r for r in caplog.records if "cannot build" in r.getMessage()]) == 1
     np.testing.assert_array_equal(np.asarray(got), np.asarray(run_xla(b, sm_scale=0.3)))
+
+
+def test_the_kernel_runs_the_requested_instruction_set():
+    isa = os.environ.get("JAXSERVE_KERNEL_ISA", "native")
+    assert cpu_attention.kernel_isa() == (cpu_info()["isa_path"] if isa == "native" else isa.removesuffix("_float"))
+
+
+# The instruction-set paths below this CPU's own (JAXSERVE_KERNEL_ISA, as the matmul kernels' tests do).
+LOWER_ISAS = {"avx512": ["avx2", "portable"], "avx2": ["portable"]}.get(cpu_info()["isa_path"], [])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("isa", LOWER_ISAS or [pytest.param(None, marks=pytest.mark.skip(reason="one path here"))])
+def test_kernel_cases_on_another_instruction_set(isa):
+    """The kernel built for an older CPU (what an AVX2-only or ARM machine compiles) passes the same cases."""
+    root = Path(__file__).resolve().parents[3]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-m", "not slow", __file__],
+        cwd=root,
+        env=dict(os.environ, JAXSERVE_KERNEL_ISA=isa),
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
+    assert run.returncode == 0 and " passed" in run.stdout, run.stdout[-4000:] + run.stderr[-2000:]
 
 
 # ---- the engine: the same greedy tokens with either backend
