@@ -34,6 +34,38 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 TTFT_SLO, TPOT_SLO = 1.0, 0.05
+# What the tuner does and does not do yet (issue 32), kept in the report it will replace
+TUNING = [
+    "## Tuning (issue 32): what exists, what is not done yet",
+    "",
+    "`python -m gateway.advise --tune --recording R --url U --window 30m [--base KEY=VALUE ...] [--budget-s 600]",
+    "[--out tuned.yaml]` (`gateway/advise/tune.py`) turns the window's findings into candidate changes: each",
+    "finding's proposal, its neighbours (`max_num_seqs` halved and doubled, `max_num_batched_tokens` halved) and",
+    "the first two proposals combined when they change different keys. It replays the current configuration",
+    "twice and each candidate once on the recording, in-process (`gateway/advise/replay.py`), ranks them by",
+    "goodput and then cost, and takes the replay's noise as the difference of the current configuration's two",
+    "goodputs (at least one request's share). It recommends the best candidate only if it beats the current",
+    'goodput (the two runs\' mean) by more than that noise, else says "no change helps". It prints the table',
+    "(candidate, goodput, TTFT and TPOT p50/p99, tok/s, cost, vs current) and writes the winning change as a",
+    "YAML fragment for `configs/gateway.yaml`. `--budget-s` stops it starting replays after that many seconds",
+    '(the rest are listed as not replayed); a tqdm bar runs while it replays. Its ranking, noise rule, "no',
+    'change helps" and budget are tested on a fake replay with goodputs set by hand',
+    "(`tests/gateway/test_advise_tune.py`); it has not yet been run on a real recording.",
+    "",
+    "Not done yet:",
+    "",
+    "- This report does not use the tuner yet. The rows below still replay the expected finding's proposal,",
+    "  picked by an `expect` list. The report does not yet judge the top recommendation (goodput before ->",
+    "  after beside p50 and p99) or take `--seed`, and it has not been run on seeds unseen while the advisor",
+    "  was written. So it cannot yet say which rows the advice did not help.",
+    "- The dashboard's Diagnosis panel does not show the last tuning result.",
+    "- The report's TPOT level (50 ms) is not the advisor's default (100 ms).",
+    "- The noise comes from one pair of runs: it is a lower bound on the spread, not an interval.",
+    "- `--tune` needs `--base` to name the current engine configuration: `/metrics` does not expose it.",
+    "",
+    "## The workloads",
+    "",
+]
 READING_S = 30  # the gateway's DiagnosisHistory interval
 LARGE_PRICE = {"input_per_mtok": 0.60, "output_per_mtok": 2.40}  # configs/tiers.yaml's large
 WORDS = (
@@ -345,6 +377,7 @@ def markdown(rows: list[dict]) -> str:
         "within both service levels. A row marked **no** is a workload whose expected cause the advisor did",
         "not name: kept, it is the map.",
         "",
+        *TUNING,
         "The dashboard's Diagnosis panel after the `queueing` workload, in Chromium:",
         "",
         "![the Diagnosis panel](results/advisor_dashboard.png)",

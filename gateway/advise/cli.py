@@ -2,11 +2,14 @@
 
     python -m gateway.advise --url http://127.0.0.1:8000 [--window 15m] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
     python -m gateway.advise --replay RECORDING [--model M] [--base KEY=VALUE ...] --try KEY=VALUE ...
+    python -m gateway.advise --tune --recording RECORDING [--url ...] [--window 30m] [--budget-s 600]
+                             [--base KEY=VALUE ...] [--out tuned.yaml]
 
 Reads ``GET /metrics`` once (the counters since the gateway started), or with ``--window`` asks the
 gateway for the change over the last minutes (``GET /dashboard/diagnosis``: ``gateway.advise.history``),
 and prints the findings (``gateway.advise.symptoms``). ``--replay`` replays a recording on the engine as
-configured and as proposed (``gateway.advise.replay``, in this process).
+configured and as proposed (``gateway.advise.replay``, in this process). ``--tune`` diagnoses, then
+replays candidate changes on the recording and ranks them (``gateway.advise.tune``).
 """
 
 from __future__ import annotations
@@ -35,10 +38,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--replay", metavar="RECORDING", help="replay a recording (gateway.advise.recording) instead")
     p.add_argument("--try", dest="try_", action="append", default=[], metavar="KEY=VALUE", help="with --replay")
     p.add_argument("--base", action="append", default=[], metavar="KEY=VALUE", help="the current engine's keys")
-    p.add_argument("--model", default="smollm2-135m", help="with --replay: the model to replay on")
-    p.add_argument("--time-scale", type=float, default=1.0, help="with --replay: arrival times times this")
-    p.add_argument("--max-requests", type=int, default=200, help="with --replay: the recording's first N")
-    p.add_argument("--tiers", default=None, help="with --replay: the tiers file (prices); configs/tiers.yaml")
+    p.add_argument("--model", default="smollm2-135m", help="with --replay/--tune: the model to replay on")
+    p.add_argument("--time-scale", type=float, default=1.0, help="with --replay/--tune: arrival times times this")
+    p.add_argument("--max-requests", type=int, default=200, help="with --replay/--tune: the recording's first N")
+    p.add_argument("--tiers", default=None, help="with --replay/--tune: the tiers file (prices); configs/tiers.yaml")
+    p.add_argument("--tune", action="store_true", help="rank candidate changes by replayed goodput")
+    p.add_argument("--recording", help="with --tune: the recording to replay the candidates on")
+    p.add_argument("--budget-s", type=float, default=600.0, help="with --tune: stop replaying after this long")
+    p.add_argument("--out", default="tuned.yaml", help="with --tune: where the winning change is written (YAML)")
     return p
 
 
@@ -79,6 +86,9 @@ def main(argv=None) -> int:
         from gateway.advise import replay
 
         return replay.main(args)
+    if args.tune and not args.recording:
+        print("error: --tune needs --recording (the gateway's record.path)", file=sys.stderr)
+        return 2
     try:
         body = fetch(args)
     except urllib.error.HTTPError as exc:
@@ -88,6 +98,10 @@ def main(argv=None) -> int:
     except OSError as exc:
         print(f"error: cannot read {args.url}: {exc}", file=sys.stderr)
         return 2
+    if args.tune:
+        from gateway.advise import tune
+
+        return tune.main(args, body)
     if args.json:
         print(json.dumps(body, indent=2))
         return 0

@@ -3,7 +3,8 @@
 In: a ``gateway.advise.metrics.parse`` result (one scrape: since the gateway started) or a ``subtract``
 of two (a window, ``gateway.advise.history``). Out: findings: the symptom (``ttft``, ``tpot``,
 ``memory``, ``cost``), the cause, the evidence figures, the remedy, the configuration key to change, the traps, and the change
-as replay keys (``proposal``: what ``gateway.advise.replay`` runs to prove it). The tree, in the order it is walked::
+as replay keys (``proposal``: what ``gateway.advise.replay`` runs to prove it,
+and what ``gateway.advise.tune`` starts its candidates from). The tree, in the order it is walked::
 
     TTFT high?  long prompts, shared, prefix cache off  -> enable_prefix_caching (first: a prefill redone
                                                            every time is also what builds a queue)

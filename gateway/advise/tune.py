@@ -1,0 +1,272 @@
+"""Advice tested before it is given: candidate changes replayed on the recorded traffic and ranked.
+
+    python -m gateway.advise --tune --recording RECORDING [--url ...] [--window 30m] [--base KEY=VALUE ...]
+                             [--model M] [--budget-s 600] [--out tuned.yaml] [--json]
+
+In: the window's diagnosis (its findings, ``gateway.advise.symptoms``) and a way to replay the recording
+on a configuration (``replay(change) -> row``: ``gateway.advise.replay.Replayer`` in the CLI, a fake in
+the tests). Out: a ``Tuning`` with one ``Row`` per replayed candidate, ranked by goodput (the share of
+requests within both service levels), then by cost, and the recommendation.
+
+    candidates(findings)      each finding's proposal; its neighbours (max_num_seqs halved and doubled,
+                              max_num_batched_tokens halved); the top two proposals combined
+    tune(findings, replay)    the current configuration replayed twice: the replay's run-to-run noise is
+                              the difference of the two goodputs (at least one request's share); then
+                              each candidate, until ``budget_s`` has passed (the rest are listed as not
+                              replayed); the best is recommended only if its goodput beats the current
+                              one's (the two runs' mean) by more than the noise, else "no change helps"
+    fragment(tuning, model)   the winning change as YAML for configs/gateway.yaml
+
+The findings stay the explanation; the ranking is the advice. Runs on the caller's thread, one replay at a
+time (each replay owns the CPU while it runs: two at once would measure each other).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+
+# How a proposal's value is varied: its neighbours are the value times each factor (integers, at least 1;
+# max_num_batched_tokens at least 16, the scheduler's smallest chunk).
+NEIGHBOURS = {"max_num_seqs": (0.5, 2.0), "max_num_batched_tokens": (0.5,)}
+FLOOR = {"max_num_seqs": 1, "max_num_batched_tokens": 16}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    change: dict  # replay keys changed from the current configuration ({} for the current one)
+    source: str  # current | finding | neighbour | combined
+
+    @property
+    def name(self) -> str:
+        return ", ".join(f"{k}={v}" for k, v in self.change.items()) or "current"
+
+
+@dataclass(frozen=True)
+class Row:
+    candidate: Candidate
+    goodput: float
+    ttft_p50_s: float | None
+    ttft_p99_s: float | None
+    tpot_p50_s: float | None
+    tpot_p99_s: float | None
+    tokens_per_s: float
+    cost_usd: float
+    vs_current: float  # goodput minus the current configuration's (its two runs' mean)
+
+    @classmethod
+    def of(cls, candidate: Candidate, row: dict, baseline: float) -> Row:
+        return cls(
+            candidate,
+            row["goodput"],
+            row["ttft_s"]["p50"],
+            row["ttft_s"]["p99"],
+            row["tpot_s"]["p50"],
+            row["tpot_s"]["p99"],
+            row["output_tokens_per_s"],
+            row["cost_usd"],
+            round(row["goodput"] - baseline, 6),
+        )
+
+
+@dataclass(frozen=True)
+class Tuning:
+    baseline: float  # the current configuration's goodput, the mean of its two replays
+    noise: float  # the replay's run-to-run difference in goodput (at least one request's share)
+    rows: list[Row]  # the current configuration's first run and every replayed candidate, ranked
+    recommended: Row | None  # None: no change helps
+    not_replayed: list[Candidate] = field(default_factory=list)  # the budget ran out before them
+    elapsed_s: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        if self.recommended is None:
+            return f"no change helps: no candidate beats the current goodput {self.baseline:.3f} by more than {self.noise:.3f}"
+        r = self.recommended
+        return (
+            f"recommended: {r.candidate.name} (goodput {self.baseline:.3f} -> {r.goodput:.3f}, noise {self.noise:.3f})"
+        )
+
+
+def _vary(key: str, value) -> list:
+    if key not in NEIGHBOURS or isinstance(value, bool) or not isinstance(value, int):
+        return []
+    return [max(FLOOR[key], int(value * f)) for f in NEIGHBOURS[key]]
+
+
+def candidates(findings: Iterable[dict]) -> list[Candidate]:
+    """The changes worth replaying for these findings (``asdict`` of ``symptoms.Finding``, in the tree's
+    order), each once: the proposals, their neighbours, and the first two proposals together when they
+    change different keys."""
+    proposals = [dict(f["proposal"]) for f in findings if f.get("proposal")]
+    out: list[Candidate] = []
+
+    def add(change: dict, source: str) -> None:
+        if change and all(c.change != change for c in out):
+            out.append(Candidate(change, source))
+
+    for p in proposals:
+        add(p, "finding")
+    for p in proposals:
+        for key, value in p.items():
+            for v in _vary(key, value):
+                add({**p, key: v}, "neighbour")
+    if len(proposals) >= 2 and not set(proposals[0]) & set(proposals[1]):
+        add({**proposals[0], **proposals[1]}, "combined")
+    return out
+
+
+def rank(rows: list[Row]) -> list[Row]:
+    """Goodput first (higher), then cost (lower); a stable sort keeps the candidates' order on ties."""
+    return sorted(rows, key=lambda r: (-r.goodput, r.cost_usd))
+
+
+def tune(
+    findings: Iterable[dict],
+    replay: Callable[[dict], dict],
+    *,
+    budget_s: float = 600.0,
+    clock: Callable[[], float] = time.monotonic,
+    progress=None,
+) -> Tuning:
+    """Replay the current configuration twice and then each candidate, within ``budget_s`` (the current
+    configuration's two runs always happen: without them nothing can be judged). ``replay(change)`` answers
+    a replay row (``gateway.advise.replay.replay``'s keys: goodput, ttft_s, tpot_s, output_tokens_per_s,
+    cost_usd, requests). ``progress``: something with ``update(n)`` (a tqdm bar), told after each replay."""
+    start = clock()
+    todo = candidates(findings)
+    current = Candidate({}, "current")
+    first, second = replay({}), replay({})
+    if progress is not None:
+        progress.update(2)
+    baseline = statistics.fmean([first["goodput"], second["goodput"]])
+    one_request = 1.0 / max(1, first.get("requests", 1))
+    noise = max(abs(first["goodput"] - second["goodput"]), one_request)
+    rows = [Row.of(current, first, baseline)]
+    left: list[Candidate] = []
+    for i, c in enumerate(todo):
+        if clock() - start >= budget_s:
+            left = todo[i:]
+            break
+        rows.append(Row.of(c, replay(c.change), baseline))
+        if progress is not None:
+            progress.update(1)
+    ranked = rank(rows)
+    best = next((r for r in ranked if r.candidate.source != "current"), None)
+    recommended = best if best is not None and best.goodput - baseline > noise else None
+    return Tuning(round(baseline, 6), round(noise, 6), ranked, recommended, left, round(clock() - start, 3))
+
+
+# ---------------------------------------------------------------- output: the table and the YAML fragment
+
+
+def table(t: Tuning) -> str:
+    fmt = lambda v, d=3: "-" if v is None else f"{v:.{d}f}"  # noqa: E731
+    head = f"{'candidate':42}{'goodput':>9}{'TTFT p50':>10}{'p99':>8}{'TPOT p50':>10}{'p99':>8}{'tok/s':>8}"
+    lines = [head + f"{'cost USD':>12}{'vs current':>12}"]
+    for r in t.rows:
+        mark = "*" if r is t.recommended else " "
+        lines.append(
+            f"{mark}{r.candidate.name[:41]:41}{fmt(r.goodput):>9}{fmt(r.ttft_p50_s):>10}{fmt(r.ttft_p99_s):>8}"
+            f"{fmt(r.tpot_p50_s):>10}{fmt(r.tpot_p99_s):>8}{fmt(r.tokens_per_s, 1):>8}{fmt(r.cost_usd, 6):>12}"
+            f"{r.vs_current:>+12.3f}"
+        )
+    for c in t.not_replayed:
+        lines.append(f" {c.name[:41]:41}  not replayed: the search budget ran out")
+    lines.append(t.verdict)
+    return "\n".join(lines)
+
+
+def fragment(t: Tuning, model: str, recording: str = "") -> str | None:
+    """The recommended change as a configs/gateway.yaml fragment (None when no change helps): engine keys
+    under the model (kv_cache_bytes as kv_cache_mb), ``tier`` as the router's default, ``cache=exact`` as
+    the semantic cache turned on (it answers at least the exact repeats the replay counted)."""
+    import yaml
+
+    if t.recommended is None:
+        return None
+    engine, doc = {}, {}
+    for key, value in t.recommended.candidate.change.items():
+        if key == "tier":
+            doc["tiers"] = {"router": {"default": value}}
+        elif key == "cache":
+            doc["cache"] = {"enabled": True}
+        elif key == "cache_threshold":
+            doc.setdefault("cache", {})["threshold"] = value
+        elif key == "kv_cache_bytes":
+            engine["kv_cache_mb"] = int(value) >> 20
+        else:
+            engine[key] = value
+    if engine:
+        doc = {"models": [{"name": model, "engine": engine}], **doc}
+    r = t.recommended
+    head = (
+        f"# python -m gateway.advise --tune{' on ' + recording if recording else ''}: {r.candidate.name}\n"
+        f"# goodput {t.baseline:.3f} -> {r.goodput:.3f} (replay noise {t.noise:.3f}); merge into configs/gateway.yaml\n"
+    )
+    return head + yaml.safe_dump(doc, sort_keys=False)
+
+
+def main(args, diagnosis: dict) -> int:
+    """``python -m gateway.advise --tune``: ``args`` from gateway.advise.cli's parser, ``diagnosis`` the
+    window's report. Prints the table (JSON with ``--json``) and writes the fragment to ``--out``."""
+    from pathlib import Path
+
+    from gateway.advise.replay import TIERS, Replayer, parse_try, replayable
+
+    base = {"model": args.model, **parse_try(args.base)}
+    shapes = replayable(args.recording, args.max_requests)
+    if not any(s.get("cache") != "hit" for s in shapes):
+        print(f"error: {args.recording}: no request that reached a model", file=sys.stderr)
+        return 2
+    replayer = Replayer(shapes, args.ttft_slo, args.tpot_slo, args.time_scale, args.tiers or TIERS)
+    todo = candidates(diagnosis["findings"])
+    print(
+        f"{len(diagnosis['findings'])} findings, {len(todo)} candidates; replaying {len(shapes)} requests each",
+        file=sys.stderr,
+    )
+
+    def replay(change: dict) -> dict:
+        return replayer.run({**base, **change}, tier_sets_model="model" not in change)
+
+    bar = progress_bar(2 + len(todo))
+    try:
+        result = tune(diagnosis["findings"], replay, budget_s=args.budget_s, progress=bar)
+    finally:
+        bar.close()
+    yaml_text = fragment(result, base["model"], str(args.recording))
+    if yaml_text is not None:
+        Path(args.out).write_text(yaml_text)
+    if args.json:
+        print(json.dumps({**asdict(result), "verdict": result.verdict, "fragment": yaml_text}, indent=2))
+    else:
+        print(table(result))
+        if yaml_text is not None:
+            print(f"the change, as YAML: {args.out}")
+    return 0
+
+
+class _Lines:
+    """A progress bar without tqdm: one line on stderr per replay."""
+
+    def __init__(self, total: int):
+        self.total, self.n = total, 0
+
+    def update(self, n: int) -> None:
+        self.n += n
+        print(f"replayed {self.n}/{self.total}", file=sys.stderr)
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(total: int):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _Lines(total)
+    return tqdm(total=total, desc="replaying", unit="config", file=sys.stderr)

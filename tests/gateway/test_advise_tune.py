@@ -1,0 +1,181 @@
+"""gateway.advise.tune on a fake replay whose goodput per candidate is written down below: the candidates a
+diagnosis yields, the ranking (goodput, then cost), the noise rule (a gain within the replay's own noise is
+not advice), "no change helps", the search budget, the YAML fragment, and the CLI's refusal without a
+recording. No engine: the replay is a table lookup (tests/gateway/test_advise_replay.py runs a real one)."""
+
+from __future__ import annotations
+
+import yaml
+
+from gateway.advise import main
+from gateway.advise.tune import Candidate, candidates, fragment, table, tune
+
+FINDINGS = [  # as symptoms.report writes them (asdict): only the proposals matter here
+    {"symptom": "ttft", "proposal": {"max_num_seqs": 8}},
+    {"symptom": "memory", "proposal": {"kv_dtype": "int8"}},
+    {"symptom": "ttft", "proposal": {}},  # a replica: nothing one engine can replay
+]
+REQUESTS = 20  # one request is 0.05 of goodput: the smallest difference a replay can show
+
+
+class FakeReplay:
+    """Goodput and cost by candidate name; the current configuration answers ``current`` in turn (its two
+    runs). Each call advances a clock by ``step_s``."""
+
+    def __init__(self, goodput: dict, current=(0.5, 0.5), step_s: float = 10.0):
+        self.goodput, self.current, self.step_s = goodput, list(current), step_s
+        self.now, self.calls = 0.0, []
+
+    def __call__(self, change: dict) -> dict:
+        self.now += self.step_s
+        name = Candidate(change, "").name
+        self.calls.append(name)
+        g, cost = (self.current.pop(0), 1.0) if not change else self.goodput[name]
+        side = {"p50": 0.1, "p99": 0.2}
+        return {"goodput": g, "cost_usd": cost, "ttft_s": side, "tpot_s": side, "output_tokens_per_s": 50.0} | {
+            "requests": REQUESTS
+        }
+
+
+class Counter:
+    n = 0
+
+    def update(self, n: int) -> None:
+        self.n += n
+
+
+def test_candidates_are_the_proposals_their_neighbours_and_the_top_two_combined():
+    names = [(c.name, c.source) for c in candidates(FINDINGS)]
+    assert names == [
+        ("max_num_seqs=8", "finding"),
+        ("kv_dtype=int8", "finding"),
+        ("max_num_seqs=4", "neighbour"),  # halved
+        ("max_num_seqs=16", "neighbour"),  # doubled
+        ("max_num_seqs=8, kv_dtype=int8", "combined"),
+    ]
+    # max_num_seqs 1 halved is still 1 (the floor): listed once; a chunk of 24 halves to the floor of 16
+    one = candidates([{"proposal": {"max_num_seqs": 1}}, {"proposal": {"max_num_batched_tokens": 24}}])
+    assert [c.name for c in one] == [
+        "max_num_seqs=1",
+        "max_num_batched_tokens=24",
+        "max_num_seqs=2",
+        "max_num_batched_tokens=16",
+        "max_num_seqs=1, max_num_batched_tokens=24",
+    ]
+    # the top two change the same key: not combined
+    same = candidates([{"proposal": {"max_num_seqs": 8}}, {"proposal": {"max_num_seqs": 2}}])
+    assert all(c.source != "combined" for c in same)
+    assert candidates([]) == []
+
+
+GOODPUT = {  # name -> (goodput, cost)
+    "max_num_seqs=8": (0.80, 2.0),
+    "kv_dtype=int8": (0.60, 1.0),
+    "max_num_seqs=4": (0.40, 1.0),
+    "max_num_seqs=16": (0.80, 1.0),  # as good as max_num_seqs=8, and cheaper: ranked above it
+    "max_num_seqs=8, kv_dtype=int8": (0.90, 3.0),
+}
+
+
+def test_ranked_by_goodput_then_cost_and_the_best_recommended():
+    fake, bar = FakeReplay(GOODPUT), Counter()
+    t = tune(FINDINGS, fake, budget_s=1e9, clock=lambda: fake.now, progress=bar)
+    assert fake.calls[:2] == ["current", "current"] and len(fake.calls) == 7 and bar.n == 7
+    assert [r.candidate.name for r in t.rows] == [
+        "max_num_seqs=8, kv_dtype=int8",  # 0.90
+        "max_num_seqs=16",  # 0.80 at cost 1
+        "max_num_seqs=8",  # 0.80 at cost 2
+        "kv_dtype=int8",  # 0.60
+        "current",  # 0.50
+        "max_num_seqs=4",  # 0.40
+    ]
+    assert t.baseline == 0.5 and t.noise == 0.05  # both current runs agree: the noise floor, one request
+    assert t.recommended is t.rows[0] and t.rows[0].vs_current == 0.4 and t.rows[-1].vs_current == -0.1
+    assert t.not_replayed == [] and t.elapsed_s == 70.0
+    text = table(t)
+    assert text.splitlines()[1].startswith("*max_num_seqs=8, kv_dtype=int8") and "+0.400" in text
+    assert text.splitlines()[-1] == "recommended: max_num_seqs=8, kv_dtype=int8 (goodput 0.500 -> 0.900, noise 0.050)"
+
+
+def test_a_gain_within_the_replays_own_noise_is_not_advice():
+    """The current configuration replays at 0.50 and then 0.70: baseline 0.60, noise 0.20. The best
+    candidate's 0.75 beats the baseline by 0.15, within the noise: no change helps. At 0.85 it helps."""
+    close = {name: (0.75 if name == "max_num_seqs=8" else 0.3, 1.0) for name in GOODPUT}
+    fake = FakeReplay(close, current=(0.5, 0.7))
+    t = tune(FINDINGS, fake, clock=lambda: fake.now)
+    assert (t.baseline, t.noise) == (0.6, 0.2) and t.rows[0].candidate.name == "max_num_seqs=8"
+    assert t.recommended is None and t.verdict.startswith("no change helps")
+    assert fragment(t, "smollm2-135m") is None  # nothing to write
+    far = FakeReplay({**close, "max_num_seqs=8": (0.85, 1.0)}, current=(0.5, 0.7))
+    assert tune(FINDINGS, far, clock=lambda: far.now).recommended.candidate.name == "max_num_seqs=8"
+
+
+def test_no_change_helps_when_every_candidate_is_worse_or_there_are_none():
+    worse = {name: (0.4, 1.0) for name in GOODPUT}
+    fake = FakeReplay(worse)
+    t = tune(FINDINGS, fake, clock=lambda: fake.now)
+    assert t.recommended is None and t.rows[0].candidate.name == "current"
+    idle = FakeReplay({})
+    t = tune([], idle, clock=lambda: idle.now)  # a healthy window: nothing to try
+    assert idle.calls == ["current", "current"] and [r.candidate.name for r in t.rows] == ["current"]
+    assert t.recommended is None
+
+
+def test_the_budget_stops_the_search_and_lists_what_was_not_replayed():
+    """10 s a replay, 35 s of budget: the two current runs (to 20 s), then candidates while under 35 s
+    (started at 20 and 30 s): two replayed, three not."""
+    fake = FakeReplay(GOODPUT)
+    t = tune(FINDINGS, fake, budget_s=35.0, clock=lambda: fake.now)
+    assert fake.calls == ["current", "current", "max_num_seqs=8", "kv_dtype=int8"]
+    assert [c.name for c in t.not_replayed] == ["max_num_seqs=4", "max_num_seqs=16", "max_num_seqs=8, kv_dtype=int8"]
+    assert t.recommended.candidate.name == "max_num_seqs=8"  # the best of what was replayed (0.80 > 0.5 + 0.05)
+    assert "not replayed: the search budget ran out" in table(t)
+
+
+def test_the_winning_change_as_a_yaml_fragment():
+    goodput = {**GOODPUT, "max_num_seqs=8, kv_dtype=int8": (0.2, 1.0), "max_num_seqs=16": (0.95, 1.0)}
+    fake = FakeReplay(goodput)
+    text = fragment(tune(FINDINGS, fake, clock=lambda: fake.now), "smollm2-135m", "shapes.jsonl")
+    assert text.startswith("# python -m gateway.advise --tune on shapes.jsonl: max_num_seqs=16\n")
+    assert yaml.safe_load(text) == {"models": [{"name": "smollm2-135m", "engine": {"max_num_seqs": 16}}]}
+    findings = [{"proposal": {"kv_cache_bytes": 128 << 20}}, {"proposal": {"cache": "exact"}}]
+    fake = FakeReplay(
+        {"kv_cache_bytes=134217728": (0.6, 1.0), "cache=exact": (0.7, 0.5)}
+        | {"kv_cache_bytes=134217728, cache=exact": (0.9, 0.5)}
+    )
+    doc = yaml.safe_load(fragment(tune(findings, fake, clock=lambda: fake.now), "m"))
+    assert doc == {"models": [{"name": "m", "engine": {"kv_cache_mb": 128}}], "cache": {"enabled": True}}
+
+
+def test_tune_needs_a_recording(capsys):
+    assert main(["--tune", "--url", "http://127.0.0.1:9"]) == 2
+    assert "--tune needs --recording" in capsys.readouterr().err
+
+
+def test_the_command_line_prints_the_table_and_writes_the_change(tmp_path, monkeypatch, capsys):
+    """``--tune`` end to end with the window's diagnosis and the replay stubbed: max_num_seqs 2 now (0.5),
+    the finding's 8 replays at 0.8, its neighbours 4 and 16 at 0.6 and 0.7."""
+    from gateway.advise import cli
+    from gateway.advise.replay import Replayer
+
+    body = {"window_s": 1800.0, "requests": 40, "findings": [{"symptom": "ttft", "proposal": {"max_num_seqs": 8}}]}
+    monkeypatch.setattr(cli, "fetch", lambda args: body)
+    seen = []
+
+    def run(self, keys, *, tier_sets_model=True):
+        seen.append(keys)
+        side = {"p50": 0.1, "p99": 0.2}
+        g = {2: 0.5, 8: 0.8, 4: 0.6, 16: 0.7}[keys["max_num_seqs"]]
+        return {"goodput": g, "cost_usd": 0.0, "ttft_s": side, "tpot_s": side, "output_tokens_per_s": 9.0} | {
+            "requests": REQUESTS
+        }
+
+    monkeypatch.setattr(Replayer, "run", run)
+    rec, out = tmp_path / "shapes.jsonl", tmp_path / "tuned.yaml"
+    rec.write_text('{"t": 0.0, "tier": "small", "prompt_tokens": 30, "output_tokens": 4, "cache": "miss"}\n')
+    argv = ["--tune", "--recording", str(rec), "--window", "30m", "--base", "max_num_seqs=2", "--out", str(out)]
+    assert main(argv + ["--model", "smollm2-135m"]) == 0
+    text = capsys.readouterr().out
+    assert "*max_num_seqs=8" in text and "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800" in text
+    assert [k["max_num_seqs"] for k in seen] == [2, 2, 8, 4, 16] and all(k["model"] == "smollm2-135m" for k in seen)
+    assert yaml.safe_load(out.read_text()) == {"models": [{"name": "smollm2-135m", "engine": {"max_num_seqs": 8}}]}
