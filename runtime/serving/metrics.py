@@ -127,7 +127,12 @@ class ServerMetrics:
         self.generation_tokens.labels(self.name).inc(len(out.token_ids))
         m = out.metrics
         if out.finished and m is not None:
-            for hist, value in ((self.queue, m.queue_s), (self.ttft, m.ttft_s), (self.itl, m.tpot_s), (self.e2e, m.e2e_s)):
+            for hist, value in (
+                (self.queue, m.queue_s),
+                (self.ttft, m.ttft_s),
+                (self.itl, m.tpot_s),
+                (self.e2e, m.e2e_s),
+            ):
                 if value is not None:
                     hist.labels(self.name).observe(value)
 
