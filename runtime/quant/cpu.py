@@ -9,7 +9,9 @@ AVX-512 (BW, VL), AVX2 + FMA + F16C, and portable loops the compiler vectorizes 
 name and ``os.replace`` it into place (atomic), so they never see a half-written library. If there
 is no compiler or the build fails, one warning is logged and every call takes the XLA path
 (``dequantize_then_dot``), which gives the same numbers, slower. Calls with more than
-``MAX_KERNEL_ROWS`` rows of x (prefill chunks: compute-bound) take that path too.
+``MAX_KERNEL_ROWS`` rows of x (prefill chunks: compute-bound) take that path too. The build, cache,
+load and registration are ``NativeKernels``, which the CPU attention kernel
+(``runtime.worker.cpu_attention``) shares.
 
 Why a C++ kernel at all: XLA:CPU does not fuse an int8 -> float32 convert into its dot; it writes
 the float32 matrix out and reads it back, which is slower than the float32 model (measured on this
