@@ -4,7 +4,8 @@ JAX-free contract (configs, params, outputs, errors) is ``runtime.api``."""
 
 from runtime.api import EngineConfig, EngineStats, RequestError, RequestOutput, SamplingParams
 from runtime.engine.async_engine import AsyncLLMEngine
-from runtime.engine.llm_engine import KVCachePlan, LLMEngine, plan_kv_cache
+from runtime.engine.builder import KVCachePlan, plan_kv_cache
+from runtime.engine.llm_engine import LLMEngine
 
 __all__ = [
     "AsyncLLMEngine",

@@ -21,7 +21,8 @@ from runtime.core.kv_sizing import (
     kv_bytes_per_block,
     max_concurrent_requests,
 )
-from runtime.engine.llm_engine import LLMEngine, plan_kv_cache
+from runtime.engine.builder import plan_kv_cache
+from runtime.engine.llm_engine import LLMEngine
 from runtime.kv_calc import weight_bytes
 from runtime.loading.gguf import load_gguf
 from runtime.platform import platform_family, resolve_dtype

@@ -59,7 +59,7 @@ def prefill_all(engine: LLMEngine, prompts, params: SamplingParams) -> list[Pref
             assert out.finished and out.prefilled is not None and len(out.token_ids) == 1
             assert out.prefilled.first_token == out.token_ids[0]
             done[out.request_id] = out.prefilled
-    assert not engine._exports  # nothing left behind
+    assert not engine.handover.exports  # nothing left behind
     return [done[i] for i in ids]
 
 
@@ -125,7 +125,7 @@ def test_decode_engine_preempts_and_recomputes_imported_requests(engines, tiny_p
     assert small.scheduler.num_running >= 1 and len(small.scheduler.prefilled) >= 1
     for rid in ids:
         assert small.abort_request(rid)
-    assert not small.has_unfinished_requests() and not small._imports
+    assert not small.has_unfinished_requests() and not small.handover.imports
     assert small.scheduler.kv_cache_manager.block_pool.usage == 0.0
 
 
@@ -134,7 +134,7 @@ def test_first_token_can_finish_the_request_and_seeded_sampling_continues(engine
     [p] = prefill_all(prefill, ["hello there"], SamplingParams())
     first = decode.add_prefilled_request(p, SamplingParams(max_tokens=1))
     assert first.finished and first.finish_reason == "length" and first.completion_tokens == 1
-    assert not decode.has_unfinished_requests() and not decode._imports
+    assert not decode.has_unfinished_requests() and not decode.handover.imports
     # Sampled with a seed: each token is drawn from (seed, position), so the split changes nothing.
     sp = SamplingParams(temperature=1.0, top_p=0.9, seed=7, max_tokens=10, ignore_eos=True)
     want = [o.token_ids for o in prefill.generate(TINY_PROMPTS, sp)]
@@ -155,7 +155,7 @@ def test_import_refuses_kv_from_another_engine_and_bad_requests(engines):
         decode.add_prefilled_request(p, SamplingParams(max_tokens=200))
     with pytest.raises(RequestError, match="token ids"):
         decode.add_prefilled_request(dataclasses.replace(p, prompt_token_ids=[10**6] * p.num_tokens), params)
-    assert not decode.has_unfinished_requests() and not decode._imports
+    assert not decode.has_unfinished_requests() and not decode.handover.imports
 
 
 # ---------------------------------------------------------------- the wire format
