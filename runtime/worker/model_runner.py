@@ -306,12 +306,13 @@ class ModelRunner:
         self.pages_per_seq = -(-max_model_len // block_size)
         self.token_buckets = pow2_range(16, max_num_batched_tokens)
         self.seq_buckets = pow2_range(1, max_num_seqs)
-        # Below 16 tokens, buckets (t, min(t, most sequences)) for t = 1, 2, 4, 8, with the XLA attention
-        # (CPU) only: a batch-1 decode step padded to 16 rows did 16 rows of every matmul (the quantized
+        # Below 16 tokens, buckets (t, min(t, most sequences)) for t = 1, 2, 4, 8, with the CPU attentions
+        # (xla, cpu) only: a batch-1 decode step padded to 16 rows did 16 rows of every matmul (the quantized
         # kernels' tile path) and of attention: SmolLM2 int8 decode 10.6 tok/s -> see docs/BENCHMARKS.md.
         # The Pallas kernels keep 16 (their query blocks); these add at most 4 programs to compile.
         backend = resolve_backend(attention_backend, platform)
-        self.small_token_buckets = [t for t in (1, 2, 4, 8) if t < self.token_buckets[0]] if backend == "xla" else []
+        small = backend in ("xla", "cpu")
+        self.small_token_buckets = [t for t in (1, 2, 4, 8) if t < self.token_buckets[0]] if small else []
         self.dtype = dtype
         self.kv_dtype = kv_dtype or dtype
         self.params = params
