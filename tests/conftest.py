@@ -8,10 +8,12 @@ import pytest
 
 from runtime.platform import configure_xla
 
-# Each process's peak resident memory (GB) and the module during which it was reached: printed at the end
-# of the run (pytest_terminal_summary), one line per xdist worker, so a module that makes a worker big
-# is named (issue 33: no worker above 6 GB).
-_PEAK = {"gb": 0.0, "module": ""}
+# Each process's peak resident memory (GB) and the module during which it was reached, and the modules that
+# left the most memory behind (resident after the module's trim minus before it): printed at the end of
+# the run (pytest_terminal_summary), one line per xdist worker, so what makes a worker big is named
+# (issue 33: no worker above 6 GB). A peak reached late is often the sum of what earlier modules kept.
+_PEAK = {"gb": 0.0, "module": "", "kept": []}
+_KEPT_SHOWN = 4
 _WORKER_PEAKS: dict[str, dict] = {}
 
 
@@ -23,6 +25,14 @@ def _note_peak(module: str) -> None:
     gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # Linux: KiB
     if gb > _PEAK["gb"] + 0.05:
         _PEAK.update(gb=gb, module=module)
+
+
+def _resident_gb() -> float:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize() / 2**30
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def pytest_sessionfinish(session):
@@ -41,7 +51,10 @@ def pytest_testnodedown(node, error):  # the xdist controller, as each worker en
 def pytest_terminal_summary(terminalreporter):
     peaks = _WORKER_PEAKS or ({"main": _PEAK} if _PEAK["gb"] else {})
     for worker, peak in sorted(peaks.items()):
-        terminalreporter.write_line(f"peak RSS {worker}: {peak['gb']:.1f} GB (reached in {peak['module']})")
+        kept = ", ".join(f"{m} +{gb:.1f}" for gb, m in sorted(peak["kept"], reverse=True)[:_KEPT_SHOWN])
+        terminalreporter.write_line(
+            f"peak RSS {worker}: {peak['gb']:.1f} GB (reached in {peak['module']}); kept most (GB): {kept or '-'}"
+        )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -50,6 +63,7 @@ def _return_memory_after_each_module(request):
     hand glibc's free heap back to the OS. Without it a worker's RSS only grows: an engine's ~3 GB stays
     mapped after it is freed, two workers reached 9 and 11 GB next to a Gemma server and the OOM killer
     took one (pytest-xdist then waits forever). With it a freed SmolLM2 engine's 2.9 GB drops to 0.2 GB."""
+    before = _resident_gb()
     yield
     import ctypes
     import ctypes.util
@@ -61,6 +75,9 @@ def _return_memory_after_each_module(request):
     libc = ctypes.util.find_library("c")
     if libc is not None and hasattr(ctypes.CDLL(libc), "malloc_trim"):
         ctypes.CDLL(libc).malloc_trim(0)
+    kept = _resident_gb() - before
+    if kept > 0.05:
+        _PEAK["kept"] = sorted([*_PEAK["kept"], (kept, request.module.__name__)], reverse=True)[:_KEPT_SHOWN]
 
 
 @pytest.fixture(scope="module")
