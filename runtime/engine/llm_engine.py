@@ -25,7 +25,7 @@ import numpy as np
 from runtime.api import EngineConfig, EngineStats, RequestError, RequestOutput, SamplingParams
 from runtime.distributed.kv_transfer import PrefilledKV
 from runtime.engine import batch
-from runtime.engine.builder import KVCachePlan, MemoryStats, build, kv_fingerprint, plan_kv_cache
+from runtime.engine.builder import KVCachePlan, MemoryStats, build, plan_kv_cache
 from runtime.engine.handover import KVHandover
 from runtime.engine.input_processor import InputProcessor
 from runtime.engine.output_processor import OutputProcessor
@@ -66,8 +66,6 @@ class LLMEngine:
         self.decode_seconds = 0.0  # and their wall time: the advisor's step time against the weights' read
         self.warmed_up = False
         self.transfer_warmup = (False, False)  # (export, import) programs to compile at warm-up
-
-    _fingerprint = staticmethod(kv_fingerprint)
 
     @property
     def kv_fingerprint(self) -> str:
