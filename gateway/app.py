@@ -23,13 +23,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
-from typing import Any
 
 from aiohttp import web
 
 from gateway import keys
 from gateway.accounting.usage import Caller, UsageLedger
 from gateway.api.schemas import ChatRequest, Completion, ModelCard, new_completion_id
+from gateway.backends import Backend
 from gateway.config.gateway import GatewayConfig
 from gateway.embeddings import EMBEDDING_MODEL, setup_embeddings
 from gateway.http_headers import setup_headers
@@ -247,7 +247,7 @@ def model_cards(state: keys.GatewayState) -> list[ModelCard]:
     seen = {AUTO}
     for t in spec.tiers:
         backend = state.backends.get(t.name)
-        served = getattr(backend, "max_model_len", None) or None
+        served = (backend.max_model_len or None) if backend is not None else None
         context = min(x for x in (t.max_context, served) if x) if (t.max_context or served) else None
         card = dict(
             created=state.started,
@@ -298,7 +298,7 @@ async def readyz(request: web.Request) -> web.Response:
     local = [state[t.name] for t in spec.tiers if not t.remote]
     ready = bool(state) and all(local) and any(state.values()) and st.cache_ready
     # Tiers still compiling step programs in the background (they serve meanwhile, padded to compiled ones).
-    compiling = sorted(name for name, b in st.backends.items() if getattr(b, "compiling", False))
+    compiling = sorted(name for name, b in st.backends.items() if b.compiling)
     body = {"ready": ready, "models": state, "compiling": compiling}
     return web.json_response(body, status=200 if ready else 503)
 
@@ -320,7 +320,7 @@ async def metrics(request: web.Request) -> web.Response:
 def create_app(
     config: GatewayConfig,
     *,
-    backends: Mapping[str, Any] | None = None,
+    backends: Mapping[str, Backend] | None = None,
     cache=None,
     cache_enabled: bool | None = None,
     clock=time.time,

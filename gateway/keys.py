@@ -4,33 +4,40 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from gateway.config.gateway import GatewayConfig
 
-if TYPE_CHECKING:  # the type only: config/ imports no gateway room above it (observability imports these keys)
+if TYPE_CHECKING:  # the types only: observability, the pipeline and the cache import these keys at run time
+    from gateway.accounting.sync import LedgerSync
+    from gateway.accounting.usage import UsageLedger
+    from gateway.advise.recording import Recorder
+    from gateway.backends import Backend
+    from gateway.cache import SemanticCache
     from gateway.observability.metrics import GatewayMetrics
+    from gateway.observability.repeats import RepeatTracker
+    from gateway.pipeline.routing import Router
 
 
 @dataclass
 class GatewayState:
     """What the cleanup contexts open: filled in at start-up, read by handlers."""
 
-    backends: dict[str, Any] = field(default_factory=dict)  # model name -> backend
-    cache: Any = None  # gateway.cache.SemanticCache or None
+    backends: dict[str, Backend] = field(default_factory=dict)  # tier name -> backend
+    cache: SemanticCache | None = None  # None: no semantic cache
     cache_ready: bool = False
     started: int = 0
-    router: Any = None  # gateway.pipeline.routing.Router
-    ledger: Any = None  # gateway.accounting.usage.UsageLedger
+    router: Router | None = None  # create_app sets it
+    ledger: UsageLedger | None = None  # create_app sets it
     inflight: dict[str, int] = field(default_factory=dict)  # tier -> requests in flight through this gateway
     draining: bool = False  # shutting down: new requests get 503 (gateway.lifecycle)
     active_requests: int = 0  # HTTP requests being handled now, streams until their last event
-    ledger_sync: Any = None  # gateway.accounting.sync.LedgerSync while keys.shared is set
-    recorder: Any = None  # gateway.advise.recording.Recorder while config.record is set
-    repeats: Any = None  # gateway.observability.repeats.RepeatTracker (create_app sets it)
-    background: set = field(default_factory=set)  # asyncio tasks outliving their request (shielded stores)
+    ledger_sync: LedgerSync | None = None  # while keys.shared is set
+    recorder: Recorder | None = None  # while config.record is set
+    repeats: RepeatTracker | None = None  # create_app sets it
+    background: set[asyncio.Task] = field(default_factory=set)  # tasks outliving their request (cache stores)
 
     async def shielded(self, coro) -> None:
         """Await ``coro`` in its own task that finishes even if the awaiting handler is cancelled

@@ -69,6 +69,11 @@ class RemoteBackend:
         self.on_poll: Callable[[], None] | None = None  # after each good poll (a ReplicaSet's load estimate)
         self.sends_token_ids = True  # False once a server (an older one) sends only token counts
 
+    @property
+    def compiling(self) -> bool:
+        """Nothing compiles here: the runtime server's own ``/readyz`` says what it is compiling."""
+        return False
+
     def __repr__(self) -> str:
         return f"RemoteBackend({self.name!r}, {self.url!r}, ready={self.ready})"
 

@@ -133,6 +133,11 @@ class ReplicaSet:
         return any(r.ready for r in self.replicas)
 
     @property
+    def compiling(self) -> bool:
+        """Nothing compiles here: each replica's runtime server says what it is compiling."""
+        return False
+
+    @property
     def max_model_len(self) -> int:
         """The smallest context among live replicas (a request must fit wherever it lands)."""
         lens = [r.backend.max_model_len for r in self.replicas if r.ready and r.backend.max_model_len]
