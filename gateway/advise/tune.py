@@ -16,6 +16,9 @@ requests within both service levels), then by cost, and the recommendation.
                               replayed); the best is recommended only if its goodput beats the current
                               one's (the two runs' mean) by more than the noise, else "no change helps"
     fragment(tuning, model)   the winning change as YAML for configs/gateway.yaml
+    last(tuning, ...)         the result as the dashboard's Diagnosis panel shows it; ``--tune`` writes it
+                              to ``last_tuning_path()`` (``$JAXSERVE_STATE_DIR/advisor/last_tuning.json``,
+                              by default under ~/.cache/jaxserve) and ``GET /dashboard/tuning`` reads it
 
 The findings stay the explanation; the ranking is the advice. Runs on the caller's thread, one replay at a
 time (each replay owns the CPU while it runs: two at once would measure each other).
@@ -24,11 +27,13 @@ time (each replay owns the CPU while it runs: two at once would measure each oth
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 # How a proposal's value is varied: its neighbours are the value times each factor (integers, at least 1;
 # max_num_batched_tokens at least 16, the scheduler's smallest chunk).
@@ -211,11 +216,65 @@ def fragment(t: Tuning, model: str, recording: str = "") -> str | None:
     return head + yaml.safe_dump(doc, sort_keys=False)
 
 
+# ---------------------------------------------------------------- the last result, for the dashboard
+
+
+def last_tuning_path() -> Path:
+    """Where ``--tune`` leaves its last result and ``GET /dashboard/tuning`` finds it: the state folder
+    (``$JAXSERVE_STATE_DIR``, else ~/.cache/jaxserve, where the gateway keeps its cache file and compiled
+    programs), ``advisor/last_tuning.json``. Read on each call: a test or a second gateway sets the variable."""
+    return (
+        Path(os.environ.get("JAXSERVE_STATE_DIR") or "~/.cache/jaxserve").expanduser() / "advisor" / "last_tuning.json"
+    )
+
+
+def last(t: Tuning, *, recording: str = "", yaml_text: str | None = None, finished_at: float | None = None) -> dict:
+    """The tuning as plain JSON for the dashboard: when, on what, the verdict and the ranked rows."""
+    rows = [
+        {
+            "candidate": r.candidate.name,
+            "source": r.candidate.source,
+            "recommended": r is t.recommended,
+            **{k: v for k, v in asdict(r).items() if k != "candidate"},
+        }
+        for r in t.rows
+    ]
+    return {
+        "finished_at": time.time() if finished_at is None else finished_at,
+        "recording": recording,
+        "baseline": t.baseline,
+        "noise": t.noise,
+        "verdict": t.verdict,
+        "recommended": None if t.recommended is None else t.recommended.candidate.name,
+        "rows": rows,
+        "not_replayed": [c.name for c in t.not_replayed],
+        "elapsed_s": t.elapsed_s,
+        "fragment": yaml_text,
+    }
+
+
+def save_last(body: dict, path: Path | None = None) -> Path:
+    """Write ``last``'s JSON whole (a temporary file renamed over the old one: a reader never sees half)."""
+    path = path or last_tuning_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(body, indent=1))
+    tmp.replace(path)
+    return path
+
+
+def read_last(path: Path | None = None) -> dict | None:
+    """The last tuning result, or None when there is none (or it cannot be read as JSON)."""
+    try:
+        return json.loads((path or last_tuning_path()).read_text())
+    except (OSError, ValueError):
+        return None
+
+
 def main(args, diagnosis: dict) -> int:
     """``python -m gateway.advise --tune``: ``args`` from gateway.advise.cli's parser, ``diagnosis`` the
-    window's report. Prints the table (JSON with ``--json``) and writes the fragment to ``--out``."""
-    from pathlib import Path
-
+    window's report. Prints the table (JSON with ``--json``), writes the fragment to ``--out`` and the
+    result to ``last_tuning_path()``."""
     from gateway.advise.replay import TIERS, Replayer, parse_try, replayable
 
     base = {"model": args.model, **parse_try(args.base)}
@@ -241,6 +300,8 @@ def main(args, diagnosis: dict) -> int:
     yaml_text = fragment(result, base["model"], str(args.recording))
     if yaml_text is not None:
         Path(args.out).write_text(yaml_text)
+    saved = save_last(last(result, recording=str(args.recording), yaml_text=yaml_text))
+    print(f"the result, for the dashboard's Diagnosis panel: {saved}", file=sys.stderr)
     if args.json:
         print(json.dumps({**asdict(result), "verdict": result.verdict, "fragment": yaml_text}, indent=2))
     else:

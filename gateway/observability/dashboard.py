@@ -31,7 +31,7 @@ from pathlib import Path
 from aiohttp import web
 
 from gateway import keys
-from gateway.advise import metrics, symptoms
+from gateway.advise import metrics, symptoms, tune
 from gateway.advise.history import DiagnosisHistory
 from runtime.serving.errors import APIError, invalid
 
@@ -435,6 +435,7 @@ def setup_dashboard(
     app.router.add_get("/dashboard", dash.page)
     app.router.add_get("/dashboard/data", dash.data)
     app.router.add_get("/dashboard/diagnosis", dash.diagnosis)
+    app.router.add_get("/dashboard/tuning", tuning)
     app.router.add_get("/dashboard/verification", verification)
     app.router.add_post("/dashboard/evict", evict)
 
@@ -442,6 +443,13 @@ def setup_dashboard(
 def _verifier(request: web.Request):
     cache = request.app[keys.STATE].cache
     return cache, (cache.verifier if cache is not None else None)
+
+
+async def tuning(request: web.Request) -> web.Response:
+    """The last ``python -m gateway.advise --tune`` result (``tune.last``, read from
+    ``tune.last_tuning_path()``), or ``{"tuning": null}``: the Diagnosis panel shows it under the findings."""
+    body = await asyncio.to_thread(tune.read_last)
+    return web.json_response({"tuning": body}, headers={"Cache-Control": "no-store"})
 
 
 async def verification(request: web.Request) -> web.Response:

@@ -8,7 +8,17 @@ from __future__ import annotations
 import yaml
 
 from gateway.advise import main
-from gateway.advise.tune import Candidate, candidates, fragment, table, tune
+from gateway.advise.tune import (
+    Candidate,
+    candidates,
+    fragment,
+    last,
+    last_tuning_path,
+    read_last,
+    save_last,
+    table,
+    tune,
+)
 
 FINDINGS = [  # as symptoms.report writes them (asdict): only the proposals matter here
     {"symptom": "ttft", "proposal": {"max_num_seqs": 8}},
@@ -171,6 +181,7 @@ def test_the_command_line_prints_the_table_and_writes_the_change(tmp_path, monke
         }
 
     monkeypatch.setattr(Replayer, "run", run)
+    monkeypatch.setenv("JAXSERVE_STATE_DIR", str(tmp_path / "state"))
     rec, out = tmp_path / "shapes.jsonl", tmp_path / "tuned.yaml"
     rec.write_text('{"t": 0.0, "tier": "small", "prompt_tokens": 30, "output_tokens": 4, "cache": "miss"}\n')
     argv = ["--tune", "--recording", str(rec), "--window", "30m", "--base", "max_num_seqs=2", "--out", str(out)]
@@ -179,3 +190,26 @@ def test_the_command_line_prints_the_table_and_writes_the_change(tmp_path, monke
     assert "*max_num_seqs=8" in text and "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800" in text
     assert [k["max_num_seqs"] for k in seen] == [2, 2, 8, 4, 16] and all(k["model"] == "smollm2-135m" for k in seen)
     assert yaml.safe_load(out.read_text()) == {"models": [{"name": "smollm2-135m", "engine": {"max_num_seqs": 8}}]}
+    # the result where the dashboard's Diagnosis panel reads it (GET /dashboard/tuning)
+    saved = read_last(tmp_path / "state" / "advisor" / "last_tuning.json")
+    assert saved["recommended"] == "max_num_seqs=8" and saved["recording"] == str(rec)
+    assert [(r["candidate"], r["goodput"], r["recommended"]) for r in saved["rows"]] == [
+        ("max_num_seqs=8", 0.8, True),
+        ("max_num_seqs=16", 0.7, False),
+        ("max_num_seqs=4", 0.6, False),
+        ("current", 0.5, False),
+    ]
+    assert saved["verdict"].startswith("recommended: max_num_seqs=8") and saved["fragment"].startswith("# python")
+
+
+def test_the_last_result_is_none_until_written_and_whole_after(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXSERVE_STATE_DIR", str(tmp_path))
+    assert last_tuning_path() == tmp_path / "advisor" / "last_tuning.json" and read_last() is None
+    fake = FakeReplay(GOODPUT)
+    t = tune(FINDINGS, fake, clock=lambda: fake.now)
+    save_last(last(t, recording="r.jsonl", finished_at=12.0))
+    body = read_last()
+    assert body["finished_at"] == 12.0 and body["noise"] == 0.05 and len(body["rows"]) == 6
+    assert body["rows"][0]["ttft_p99_s"] == 0.2 and body["rows"][0]["vs_current"] == 0.4
+    last_tuning_path().write_text("{half")
+    assert read_last() is None  # unreadable: as if none

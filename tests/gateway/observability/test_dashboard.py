@@ -227,3 +227,78 @@ def test_dashboard_in_a_real_browser(server):
     assert not blocked, f"the page tried to leave loopback: {blocked}"
     outside = [u for u in requested if not u.startswith("data:") and urlparse(u).hostname != "127.0.0.1"]
     assert requested and not outside, outside
+
+
+# ---------------------------------------------------------------- the Diagnosis panel's last tuning result
+
+TUNED = {  # tune.last's shape: a recommendation over the current configuration, one candidate not replayed
+    "finished_at": 1_700_000_000.0,
+    "recording": "shapes.jsonl",
+    "baseline": 0.5,
+    "noise": 0.05,
+    "verdict": "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800, noise 0.050)",
+    "recommended": "max_num_seqs=8",
+    "rows": [
+        {"candidate": "max_num_seqs=8", "source": "finding", "recommended": True, "goodput": 0.8}
+        | {"ttft_p50_s": 0.1, "ttft_p99_s": 0.4, "tpot_p50_s": 0.02, "tpot_p99_s": 0.05}
+        | {"tokens_per_s": 42.0, "cost_usd": 0.001, "vs_current": 0.3},
+        {"candidate": "current", "source": "current", "recommended": False, "goodput": 0.5}
+        | {"ttft_p50_s": 0.9, "ttft_p99_s": 2.5, "tpot_p50_s": 0.02, "tpot_p99_s": None}
+        | {"tokens_per_s": 30.0, "cost_usd": 0.001, "vs_current": 0.0},
+    ],
+    "not_replayed": ["max_num_seqs=16"],
+    "elapsed_s": 61.0,
+    "fragment": None,
+}
+
+
+def test_the_tuning_endpoint_answers_the_last_result_or_null(tmp_path, monkeypatch):
+    import asyncio
+
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from gateway.advise import tune
+    from gateway.observability.dashboard import tuning
+
+    monkeypatch.setenv("JAXSERVE_STATE_DIR", str(tmp_path))
+
+    async def get() -> tuple[int, dict]:
+        app = web.Application()
+        app.router.add_get("/dashboard/tuning", tuning)
+        async with TestClient(TestServer(app)) as client:
+            r = await client.get("/dashboard/tuning")
+            return r.status, await r.json()
+
+    assert asyncio.run(get()) == (200, {"tuning": None})
+    tune.save_last(TUNED)
+    assert asyncio.run(get()) == (200, {"tuning": TUNED})
+
+
+@pytest.mark.browser
+def test_the_diagnosis_panel_shows_the_last_tuning_result(server, tmp_path, monkeypatch):
+    """The page before any tuning says there is none; after ``--tune`` wrote its result, the panel shows
+    the verdict and the ranked rows, the recommended one marked, and the candidate the budget cut."""
+    from playwright.sync_api import sync_playwright
+
+    from gateway.advise import tune
+
+    monkeypatch.setenv("JAXSERVE_STATE_DIR", str(tmp_path))  # the in-process gateway reads it per request
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(server.url + "/dashboard")
+            page.wait_for_function("document.getElementById('tuning').dataset.rows === '0'", timeout=20_000)
+            empty = page.inner_text("#tuning")
+            tune.save_last(TUNED)
+            page.reload()
+            page.wait_for_function("document.getElementById('tuning').dataset.rows === '2'", timeout=20_000)
+            text = page.inner_text("#tuning")
+            marked = page.inner_text("#tuning tr.recommended")
+        finally:
+            browser.close()
+    assert "no tuning result yet" in empty, empty
+    assert TUNED["verdict"] in text and "on shapes.jsonl (61 s of replays)" in text, text
+    assert "★ max_num_seqs=8" in marked and "0.80" in marked and "+0.30" in marked and "400 ms" in marked, marked
+    assert "max_num_seqs=16" in text and "not replayed: the search budget ran out" in text
