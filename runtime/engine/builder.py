@@ -41,7 +41,7 @@ from runtime.platform import (
     resolve_dtype,
 )
 from runtime.quant.kv import KV_DTYPES, kv_dtype_support_error
-from runtime.quant.weights import dense_params, quantize_params
+from runtime.quant.weights import dense_params, fuse_linears, quantize_params
 from runtime.worker.attention import resolve_backend
 from runtime.worker.model_runner import ModelRunner, enable_compilation_cache, params_to_device
 
@@ -233,4 +233,6 @@ def _weights_on_device(config: EngineConfig, loaded: LoadedGGUF, tp, platform: s
         host = dense_params(loaded.params)  # row-major for the CPU kernel (same float32 weights)
     else:
         host = quantize_params(loaded.params, config.weight_quant, config.weight_quant_group)
+    if platform_family(platform) == "cpu":
+        host = fuse_linears(host)  # q/k/v and gate/up as one kernel call each where the weights allow
     return params_to_device(host, DTYPES[dtype])

@@ -21,6 +21,9 @@ Parameter layout (``[in, out]`` kernels, as ``flax.linen.Dense``):
     layers_i/attn/{q [D, H*Dh], k [D, KVH*Dh], v [D, KVH*Dh], o [H*Dh, D]}/kernel;
     layers_i/attn/{q_norm, k_norm}/scale [Dh] with ``qk_norm``;
     layers_i/mlp/{gate [D, F], up [D, F], down [F, D]}/kernel.
+Linear layers that read the same x may instead be one kernel, their outputs side by side
+(``linears``; ``runtime.quant.weights.fuse_linears`` builds them on the host for the CPU kernels):
+    layers_i/attn/qkv/kernel [D, (H + 2 KVH) * Dh] for q, k, v; layers_i/mlp/gate_up/kernel [D, 2F].
 """
 
 from __future__ import annotations
@@ -70,6 +73,17 @@ def linear(x: jax.Array, kernel: Any) -> jax.Array:
     if hasattr(kernel, "matvec"):
         return kernel.matvec(x)
     return jnp.dot(x, kernel.astype(x.dtype))
+
+
+def linears(module: nn.Module, x: jax.Array, parts: dict[str, int], fused: str) -> list[jax.Array]:
+    """x through the Linear layers ``parts`` (name -> out features, in order), which all read x: one matmul
+    when the tree holds their kernels as one under ``fused`` (outputs side by side, in ``parts``' order), else
+    one Linear each. The same numbers either way where each output column is its own dot product over the
+    same x (the CPU kernels: ``runtime.quant.weights.fuse_linears`` says which weights it fuses)."""
+    if module.has_variable("params", fused):
+        y = Linear(sum(parts.values()), name=fused)(x)  # (..., sum of features)
+        return jnp.split(y, np.cumsum(list(parts.values()))[:-1].tolist(), axis=-1)
+    return [Linear(features, name=name)(x) for name, features in parts.items()]
 
 
 def embed(table: Any, tokens: jax.Array, dtype) -> jax.Array:
@@ -147,9 +161,10 @@ class Attention(nn.Module):
     def __call__(self, x, cos, sin, kv, md: AttentionMetadata):
         c = self.config
         T = x.shape[0]
-        q = Linear(c.num_heads * c.head_dim, name="q")(x).reshape(T, c.num_heads, c.head_dim)  # (T, H, Dh)
-        k = Linear(c.num_kv_heads * c.head_dim, name="k")(x).reshape(T, c.num_kv_heads, c.head_dim)
-        v = Linear(c.num_kv_heads * c.head_dim, name="v")(x).reshape(T, c.num_kv_heads, c.head_dim)
+        kv_features = c.num_kv_heads * c.head_dim
+        q, k, v = linears(self, x, {"q": c.num_heads * c.head_dim, "k": kv_features, "v": kv_features}, "qkv")
+        q = q.reshape(T, c.num_heads, c.head_dim)  # (T, H, Dh)
+        k, v = k.reshape(T, c.num_kv_heads, c.head_dim), v.reshape(T, c.num_kv_heads, c.head_dim)  # (T, KVH, Dh)
         if self.spec.qk_norm:
             q = RMSNorm(c.rms_norm_eps, name="q_norm")(q)  # per head, over Dh
             k = RMSNorm(c.rms_norm_eps, name="k_norm")(k)
@@ -167,8 +182,7 @@ class GatedMLP(nn.Module):
     @nn.compact
     def __call__(self, x):
         c = self.config
-        gate = Linear(c.intermediate_size, name="gate")(x)
-        up = Linear(c.intermediate_size, name="up")(x)
+        gate, up = linears(self, x, {"gate": c.intermediate_size, "up": c.intermediate_size}, "gate_up")  # (T, F)
         return Linear(c.hidden_size, name="down")(self.activation(gate) * up)
 
 

@@ -27,6 +27,10 @@ Matmul dispatch by platform (``matvec`` -> ``matmul_for_platform``), one signatu
     tpu                   the Pallas TPU kernel (``pallas_kernels.quant_matmul.tpu.quant_matmul_tpu``)
     anything else         the XLA reference (dequantize, then dot; DEFAULT precision)
 
+On CPU the builder then stacks each layer's q, k, v and gate, up into one matrix where they share a format
+(``fuse_linears``; ``runtime.models.common.linears`` splits the output): 4 kernel calls a layer instead of 7,
+with the same numbers, since each output column is its own dot product.
+
 The platform is ``pallas_kernels.devices.target_platform()``: JAX's default backend, except inside
 an abstract mesh (``pallas_kernels.lowering``), where it is that mesh's device's ("tpu", "gpu"): a CPU
 process lowering for an accelerator must not pick the CPU's FFI kernel.
@@ -200,6 +204,67 @@ def map_matrices(params: Mapping[str, Any], convert) -> dict[str, Any]:
                 out[key] = convert(np.asarray(value).T if key == "kernel" else value)
             else:
                 out[key] = value
+        return out
+
+    return walk(params)
+
+
+# Linear layers that read the same x, fused by ``fuse_linears``: (their names, in order) -> the fused name,
+# as ``runtime.models.common.linears`` reads them.
+FUSED_LINEARS = {("q", "k", "v"): "qkv", ("gate", "up"): "gate_up"}
+
+
+def concat_rows(mats: list[Any]) -> Any | None:
+    """One matrix whose rows are those of ``mats`` in order (host arrays), or None when they are not all of one
+    kind with the same static layout (a QuantizedMatrix's bits, group and K; a GGUFMatrix's block type and K;
+    a DenseMatrix's K): a file may store q, k and v in different block types.
+
+    Exact: a row holds everything its output needs (int8: its codes and scale; int4: its codes and group
+    scales along K; GGUF: its blocks; float32: its weights), so stacked rows decode to the same values."""
+    from runtime.quant.gguf_blocks import GGUFMatrix
+
+    first = mats[0]
+    if any(type(m) is not type(first) for m in mats):
+        return None
+    if isinstance(first, QuantizedMatrix):
+        if any((m.bits, m.group, m.in_features) != (first.bits, first.group, first.in_features) for m in mats):
+            return None
+        q = np.concatenate([np.asarray(m.q) for m in mats])
+        scale = np.concatenate([np.asarray(m.scale) for m in mats])
+        return QuantizedMatrix(q, scale, first.bits, first.group, first.in_features)
+    if isinstance(first, GGUFMatrix):
+        if any((m.block_type, m.in_features) != (first.block_type, first.in_features) for m in mats):
+            return None
+        blocks = np.concatenate([np.asarray(m.blocks) for m in mats])
+        return GGUFMatrix(blocks, first.block_type, first.in_features)
+    if isinstance(first, DenseMatrix):
+        if any(m.shape[1] != first.shape[1] for m in mats):
+            return None
+        return DenseMatrix(np.concatenate([np.asarray(m.w) for m in mats]))
+    return None  # float32 [in, out] kernels run through XLA's dot, whose rounding may depend on the width
+
+
+def fuse_linears(params: Mapping[str, Any]) -> dict[str, Any]:
+    """The host tree with each group of ``FUSED_LINEARS`` (a layer's q, k, v; gate, up) that ``concat_rows``
+    can stack replaced by one ``{fused: {"kernel": ...}}`` entry: one kernel call where there were three or
+    two, each reading a longer run of rows (``runtime.models.common.linears`` splits the output). Groups it
+    cannot stack, and everything else, stay as they were.
+
+    For the CPU kernels, whose output columns are each a dot product over the same x in the same order
+    whatever the matrix's height (``runtime/quant/quant_matmul.cc``), so the numbers do not change; not for a
+    sharded tree (tensor parallelism splits each kernel's output axis on its own)."""
+
+    def walk(tree):
+        out = {key: walk(value) if isinstance(value, Mapping) else value for key, value in tree.items()}
+        for names, fused in FUSED_LINEARS.items():
+            parts = [out.get(name) for name in names]
+            if not all(isinstance(p, Mapping) and set(p) == {"kernel"} for p in parts):
+                continue
+            kernel = concat_rows([p["kernel"] for p in parts])
+            if kernel is not None:
+                for name in names:
+                    del out[name]
+                out[fused] = {"kernel": kernel}
         return out
 
     return walk(params)
