@@ -1,6 +1,7 @@
 """Drive one engine with requests that arrive on a clock, and time each of them: the replay's engine half.
 
     open_engine(EngineConfig, warmup=True) -> engine       compiled (and primed, if the config says so)
+    reset(engine)                                          its prefix cache emptied: a second run starts cold
     drive(engine, [Arrival(t, id, prompt ids, max tokens)], admit=...) -> Run
 
 ``drive`` runs on the caller's thread: it adds each request when the clock reaches its arrival time
@@ -58,6 +59,14 @@ def open_engine(config, *, warmup: bool = True):
     if warmup:
         engine.warmup()
     return engine
+
+
+def reset(engine) -> None:
+    """Empty an idle engine's prefix cache, so that another ``drive`` on it starts as cold as on a fresh
+    engine (its compiled programs stay: that is what reusing it saves). Raises ``RuntimeError`` on an engine
+    with unfinished requests or a held block."""
+    if engine.has_unfinished_requests() or not engine.scheduler.kv_cache_manager.reset_prefix_cache():
+        raise RuntimeError("reset needs an idle engine")
 
 
 def drive(engine, arrivals: list[Arrival], *, admit: Callable[[Arrival, set[str]], bool] | None = None) -> Run:

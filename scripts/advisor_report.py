@@ -19,9 +19,10 @@ For one seed (``run_seed``):
    ``symptoms.report`` of the difference, at the advisor's own default service levels
    (``gateway.advise.symptoms.TTFT_SLO`` and ``TPOT_SLO``). The recorder's lines of that workload become
    its recording;
-2. with the gateway stopped, the tuner (``gateway.advise.tune.tune``, in this process, replaying through
-   ``gateway.advise.replay.Replayer``) ranks the candidate changes on each recording within
-   ``--budget-s``; then the current configuration is replayed a third time (``judge``'s noise check).
+2. with the gateway stopped, the current configuration is replayed once on each recording (``judge``'s
+   noise check), then the tuner (``gateway.advise.tune.tune``, in this process, replaying through
+   ``gateway.advise.replay.Replayer``) replays it twice more and ranks the candidate changes within
+   ``--budget-s``.
 
 Per workload the report gives the top-ranked finding, the recommended change (or "no change"), goodput
 before -> after of the recommended change (before: the current configuration's two replays' mean; after:
@@ -30,7 +31,7 @@ goodput rose, and the issue's two checks (``judge``):
 
 - ``recommendation_ok``: where some replayed candidate beats the current goodput by more than the noise,
   the recommendation is that candidate or one within the noise of it; where none does, no change;
-- ``noise_ok``: the third replay of the current configuration lies within the reported noise of both of
+- ``noise_ok``: the extra replay of the current configuration lies within the reported noise of both of
   the tuner's two.
 
 Prints the result as JSON and writes it to ``docs/results/advisor_report_seed{N}.json``; ``--markdown``
@@ -225,16 +226,21 @@ def tune_workload(
         runs.append({"change": change, **row})
         return row
 
+    # The noise check's run first: the tuner's two runs of the current configuration follow on the same
+    # engine (Replayer keeps it), so the three differ by the run alone and it is built once.
+    third = replay({})
     bar = tune.progress_bar(2 + len(tune.candidates(diagnosis["findings"])))
     try:
         tuning = tune.tune(diagnosis["findings"], replay, budget_s=budget_s, progress=bar)
     finally:
         bar.close()
-    third = replay({})
+        if hasattr(replayer, "close"):
+            replayer.close()
     return {
         "tuning": {**asdict(tuning), "verdict": tuning.verdict},
         "table": tune.table(tuning),
-        **judge(tuning, runs, third),
+        "replays": [{"change": r["change"], "goodput": r["goodput"], "wall_s": r.get("wall_s")} for r in runs],
+        **judge(tuning, runs[1:], third),
     }
 
 
@@ -361,6 +367,7 @@ def run_seed(seed: int, count: int, budget_s: float, folder: Path) -> dict:
         row["tune_s"] = round(time.monotonic() - started, 1)
         print(f"[{w.name}]\n{row['table']}", file=sys.stderr)
         rows.append(row)
+        (folder / "rows.json").write_text(json.dumps(rows, indent=1, default=str))  # so far, should a later one fail
     return {
         "seed": seed,
         "command": f"python scripts/advisor_report.py --seed {seed} --workloads {count} --budget-s {budget_s:g}",

@@ -87,12 +87,18 @@ def replay(
     tier: str | None = None,
     cache_threshold: float | None = None,
     warmup: bool = True,
+    engine=None,
 ) -> dict:
     """One run of ``shapes`` on ``config`` (an ``EngineConfig``): the row. ``warmup=False`` (tests) compiles
-    as it goes."""
-    from runtime.replay import Arrival, drive, open_engine
+    as it goes. ``engine``: one already open on ``config`` (its prefix cache is emptied first:
+    ``runtime.replay.reset``); without it one is opened for this run and dropped after."""
+    from runtime.replay import Arrival, drive, open_engine, reset
 
-    engine = open_engine(config, warmup=warmup)
+    own = engine is None
+    if own:
+        engine = open_engine(config, warmup=warmup)
+    else:
+        reset(engine)
     vocab, limit = engine.model_config.vocab_size, config.max_model_len
     arrivals, shape_of = [], {}
     for i, s in enumerate(shapes):
@@ -117,8 +123,9 @@ def replay(
         return True
 
     run = drive(engine, arrivals, admit=admit)
-    del engine
-    gc.collect()  # the next configuration's engine is built after this one's arrays are gone
+    if own:
+        engine = None
+        gc.collect()  # the next configuration's engine is built after this one's arrays are gone
     served = run.timings.values()
     ttft = [t.first - t.arrival for t in served if t.first is not None]
     tpot = [(t.done - t.first) / (t.tokens - 1) for t in served if t.done is not None and t.tokens > 1]
@@ -179,7 +186,13 @@ def replayable(path: str | Path, max_requests: int) -> list[dict]:
 class Replayer:
     """One recording, its service levels and prices: ``run(keys)`` replays it on the engine ``keys`` name
     (EngineConfig fields and ``SPECIAL`` keys, with ``model``) and answers the row. The tuner calls it once
-    per candidate."""
+    per candidate.
+
+    It keeps the last engine it opened: a configuration replayed again right after (the tuner's current
+    configuration, twice, and the report's third run) reuses it, its prefix cache emptied, instead of
+    building and compiling it anew (minutes on a busy CPU). The runs on one engine then differ by the
+    run alone, not by a rebuild; another configuration's engine is built only after this one is released.
+    ``close()`` releases it."""
 
     shapes: list[dict]
     ttft_slo: float
@@ -187,6 +200,21 @@ class Replayer:
     time_scale: float = 1.0
     tiers: str | Path = TIERS
     warmup: bool = True
+    reuse: bool = True
+    _open: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)  # {"config", "engine"}
+
+    def close(self) -> None:
+        self._open.clear()
+        gc.collect()
+
+    def engine_for(self, config):
+        """The open engine when it runs ``config``, else a new one (the old one released first)."""
+        if self._open.get("config") != config:
+            self.close()
+            from runtime.replay import open_engine
+
+            self._open.update(config=config, engine=open_engine(config, warmup=self.warmup))
+        return self._open["engine"]
 
     def run(self, keys: dict, *, tier_sets_model: bool = True) -> dict:
         from runtime.api import EngineConfig
@@ -199,9 +227,10 @@ class Replayer:
         engine = {"prime_programs": True, **{k: v for k, v in keys.items() if k not in SPECIAL}}
         if tier is not None and tier_sets_model:  # tier=NAME runs that tier's model unless keys name one
             engine["model"] = models.get(tier, engine["model"])
+        config = EngineConfig(**engine)
         return replay(
             self.shapes,
-            EngineConfig(**engine),
+            config,
             time_scale=self.time_scale,
             ttft_slo=self.ttft_slo,
             tpot_slo=self.tpot_slo,
@@ -210,6 +239,7 @@ class Replayer:
             tier=tier,
             cache_threshold=keys.get("cache_threshold"),
             warmup=self.warmup,
+            engine=self.engine_for(config) if self.reuse else None,
         )
 
 
@@ -238,6 +268,7 @@ def compare(
     for name, keys, own in (("current", current, base), ("proposed", changed, proposed)):
         print(f"replaying {len(shapes)} requests on {name}: {keys}", file=sys.stderr)
         rows[name] = {"config": keys, **replayer.run(keys, tier_sets_model="model" not in own)}
+    replayer.close()
     return {"recording": str(recording), "slo": {"ttft_s": ttft_slo, "tpot_s": tpot_slo}, **rows}
 
 

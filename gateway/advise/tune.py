@@ -297,6 +297,7 @@ def main(args, diagnosis: dict) -> int:
         result = tune(diagnosis["findings"], replay, budget_s=args.budget_s, progress=bar)
     finally:
         bar.close()
+        replayer.close()
     yaml_text = fragment(result, base["model"], str(args.recording))
     if yaml_text is not None:
         Path(args.out).write_text(yaml_text)

@@ -118,3 +118,34 @@ def test_keys_are_checked_and_recordings_filtered(tmp_path, capsys):
     empty = tmp_path / "e.jsonl"
     empty.write_text(json.dumps({"t": 1.0, "prompt_tokens": 3, "cache": "hit"}))
     assert main(["--replay", str(empty)]) == 2 and "no request that reached a model" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_second_run_on_the_same_engine_starts_with_an_empty_prefix_cache(tiny_path):
+    """Two runs of the same shapes on one engine (what Replayer does for a configuration replayed again):
+    the second finds no block the first left behind. Six 60-token prompts sharing 3 blocks (48 tokens):
+    from an empty cache the first finds nothing and the other five at most 48 each, 240 of 360 tokens;
+    with the first run's blocks left, the first would find 48 too (up to 288 of 360)."""
+    from runtime.replay import open_engine
+
+    config = tiny_config(tiny_path)
+    engine = open_engine(config, warmup=False)
+    kw = dict(time_scale=1.0, ttft_slo=60.0, tpot_slo=60.0, prices=PRICES, warmup=False, engine=engine)
+    first, second = replay(shapes(), config, **kw), replay(shapes(), config, **kw)
+    assert 0 < first["prefix_cache_hit_rate"] <= 240 / 360 + 1e-9
+    assert 0 < second["prefix_cache_hit_rate"] <= 240 / 360 + 1e-9
+
+
+def test_the_replayer_reuses_its_engine_for_the_same_configuration_only(monkeypatch):
+    import runtime.replay
+    from gateway.advise.replay import Replayer
+
+    opened = []
+    monkeypatch.setattr(runtime.replay, "open_engine", lambda config, warmup: opened.append(config) or object())
+    r = Replayer([], 1.0, 0.1)
+    a = r.engine_for("config A")
+    assert r.engine_for("config A") is a and opened == ["config A"]
+    b = r.engine_for("config B")
+    assert b is not a and opened == ["config A", "config B"]
+    r.close()
+    assert r.engine_for("config B") is not b and len(opened) == 3

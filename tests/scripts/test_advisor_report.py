@@ -103,19 +103,19 @@ DIAGNOSIS = {"findings": [{"symptom": "ttft", "cause": "queueing", "key": "k", "
 
 def test_a_candidate_beyond_the_noise_is_recommended_and_its_goodput_is_the_after():
     # current 0.50 and 0.55 (noise 0.05); max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60 and 16 -> 0.75
-    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.5])
+    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.5, 0.55])  # the noise check's run first
     out = report.tune_workload([], DIAGNOSIS, {"model": "m", "max_num_seqs": 2}, budget_s=100, replayer=fake)
     assert out["recommended"] == {"max_num_seqs": 8}
     assert out["goodput_before"] == pytest.approx(0.525) and out["goodput_after"] == 0.8
     assert out["goodput_rose"] and out["some_candidate_helps"] and out["recommendation_ok"]
     assert out["latency_before"]["ttft_p50_s"] == 0.5 and out["latency_after"]["ttft_p50_s"] == 0.1
-    assert out["current_runs"] == [0.5, 0.55, 0.5] and out["noise_ok"]  # the third run: a fourth call, current
-    assert [k.get("max_num_seqs") for k in fake.keys] == [2, 2, 8, 4, 16, 2]  # the base's own value for current
+    assert out["current_runs"] == [0.5, 0.55, 0.5] and out["noise_ok"]  # the tuner's two, then the extra one
+    assert [k.get("max_num_seqs") for k in fake.keys] == [2, 2, 2, 8, 4, 16]  # the base's own value for current
 
 
 def test_no_candidate_beyond_the_noise_is_no_change_and_a_third_run_outside_it_is_reported():
     # current 0.50 and 0.60 (noise 0.10); the best candidate 0.60 is within it; the third run 0.75 is not
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.5, 0.6, 0.75])
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.75, 0.5, 0.6])
     out = report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, replayer=fake)
     assert out["recommended"] is None and not out["some_candidate_helps"] and out["recommendation_ok"]
     assert out["goodput_after"] == out["goodput_before"] == pytest.approx(0.55) and not out["goodput_rose"]
@@ -145,7 +145,7 @@ def test_judge_fails_a_recommendation_that_breaks_the_rule():
 
 
 def test_the_markdown_table_says_where_goodput_did_not_rise(tmp_path):
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.5, 0.6, 0.55])
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.55, 0.5, 0.6])
     body = {"workload": "s1-w0", "kind": "burst", "top_finding": {"symptom": "ttft", "cause": "queueing"}}
     body |= report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, replayer=fake)
     result = {"seed": 1, "engine": {"max_num_seqs": 2}, "rows": [body]}
