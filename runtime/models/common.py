@@ -24,6 +24,9 @@ Parameter layout (``[in, out]`` kernels, as ``flax.linen.Dense``):
 Linear layers that read the same x may instead be one kernel, their outputs side by side
 (``linears``; ``runtime.quant.weights.fuse_linears`` builds them on the host for the CPU kernels):
     layers_i/attn/qkv/kernel [D, (H + 2 KVH) * Dh] for q, k, v; layers_i/mlp/gate_up/kernel [D, 2F].
+With a stacked gate/up whose matrix offers ``gated_mlp`` (the CPU kernels), a layer's whole MLP block, norm
+to residual add, is one call (``fused_mlp_block``); the modules below remain its definition and run wherever
+that call declines (prefill chunks, other platforms, ``init``).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ class LayerSpec:
     qk_norm: bool = False  # an RMSNorm over each head's query and key, before RoPE
     sandwich_norm: bool = False  # an RMSNorm on the attention and MLP outputs too, before each residual add
     gguf_permuted_qk: bool = False  # llama.cpp stores the Q/K rows permuted (interleaved rotary): undo it
+    activation_kernel: str | None = None  # ``activation``'s name for fused kernels ("silu", "gelu_tanh")
 
 
 # ---------------------------------------------------------------- weight seams
@@ -84,6 +88,22 @@ def linears(module: nn.Module, x: jax.Array, parts: dict[str, int], fused: str) 
         y = Linear(sum(parts.values()), name=fused)(x)  # (..., sum of features)
         return jnp.split(y, np.cumsum(list(parts.values()))[:-1].tolist(), axis=-1)
     return [Linear(features, name=name)(x) for name, features in parts.items()]
+
+
+def fused_mlp_block(module: nn.Module, x: jax.Array, spec: LayerSpec, eps: float) -> jax.Array | None:
+    """``DecoderLayer``'s MLP block, ``x + [post_ffn_norm](down(act(gate(h)) * up(h)))`` with ``h = ffn_norm(x)``,
+    as one call when the layer's stacked gate/up kernel offers one (its ``gated_mlp`` method: the CPU kernels,
+    ``runtime.quant.weights``), else None and the layer runs the modules below. Reads the parameters the
+    modules would (``ffn_norm``, ``mlp/gate_up``, ``mlp/down``, ``post_ffn_norm``); there are none at ``init``."""
+    params = module.variables.get("params", {})
+    mlp = params.get("mlp", {})
+    gate_up = mlp.get("gate_up", {}).get("kernel")
+    if spec.activation_kernel is None or not hasattr(gate_up, "gated_mlp") or "down" not in mlp:
+        return None
+    post = params["post_ffn_norm"]["scale"] if spec.sandwich_norm else None
+    return gate_up.gated_mlp(
+        mlp["down"]["kernel"], x, params["ffn_norm"]["scale"], post, activation=spec.activation_kernel, eps=eps
+    )
 
 
 def embed(table: Any, tokens: jax.Array, dtype) -> jax.Array:
@@ -187,7 +207,8 @@ class GatedMLP(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    """Pre-norm attention and MLP, each added to the residual stream (normed again with sandwich norms)."""
+    """Pre-norm attention and MLP, each added to the residual stream (normed again with sandwich norms); the MLP
+    block as one kernel call where the weights offer one (``fused_mlp_block``)."""
 
     config: ModelConfig
     spec: LayerSpec
@@ -200,6 +221,9 @@ class DecoderLayer(nn.Module):
         if spec.sandwich_norm:
             h = RMSNorm(eps, name="post_attn_norm")(h)
         x = x + h
+        fused = fused_mlp_block(self, x, spec, eps)
+        if fused is not None:
+            return fused, kv
         h = GatedMLP(c, spec.activation, name="mlp")(RMSNorm(eps, name="ffn_norm")(x))
         if spec.sandwich_norm:
             h = RMSNorm(eps, name="post_ffn_norm")(h)

@@ -50,7 +50,12 @@ PER_LAYER_ATTENTION = True
 
 AttendFactory = Callable[..., Callable]  # (*, sm_scale, sliding_window, soft_cap) -> attend
 
-LAYER = LayerSpec(activation=functools.partial(jax.nn.gelu, approximate=True), qk_norm=True, sandwich_norm=True)
+LAYER = LayerSpec(
+    activation=functools.partial(jax.nn.gelu, approximate=True),
+    qk_norm=True,
+    sandwich_norm=True,
+    activation_kernel="gelu_tanh",
+)
 
 
 def params_from_gguf(config: ModelConfig, get: Callable[[str], np.ndarray], unpermute_qk) -> dict:

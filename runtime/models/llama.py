@@ -21,7 +21,7 @@ from runtime.models import common
 from runtime.models.common import DecoderModel, LayerSpec
 from runtime.models.config import ModelConfig
 
-LAYER = LayerSpec(activation=jax.nn.silu, gguf_permuted_qk=True)
+LAYER = LayerSpec(activation=jax.nn.silu, gguf_permuted_qk=True, activation_kernel="silu")
 
 
 def params_from_gguf(config: ModelConfig, get: Callable[[str], np.ndarray], unpermute_qk) -> dict:

@@ -55,6 +55,9 @@ TARGETS = {8: ("jaxserve_q8_matmul", "JaxserveQ8Matmul"), 4: ("jaxserve_q4_matmu
 GGUF_TARGET = ("jaxserve_gguf_matmul", "JaxserveGgufMatmul")  # the file's Q8_0 / Q4_1 blocks (gguf_blocks.py)
 GGUF_BLOCK_TYPE_ID = {"q8_0": 0, "q4_1": 1}  # the kernel's "block_type" attribute
 DENSE_TARGET = ("jaxserve_dense_matmul", "JaxserveDenseMatmul")  # float32 W [N, K] (weights.DenseMatrix)
+# A layer's whole gated MLP block, norm to residual add (``gated_mlp``), over any two of the formats above.
+MLP_TARGET = ("jaxserve_gated_mlp", "JaxserveGatedMlp")
+MLP_ACTIVATION_ID = {"silu": 0, "gelu_tanh": 1}  # its "activation" attribute (LayerSpec.activation_kernel)
 # Above this many rows of x (prefill chunks) the dot is compute-bound (the same FMAs as float32):
 # one float32 dequantization of the matrix is amortized and XLA's GEMM beats the kernel's
 # dot-product blocking (measured, [M, 576] x [576, 1536] int8: M = 16 kernel 0.70 ms, XLA 0.73 ms;
@@ -186,7 +189,7 @@ def _on_load_matmul(lib: ctypes.CDLL) -> None:
 
 _KERNELS = NativeKernels(
     SOURCE,
-    (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET),
+    (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET, MLP_TARGET),
     isa_symbol="jaxserve_kernel_isa",
     log=log,
     what="quantized matmul",
@@ -322,6 +325,55 @@ def dense_matmul(x: jax.Array, w: jax.Array) -> jax.Array:
         return jnp.einsum("mk,nk->mn", x, w.astype(x.dtype))
     call = jax.ffi.ffi_call(DENSE_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], w.shape[0]), jnp.float32))
     return call(x.astype(jnp.float32), w, threads=np.int64(DENSE_THREADS)).astype(x.dtype)
+
+
+def kernel_operands(m) -> tuple[int, int, jax.Array, jax.Array] | None:
+    """A weight matrix as the fused kernels take it: (kind, param, weights, scales), kind 0 int8, 1 int4 (param:
+    its group), 2 GGUF blocks (param: the block type's id), 3 float32 rows; None for anything else."""
+    from runtime.quant.gguf_blocks import GGUFMatrix
+    from runtime.quant.weights import DenseMatrix, QuantizedMatrix
+
+    none = jnp.zeros((0,), jnp.float32)
+    if isinstance(m, QuantizedMatrix):
+        return (0, 0, m.q, m.scale) if m.bits == 8 else (1, m.group, m.q, m.scale)
+    if isinstance(m, GGUFMatrix) and m.block_type in GGUF_BLOCK_TYPE_ID:
+        return 2, GGUF_BLOCK_TYPE_ID[m.block_type], m.blocks, none
+    if isinstance(m, DenseMatrix):
+        return 3, 0, m.w, none
+    return None
+
+
+def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float) -> jax.Array | None:
+    """``x + post(down(act(gate(h)) * up(h)))``, ``h = rms_norm(x) * norm``, as one kernel call (``JaxserveGatedMlp``):
+    x [M, D] float32 the residual stream; ``gate_up`` [2F, D] gate's rows then up's (``weights.fuse_linears``),
+    ``down`` [D, F], each a QuantizedMatrix, GGUFMatrix or DenseMatrix; ``post_norm`` [D] the sandwich norm's
+    scale or None; ``activation`` a ``MLP_ACTIVATION_ID`` name. None where the kernel does not take the call
+    (more than ``MAX_KERNEL_ROWS`` rows, another dtype or format, no kernel): the caller runs the XLA layers.
+    Each matmul is the one its format's own kernel computes (int8 activations where those do); the norm and
+    the activation are float32 with a few roundings of their own (quant_matmul.cc says which)."""
+    if x.ndim != 2 or x.dtype != jnp.float32 or x.shape[0] > MAX_KERNEL_ROWS or activation not in MLP_ACTIVATION_ID:
+        return None
+    gu, dn = kernel_operands(gate_up), kernel_operands(down)
+    if gu is None or dn is None or gu[2].shape[0] % 2 or not kernel_available():
+        return None
+    post = jnp.zeros((0,), jnp.float32) if post_norm is None else post_norm.astype(jnp.float32)
+    call = jax.ffi.ffi_call(MLP_TARGET[0], jax.ShapeDtypeStruct(x.shape, jnp.float32))
+    return call(
+        x,
+        norm.astype(jnp.float32),
+        post,
+        gu[2],
+        gu[3],
+        dn[2],
+        dn[3],
+        gate_up_kind=np.int64(gu[0]),
+        gate_up_param=np.int64(gu[1]),
+        down_kind=np.int64(dn[0]),
+        down_param=np.int64(dn[1]),
+        activation=np.int64(MLP_ACTIVATION_ID[activation]),
+        eps=np.float32(eps),
+        threads=np.int64(DENSE_THREADS if gu[0] == dn[0] == 3 else THREADS),
+    )
 
 
 CHUNK_BYTES = 1 << 20  # float32 bytes of W dequantized per loop step: stays in L2

@@ -76,6 +76,13 @@ class GGUFMatrix:
         rows = jnp.take(self.blocks, idx.reshape(-1), axis=0)
         return dequantize_blocks(rows, self.block_type, self.in_features).reshape(*idx.shape, self.in_features)
 
+    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+        """With self a layer's stacked gate/up: its MLP block as one kernel call, or None
+        (``runtime.quant.weights.fused_gated_mlp``)."""
+        from runtime.quant.weights import fused_gated_mlp
+
+        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
+
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
         lead = x.shape[:-1]

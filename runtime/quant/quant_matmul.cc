@@ -27,6 +27,7 @@
 // pool thread is busy). Without AVX-512 a portable scalar version is compiled instead.
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -737,6 +738,22 @@ ffi::Error Q8Impl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi
   return ffi::Error::Success();
 }
 
+// int4 (p.group, p.num_groups set) with x [M, K] for any K up to the padded Kp = num_groups * group.
+void q4_matmul(ffi::ThreadPool& pool, Problem p, int64_t threads) {
+#ifndef JAXSERVE_AVX512
+  // The AVX2 and portable loops read x in whole groups: a K that ends inside the last group gets a
+  // zero-padded copy of x (M x Kp floats; the padded codes are 8, i.e. 0.0, so the sum is unchanged).
+  std::vector<float> padded;
+  if (const int64_t kp = p.num_groups * p.group; kp != p.K) {
+    padded.assign(p.M * kp, 0.0f);
+    for (int64_t m = 0; m < p.M; ++m) std::copy(p.x + m * p.K, p.x + (m + 1) * p.K, padded.begin() + m * kp);
+    p.x = padded.data();
+    p.K = kp;
+  }
+#endif
+  matmul(pool, p, true, threads);
+}
+
 ffi::Error Q4Impl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::U8> w,
                   ffi::Buffer<ffi::F32> scale, ffi::ResultBuffer<ffi::F32> y, int64_t group, int64_t threads) {
   const auto xd = x.dimensions(), wd = w.dimensions(), sd = scale.dimensions();
@@ -748,19 +765,9 @@ ffi::Error Q4Impl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi
                      "q4 matmul: group must be a multiple of 32 and Kp = ceil(K / G) * G");
       e.failure())
     return e;
-  Problem p{x.typed_data(), w.typed_data(), scale.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1], group, sd[1]};
-#ifndef JAXSERVE_AVX512
-  // The AVX2 and portable loops read x in whole groups: a K that ends inside the last group gets a
-  // zero-padded copy of x (M x Kp floats; the padded codes are 8, i.e. 0.0, so the sum is unchanged).
-  std::vector<float> padded;
-  if (const int64_t kp = sd[1] * group; kp != p.K) {
-    padded.assign(p.M * kp, 0.0f);
-    for (int64_t m = 0; m < p.M; ++m) std::copy(p.x + m * p.K, p.x + (m + 1) * p.K, padded.begin() + m * kp);
-    p.x = padded.data();
-    p.K = kp;
-  }
-#endif
-  matmul(pool, p, true, threads);
+  q4_matmul(pool, Problem{x.typed_data(), w.typed_data(), scale.typed_data(), y->typed_data(), xd[0], wd[0], xd[1],
+                          wd[1], group, sd[1]},
+            threads);
   return ffi::Error::Success();
 }
 
@@ -1167,6 +1174,8 @@ void gguf_rows_q(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t
 
 #endif
 
+void gguf_matmul(ffi::ThreadPool& pool, GgufProblem p, bool q4, int64_t threads);
+
 ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::U8> w,
                     ffi::ResultBuffer<ffi::F32> y, int64_t block_type, int64_t threads) {
   const auto xd = x.dimensions(), wd = w.dimensions();
@@ -1175,8 +1184,13 @@ ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<f
                      "gguf matmul: x [M, K] (K a multiple of 32), w [N, K / 32 * block bytes]");
       e.failure())
     return e;
-  GgufProblem p{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]};
-  const bool q4 = block_type == 1;
+  gguf_matmul(pool, GgufProblem{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1], wd[1]},
+              block_type == 1, threads);
+  return ffi::Error::Success();
+}
+
+// block_type 1: Q4_1 (q4), 0: Q8_0.
+void gguf_matmul(ffi::ThreadPool& pool, GgufProblem p, bool q4, int64_t threads) {
 #if !defined(JAXSERVE_AVX512) && !defined(JAXSERVE_Q8X)
   std::vector<float> xsum;  // Q4_1: W = d * q + m, so x . W over a block = d * (x . q) + m * sum(x)
   if (q4) {
@@ -1200,7 +1214,6 @@ ffi::Error GgufImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<f
   run_tiles(pool, p.N, p.N * p.row_bytes, threads,
             [p, q4](int64_t n0, int64_t n1) { q4 ? gguf_rows<true>(p, n0, n1) : gguf_rows<false>(p, n0, n1); });
 #endif
-  return ffi::Error::Success();
 }
 
 // ---- float32 weights, a row per output feature ---------------------------------------------------
@@ -1343,13 +1356,156 @@ void dense_rows(const DenseProblem& p, int64_t n0, int64_t n1) {
 
 #endif
 
+void dense_matmul(ffi::ThreadPool& pool, const DenseProblem& p, int64_t threads) {
+  run_tiles(pool, p.N, p.N * p.K * 4, threads, [p](int64_t n0, int64_t n1) { dense_rows(p, n0, n1); });
+}
+
 ffi::Error DenseImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> w,
                      ffi::ResultBuffer<ffi::F32> y, int64_t threads) {
   const auto xd = x.dimensions(), wd = w.dimensions();
   if (auto e = check(xd.size() == 2 && wd.size() == 2 && xd[1] == wd[1], "dense matmul: x [M, K], w [N, K]"); e.failure())
     return e;
-  const DenseProblem p{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1]};
-  run_tiles(pool, p.N, p.N * p.K * 4, threads, [p](int64_t n0, int64_t n1) { dense_rows(p, n0, n1); });
+  dense_matmul(pool, DenseProblem{x.typed_data(), w.typed_data(), y->typed_data(), xd[0], wd[0], xd[1]}, threads);
+  return ffi::Error::Success();
+}
+
+// ---- a layer's gated MLP in one call ----------------------------------------------------------------
+//
+//   y = x + post(down(act(gate(h)) * up(h))),   h = rms_norm(x) * norm
+//
+// x [M, D] the residual stream; gate and up one stacked matrix [2F, D] (runtime/quant/weights.py
+// fuse_linears: gate's rows, then up's), down [D, F], each in any of the formats above; post the
+// sandwich norm rms_norm(.) * post_norm (Gemma 3) when post_norm has D entries, else nothing; act SiLU
+// or tanh-GELU. runtime.models.common.DecoderLayer is the definition (runtime/quant/cpu.py gated_mlp
+// the call). Why one call: in XLA:CPU the block is 8 ops (the norm's reduce, rsqrt and scale, two
+// matmul calls, the activation, the residual add), each dispatched on its own; here it is one, and the
+// two matrices are the same kernels' work as before. The norm sums x * x in float32 in another order
+// than XLA's reduce, and exp is a polynomial (exp_f32): a few float32 roundings from the XLA block.
+
+struct WeightMatrix {  // one of the formats above, as the FFI buffers hold it
+  int64_t kind;         // 0 int8 [N, K], 1 int4 [N, Kp / 2], 2 GGUF blocks [N, K / 32 * B], 3 float32 [N, K]
+  const void* w;
+  const float* s;       // int8: [N]; int4: [N, Kp / G]; otherwise unused
+  int64_t N, row_bytes, param, num_scales;  // param: int4's group, GGUF's block type (1: Q4_1, 0: Q8_0)
+};
+
+void matmul_any(ffi::ThreadPool& pool, const WeightMatrix& m, const float* x, int64_t M, int64_t K, float* y,
+                int64_t threads) {
+  const auto* w = static_cast<const uint8_t*>(m.w);
+  switch (m.kind) {
+    case 0: matmul(pool, Problem{x, w, m.s, y, M, m.N, K, m.row_bytes, 0, 0}, false, threads); break;
+    case 1: q4_matmul(pool, Problem{x, w, m.s, y, M, m.N, K, m.row_bytes, m.param, m.num_scales}, threads); break;
+    case 2: gguf_matmul(pool, GgufProblem{x, w, y, M, m.N, K, m.row_bytes}, m.param == 1, threads); break;
+    default: dense_matmul(pool, DenseProblem{x, static_cast<const float*>(m.w), y, M, m.N, K}, threads); break;
+  }
+}
+
+// exp(x) as a polynomial that a plain loop vectorizes (libm's expf does not): Cephes' expf, range
+// reduction by ln 2 (split in two parts) and a degree-6 polynomial, within 2 ulp on [-87, 88] (x clamped
+// there: the activations only need exp to saturate to 0 or a huge value past it).
+inline float exp_f32(float x) {
+  x = std::min(std::max(x, -87.0f), 88.0f);
+  // n = round(x / ln 2) without a branch: adding 1.5 * 2^23 leaves no fraction bits (|x / ln 2| < 2^22)
+  const float fn = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const int32_t n = static_cast<int32_t>(fn);
+  float r = x - fn * 0.693359375f;
+  r = r - fn * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const int32_t bits = (n + 127) << 23;
+  float two_n;
+  __builtin_memcpy(&two_n, &bits, 4);
+  return p * two_n;
+}
+
+// rows of x [M, D] -> out = x / sqrt(mean(x * x) + eps) * scale, as runtime.models.common.rms_norm.
+void rms_norm_rows(const float* x, const float* scale, int64_t M, int64_t D, float eps, float* out) {
+  for (int64_t m = 0; m < M; ++m) {
+    const float* xm = x + m * D;
+    float ss = 0.0f;
+#pragma omp simd reduction(+ : ss)
+    for (int64_t k = 0; k < D; ++k) ss += xm[k] * xm[k];
+    const float inv = 1.0f / std::sqrt(ss / static_cast<float>(D) + eps);
+    float* o = out + m * D;
+#pragma omp simd
+    for (int64_t k = 0; k < D; ++k) o[k] = xm[k] * inv * scale[k];
+  }
+}
+
+ffi::Error weight_matrix(const ffi::AnyBuffer& w, const ffi::Buffer<ffi::F32>& s, int64_t kind, int64_t param,
+                         int64_t K, WeightMatrix* out) {
+  const auto wd = w.dimensions();
+  if (wd.size() != 2) return check(false, "gated mlp: a weight matrix is [N, row bytes]");
+  const int64_t N = wd[0], cols = wd[1];
+  const int64_t elem = static_cast<int64_t>(ffi::ByteWidth(w.element_type()));
+  *out = WeightMatrix{kind, w.untyped_data(), s.typed_data(), N, cols * elem, param, 0};
+  switch (kind) {
+    case 0: return check(elem == 1 && cols == K && s.element_count() == static_cast<size_t>(N), "gated mlp: int8 [N, K], scale [N]");
+    case 1: {
+      const bool ok = elem == 1 && param >= 32 && param % 32 == 0 && (2 * cols) % param == 0 && 2 * cols >= K &&
+                      2 * cols - param < K && s.element_count() == static_cast<size_t>(N * (2 * cols / param));
+      out->num_scales = ok ? 2 * cols / param : 0;
+      return check(ok, "gated mlp: int4 [N, Kp / 2], scale [N, Kp / G]");
+    }
+    case 2:
+      return check(elem == 1 && K % 32 == 0 && cols == K / 32 * (param == 1 ? 20 : 34), "gated mlp: GGUF blocks [N, K / 32 * B]");
+    case 3: return check(elem == 4 && cols == K, "gated mlp: float32 [N, K]");
+    default: return check(false, "gated mlp: unknown weight kind");
+  }
+}
+
+ffi::Error GatedMlpImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> norm,
+                        ffi::Buffer<ffi::F32> post_norm, ffi::AnyBuffer gu_w, ffi::Buffer<ffi::F32> gu_s,
+                        ffi::AnyBuffer dn_w, ffi::Buffer<ffi::F32> dn_s, ffi::ResultBuffer<ffi::F32> y,
+                        int64_t gate_up_kind, int64_t gate_up_param, int64_t down_kind, int64_t down_param,
+                        int64_t activation, float eps, int64_t threads) {
+  const auto xd = x.dimensions();
+  if (auto e = check(xd.size() == 2 && norm.element_count() == static_cast<size_t>(xd[1]) &&
+                         (post_norm.element_count() == 0 || post_norm.element_count() == norm.element_count()),
+                     "gated mlp: x [M, D], norm [D], post_norm [D] or [0]");
+      e.failure())
+    return e;
+  const int64_t M = xd[0], D = xd[1];
+  WeightMatrix gu, dn;
+  if (auto e = weight_matrix(gu_w, gu_s, gate_up_kind, gate_up_param, D, &gu); e.failure()) return e;
+  const int64_t F = gu.N / 2;
+  if (auto e = check(gu.N % 2 == 0, "gated mlp: gate_up has 2F rows"); e.failure()) return e;
+  if (auto e = weight_matrix(dn_w, dn_s, down_kind, down_param, F, &dn); e.failure()) return e;
+  if (auto e = check(dn.N == D, "gated mlp: down [D, F]"); e.failure()) return e;
+  thread_local std::vector<float> h, g, a, o;
+  h.resize(M * D);
+  g.resize(M * 2 * F);
+  a.resize(M * F);
+  o.resize(M * D);
+  rms_norm_rows(x.typed_data(), norm.typed_data(), M, D, eps, h.data());
+  matmul_any(pool, gu, h.data(), M, D, g.data(), threads);
+  for (int64_t m = 0; m < M; ++m) {
+    const float* gate = g.data() + m * 2 * F;
+    const float* up = gate + F;
+    float* am = a.data() + m * F;
+    if (activation == 0) {  // SiLU: g * sigmoid(g)
+#pragma omp simd
+      for (int64_t j = 0; j < F; ++j) am[j] = gate[j] / (1.0f + exp_f32(-gate[j])) * up[j];
+    } else {  // tanh-GELU: 0.5 g (1 + tanh(sqrt(2 / pi) (g + 0.044715 g^3))), tanh(u) = 1 - 2 / (exp(2u) + 1)
+#pragma omp simd
+      for (int64_t j = 0; j < F; ++j) {
+        const float v = gate[j];
+        const float u = 0.7978845608028654f * (v + 0.044715f * v * v * v);
+        am[j] = 0.5f * v * (2.0f - 2.0f / (exp_f32(2.0f * u) + 1.0f)) * up[j];
+      }
+    }
+  }
+  matmul_any(pool, dn, a.data(), M, F, o.data(), threads);
+  if (post_norm.element_count() != 0) rms_norm_rows(o.data(), post_norm.typed_data(), M, D, eps, o.data());
+  const float* xs = x.typed_data();
+  float* out = y->typed_data();
+#pragma omp simd
+  for (int64_t i = 0; i < M * D; ++i) out[i] = xs[i] + o[i];
   return ffi::Error::Success();
 }
 
@@ -1386,6 +1542,25 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGgufMatmul, GgufImpl,
                                   .Arg<ffi::Buffer<ffi::U8>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<int64_t>("block_type")
+                                  .Attr<int64_t>("threads"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGatedMlp, GatedMlpImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // x [M, D]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // norm [D]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // post_norm [D] or [0]
+                                  .Arg<ffi::AnyBuffer>()         // gate_up codes / blocks / weights
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // gate_up scales ([0] without)
+                                  .Arg<ffi::AnyBuffer>()         // down
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // down scales
+                                  .Ret<ffi::Buffer<ffi::F32>>()  // y [M, D]
+                                  .Attr<int64_t>("gate_up_kind")
+                                  .Attr<int64_t>("gate_up_param")
+                                  .Attr<int64_t>("down_kind")
+                                  .Attr<int64_t>("down_param")
+                                  .Attr<int64_t>("activation")
+                                  .Attr<float>("eps")
                                   .Attr<int64_t>("threads"));
 
 // Which of the paths above this build compiled (runtime/quant/cpu.py kernel_isa()), and whether its

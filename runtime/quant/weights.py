@@ -122,6 +122,10 @@ class QuantizedMatrix:
             in_features=self.in_features,
         )
 
+    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+        """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
+        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
+
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
         lead = x.shape[:-1]
@@ -170,6 +174,10 @@ class DenseMatrix:
     def take_rows(self, idx: jax.Array) -> jax.Array:
         return jnp.take(self.w, idx, axis=0)
 
+    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+        """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
+        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
+
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype."""
         lead = x.shape[:-1]
@@ -181,6 +189,17 @@ class DenseMatrix:
         else:
             y = jnp.einsum("mk,nk->mn", x2, self.w.astype(x.dtype))
         return y.reshape(*lead, self.w.shape[0])
+
+
+def fused_gated_mlp(gate_up, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+    """The ``gated_mlp`` method of the kernel matrices: a layer's MLP block, norm to residual add, as one CPU
+    kernel call (``runtime.quant.cpu.gated_mlp``, its docstring has the shapes), or None where there is none
+    (another platform, too many rows, formats the kernel does not take): the model then runs its layers."""
+    if platform_family(target_platform()) != "cpu":
+        return None
+    from runtime.quant import cpu as quant_cpu
+
+    return quant_cpu.gated_mlp(x, norm, post_norm, gate_up, down, activation=activation, eps=eps)
 
 
 def dense_params(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,212 @@
+"""A layer's gated MLP block in one CPU kernel call (``runtime.quant.cpu.gated_mlp``, ``JaxserveGatedMlp`` in
+runtime/quant/quant_matmul.cc) against the block as ``runtime.models.common.DecoderLayer`` defines it:
+
+    y = x + post(down(act(gate(h)) * up(h))),   h = rms_norm(x) * norm,   post = rms_norm(.) * post_norm or nothing
+
+The reference is that math in float64 on the dequantized weights. The bound is derived stage by stage,
+elementwise (``error_bound``): float32 sums (Higham's gamma), the activation's few roundings (exp is a
+polynomial within 2 ulp), and, where the kernels quantize their inputs to int8 blocks (the AVX2 path,
+``kernel_quantizes_activations``), each matmul's activation bound (``activation_error_bound``). Then the
+tiny models' and SmolLM2's greedy tokens with the fused block equal those without it.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from pallas_kernels.quant_matmul import padded_in_features
+from runtime.quant import cpu as quant_cpu
+from runtime.quant.gguf_blocks import GGUFMatrix
+from runtime.quant.weights import DenseMatrix, QuantizedMatrix, concat_rows
+from tests.runtime.quant.test_gguf_blocks import make_blocks
+
+U32 = 2.0**-24
+D, F = 96, 160  # multiples of 32 (GGUF blocks); F not a multiple of int4's group 64 (a padded last group)
+EPS = 1e-5
+LIPSCHITZ = {"silu": 1.1, "gelu_tanh": 1.13}  # max |act'(g)|: 1.0998 (SiLU), 1.1289 (tanh-GELU)
+ACT = {
+    "silu": lambda g: g / (1 + np.exp(-g)),
+    "gelu_tanh": lambda g: 0.5 * g * (1 + np.tanh(np.sqrt(2 / np.pi) * (g + 0.044715 * g**3))),
+}
+
+
+def gamma(n: int) -> float:
+    return n * U32 / (1 - n * U32)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kernel():
+    if jax.default_backend() != "cpu":
+        pytest.skip("the fused MLP is a CPU kernel")
+    assert quant_cpu.kernel_available(), "g++ could not build runtime/quant/quant_matmul.cc (see the warning)"
+
+
+def make(fmt: str, rows: int, K: int, seed: int):
+    rng = np.random.default_rng(seed)
+    if fmt in ("q8_0", "q4_1"):
+        return GGUFMatrix(make_blocks(fmt, rows, K, seed), fmt, K)
+    w = (rng.standard_normal((rows, K)) / np.sqrt(K)).astype(np.float32)
+    return DenseMatrix(w) if fmt == "dense" else QuantizedMatrix.from_float(w, fmt, 64)
+
+
+def rms64(x, scale):
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + EPS) * scale
+
+
+def width(m) -> int | None:
+    return padded_in_features(m.in_features, 4, m.group) if isinstance(m, QuantizedMatrix) and m.bits == 4 else None
+
+
+def matmul_bound(a, e_a, w, m):
+    """A float32 kernel's x . W^T at x = a (float64, off by at most e_a elementwise) from the exact a . W^T: the
+    sum's rounding, the input's error carried through |W|, and the int8 blocks' where the kernel quantizes x."""
+    K = a.shape[1]
+    bound = gamma(K + 2) * (np.abs(a) @ np.abs(w).T) + e_a @ np.abs(w).T
+    if quant_cpu.kernel_quantizes_activations() and not isinstance(m, DenseMatrix):
+        # the kernel quantizes its own a (within e_a of this one): its blocks' max |a| is at most ours + e_a's
+        bound += quant_cpu.activation_error_bound(np.abs(a) + e_a, w, width(m))
+    return bound
+
+
+def reference_and_bound(x, norm, post, gate_up, down, activation):
+    x = x.astype(np.float64)
+    wgu = np.asarray(gate_up.dequantize(), np.float64)
+    wd = np.asarray(down.dequantize(), np.float64)
+    h = rms64(x, norm)
+    e_h = gamma(D + 8) * np.abs(h)  # the sum of squares (D terms), the division, the square root, two products
+    g = h @ wgu.T
+    e_g = matmul_bound(h, e_h, wgu, gate_up)
+    gate, up, e_gate, e_up = g[:, :F], g[:, F:], e_g[:, :F], e_g[:, F:]
+    act = ACT[activation](gate)
+    a = act * up
+    # act(gate) off by L e_gate (Lipschitz) plus its own roundings: exp within 2 ulp and a handful of
+    # operations (16 u of |act|), and for tanh-GELU 1 - 2 / (exp(2u) + 1) cancels near -1: 4 u of |g| absolute
+    e_act = LIPSCHITZ[activation] * e_gate + 16 * U32 * np.abs(act) + 4 * U32 * np.abs(gate)
+    e_a = e_act * (np.abs(up) + e_up) + np.abs(act) * e_up + U32 * np.abs(a)
+    o = a @ wd.T
+    e_o = matmul_bound(a, e_a, wd, down)
+    if post is not None:
+        # rms_norm(o) * post: scale-invariant in o; o + delta moves it by at most |post| / rms(o) times
+        # (|delta_k| + |o_k| ||delta|| / (sqrt(D) rms(o))), plus its own roundings
+        r = np.sqrt(np.mean(o * o, axis=-1, keepdims=True) + EPS)
+        delta = np.sqrt((e_o**2).sum(-1, keepdims=True))
+        o_n = o / r * post
+        e_o = np.abs(post) / r * (e_o + np.abs(o) * delta / (np.sqrt(D) * r)) * 1.01 + gamma(D + 8) * np.abs(o_n)
+        o = o_n
+    y = x + o
+    return y, e_o + U32 * np.abs(y)
+
+
+FORMAT_PAIRS = [
+    ("int8", "int8"),
+    ("int4", "int4"),
+    ("q4_1", "q4_1"),
+    ("q4_1", "q8_0"),  # a file's mixed types: Gemma's down is often another type than gate/up
+    ("q8_0", "int8"),
+    ("dense", "dense"),
+]
+
+
+@pytest.mark.parametrize("gu_fmt,dn_fmt", FORMAT_PAIRS)
+@pytest.mark.parametrize("activation,sandwich", [("silu", False), ("gelu_tanh", True)])
+@pytest.mark.parametrize("M", [1, 3, 16])
+def test_gated_mlp_against_the_layer_math(gu_fmt, dn_fmt, activation, sandwich, M):
+    rng = np.random.default_rng(M)
+    gate_up = concat_rows([make(gu_fmt, F, D, 1), make(gu_fmt, F, D, 2)])
+    down = make(dn_fmt, D, F, 3)
+    x = (rng.standard_normal((M, D)) * 2).astype(np.float32)
+    x[0, :32] *= 30  # one block of large values: a wide dynamic range for the norm and the int8 blocks
+    norm = rng.uniform(0.5, 1.5, D).astype(np.float32)
+    post = rng.uniform(0.5, 1.5, D).astype(np.float32) if sandwich else None
+    dev = jax.tree.map(jnp.asarray, (gate_up, down))
+    y = jax.jit(
+        lambda x, norm, post, gu, dn: quant_cpu.gated_mlp(x, norm, post, gu, dn, activation=activation, eps=EPS)
+    )(jnp.asarray(x), jnp.asarray(norm), None if post is None else jnp.asarray(post), *dev)
+    ref, bound = reference_and_bound(x, norm, post, gate_up, down, activation)
+    err = np.abs(np.asarray(y, np.float64) - ref)
+    assert np.all(err <= bound), (
+        f"worst excess {np.max(err - bound)} at {np.unravel_index(np.argmax(err - bound), err.shape)}"
+    )
+
+
+def test_gated_mlp_declines_what_it_does_not_take():
+    gate_up, down = jax.tree.map(jnp.asarray, (concat_rows([make("int8", F, D, 1)] * 2), make("int8", D, F, 3)))
+    norm = jnp.ones(D, jnp.float32)
+    call = lambda x, **kw: quant_cpu.gated_mlp(x, norm, None, gate_up, down, **{"activation": "silu", "eps": EPS, **kw})  # noqa: E731
+    assert call(jnp.ones((quant_cpu.MAX_KERNEL_ROWS + 1, D), jnp.float32)) is None  # prefill chunks: XLA's layers
+    assert call(jnp.ones((1, D), jnp.bfloat16)) is None  # the XLA layers round to the activation dtype between ops
+    assert call(jnp.ones((1, D), jnp.float32), activation="relu") is None
+    assert (
+        quant_cpu.gated_mlp(jnp.ones((1, D)), norm, None, np.ones((D, 2 * F)), down, activation="silu", eps=EPS) is None
+    )
+
+
+def with_and_without(monkeypatch, make_gen, prompts, max_tokens: int):
+    """(n MLP blocks that ran fused, logits per prompt, greedy tokens per prompt) from the engine with the fused
+    MLP block, then with ``gated_mlp`` declining every call (the model's XLA layers). ``prompts(gen)``: token ids."""
+    from runtime.api import SamplingParams
+
+    real = quant_cpu.gated_mlp
+    results = []
+    for fused in (True, False):
+        calls: list[int] = []
+
+        def gated_mlp(*a, calls=calls, fused=fused, **k):
+            calls.append(1)
+            return real(*a, **k) if fused else None
+
+        monkeypatch.setattr(quant_cpu, "gated_mlp", gated_mlp)
+        gen = make_gen()
+        ids = prompts(gen)
+        logits = [np.asarray(gen.prompt_logits(p)) for p in ids]
+        sp = SamplingParams(max_tokens=max_tokens, temperature=0.0)
+        results.append((len(calls), logits, [gen.generate(p, sp)[1].token_ids for p in ids]))
+    return results
+
+
+@pytest.mark.parametrize("family,weight_quant", [("llama", "int8"), ("llama", "none"), ("gemma3", "int4")])
+def test_tiny_models_answer_alike_with_the_fused_mlp(monkeypatch, tmp_path, family, weight_quant):
+    """SiLU (Llama) and tanh-GELU with sandwich norms (Gemma 3): the same greedy tokens, logits within a few
+    float32 roundings a layer of the XLA layers' (prompts of up to 16 tokens: every MLP block fused)."""
+    from runtime.engine.offline import Generator
+    from tests.support.tiny_gguf import write_tiny_llama
+
+    if family == "llama":
+        tiny = write_tiny_llama(tmp_path)
+    else:
+        from tests.runtime.models.test_gemma3_tiny import write_tiny_gemma3
+
+        tiny = write_tiny_gemma3(tmp_path)
+    rng = np.random.default_rng(0)
+    ids = [rng.integers(0, tiny.vocab_size, n).tolist() for n in (5, 12)]
+
+    def make_gen():
+        return Generator(gguf_path=str(tiny.path), dtype="float32", weight_quant=weight_quant, page_size=16)
+
+    (n_fused, fused_logits, fused_tokens), (_, logits, tokens) = with_and_without(
+        monkeypatch, make_gen, lambda g: ids, 8
+    )
+    assert n_fused > 0  # traced at least once per layer of each compiled step
+    for ours, theirs in zip(fused_logits, logits):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-4, atol=1e-4 * np.abs(theirs).max())
+    assert fused_tokens == tokens
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("weight_quant", ["int8", "gguf"])
+def test_smollm2_greedy_tokens_with_the_fused_mlp(monkeypatch, weight_quant):
+    from runtime.engine.offline import Generator
+
+    def make_gen():
+        return Generator("smollm2-135m", weight_quant=weight_quant, max_model_len=256, attention_backend="cpu")
+
+    def prompts(gen):
+        texts = ("What is the capital of France?", "Write a short story about a lighthouse keeper.")
+        return [gen.encode_prompt(t, chat=True) for t in texts]
+
+    (n_fused, _, fused_tokens), (_, _, tokens) = with_and_without(monkeypatch, make_gen, prompts, 32)
+    assert n_fused > 0
+    assert fused_tokens == tokens
