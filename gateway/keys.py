@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
@@ -39,15 +40,15 @@ class GatewayState:
     repeats: RepeatTracker | None = None  # create_app sets it
     background: set[asyncio.Task] = field(default_factory=set)  # tasks outliving their request (cache stores)
 
-    async def shielded(self, coro) -> None:
-        """Await ``coro`` in its own task that finishes even if the awaiting handler is cancelled
+    def in_background(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task:
+        """Run ``coro`` in its own task, which finishes even if the handler that started it is cancelled
         (aiohttp cancels a handler whose client went away, and a streaming client goes away as soon as
         it has read ``[DONE]``: without this, streamed answers were never stored in the cache). The
         drain (``gateway.lifecycle``) waits for these before the cache closes."""
         task = asyncio.ensure_future(coro)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
-        await asyncio.shield(task)
+        return task
 
     @property
     def background_pending(self) -> int:

@@ -17,6 +17,10 @@
 ``drain_middleware`` does the counting and the refusing; ``create_app`` installs it, so an app run by
 any runner (tests' ``ServerThread``) can be drained with ``drain(app, timeout)``.
 
+``cache_ctx``, ``ledger_ctx`` and ``recorder_ctx`` open and close the long-lived resources ``create_app``
+puts in its ``cleanup_ctx`` (the backends' own context stays in ``gateway.app``: it builds in-process
+engines).
+
 ``take_terminal`` is for ``make serve`` (the Makefile sets JAXSERVE_TAKE_TERMINAL=1): Ctrl-C sends SIGINT to
 the terminal's whole foreground job, make included, and a make that gets SIGINT exits 130 whatever the
 gateway does. Run from a terminal's foreground, the gateway moves to a process group of its own and takes
@@ -33,6 +37,11 @@ import time
 from aiohttp import web
 
 from gateway import keys
+from gateway.api.schemas import ChatRequest
+from gateway.config.gateway import GatewayConfig, RecordConfig
+from gateway.config.tiers import SharedLedgerConfig
+from gateway.observability.metrics import GatewayMetrics
+from gateway.pipeline.exchange import answer_alone, fallback_chain
 from runtime.serving import shutdown
 from runtime.serving.errors import APIError
 
@@ -147,3 +156,67 @@ async def serve(
         await runner.cleanup()
     log.info("gateway stopped")
     return 1 if abandon.is_set() else 0
+
+
+# ---------------------------------------------------------------- long-lived resources (create_app's cleanup_ctx)
+
+
+def cache_ctx(state: keys.GatewayState, config: GatewayConfig, cache=None, enabled: bool | None = None):
+    """The semantic cache (``cache``, or one built from ``config.cache`` unless disabled), with live
+    verification when configured: its second opinions come from the tier alone, outside the metrics."""
+    quiet_metrics = GatewayMetrics(lambda: {})  # verification answers stay out of the serving metrics
+
+    async def verification_answer(chat: ChatRequest, tier: str) -> str:
+        return await answer_alone(fallback_chain(state, config, quiet_metrics), chat, tier)
+
+    async def ctx(app: web.Application):
+        c = cache
+        on = enabled if enabled is not None else config.cache.get("enabled", True)
+        if c is None and on:
+            from gateway.cache import CacheConfig, SemanticCache
+
+            c = SemanticCache(CacheConfig.from_mapping(config.cache))
+        verifying = c is not None and (c.config.verify_share > 0 or c.config.verify_first > 0)
+        if verifying and c.verifier is None and c.config.enabled:
+            verifier = c.attach_verifier(verification_answer)
+
+            async def stop_verifying(app: web.Application) -> None:  # before the backends close under it
+                await verifier.close()
+
+            app.on_shutdown.append(stop_verifying)
+        if c is not None:
+            await c.start()
+        state.cache = c
+        state.cache_ready = True
+        yield
+        if c is not None:
+            await c.close()
+
+    return ctx
+
+
+def ledger_ctx(state: keys.GatewayState, shared: SharedLedgerConfig):
+    """``keys.shared``: the ledger syncs with the other replicas through Redis in the background."""
+
+    async def ctx(app: web.Application):
+        from gateway.accounting.sync import LedgerSync
+
+        sync = state.ledger_sync = LedgerSync(state.ledger, shared)
+        await sync.start()
+        yield
+        await sync.close()
+
+    return ctx
+
+
+def recorder_ctx(state: keys.GatewayState, record: RecordConfig):
+    """``record:``: every request's shape to a recording (``gateway.advise.recording``)."""
+
+    async def ctx(app: web.Application):
+        from gateway.advise.recording import Recorder
+
+        state.recorder = Recorder(record.path, max_requests=record.max_requests)
+        yield
+        state.recorder.close()
+
+    return ctx

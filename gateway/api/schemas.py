@@ -10,8 +10,9 @@
 Fields, one policy: nothing a client asks for is silently dropped. A field is honoured (OpenAI's
 sampling fields, and vLLM's extensions ``top_k``, ``min_p``, ``repetition_penalty``, ``min_tokens``,
 ``stop_token_ids``), or accepted and ignored because it cannot change the answer (``IGNORED``: ``store``,
-``metadata``, ...), or rejected with a 400 naming it: a value we do not implement (``n > 1``,
-``tools``, ``response_format`` other than text) or a field we do not know. The sampling bounds are
+``metadata``, ...), or rejected with a 400 naming it: a field we do not implement (``UNSUPPORTED``:
+``functions``, ``function_call``, ``audio``, ``modalities``) or a field we do not know. ``n`` > 1,
+``tools`` and ``response_format`` (``json_object``, ``json_schema``) are honoured. The sampling bounds are
 ``runtime.api``'s, the ones ``SamplingParams`` checks.
 """
 

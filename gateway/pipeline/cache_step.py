@@ -1,8 +1,9 @@
 """The cache step: look the request up in the semantic cache, and say how to store its answer.
 
 In: the request's ``Cache-Control`` header, the caller's tenant, the ``ChatRequest`` and the routed tier.
-Out: a ``Cached``: the ``x-cache*`` headers, the stored entry on a hit, and on a miss the coroutine
-function that stores the answer once it is known (None when it must not be stored). Lookup counts and
+Out: a ``CacheLookup``: its kind and best similarity (typed: the ``x-cache*`` headers are written from
+them), the stored entry on a hit, and on a miss the coroutine function that stores the answer once it
+is known (None when it must not be stored). Lookup counts and
 similarities go to the metrics. Runs on the event loop; the cache embeds on its own worker.
 
     no cache, or one that refuses these sampling settings, or messages it cannot scope -> bypass
@@ -29,22 +30,40 @@ from typing import TYPE_CHECKING
 
 from gateway.api.schemas import ChatRequest
 from gateway.observability.metrics import GatewayMetrics
-from gateway.pipeline.fallback import Answer
+from gateway.pipeline.fallback import Summary
 
 if TYPE_CHECKING:  # the cache package loads numpy and the index: only a gateway with a cache imports it
     from gateway.cache import CacheEntry, CacheScope, SemanticCache, Served
 
-Store = Callable[[str, Answer], Awaitable[None]]
+Store = Callable[[str, Summary], Awaitable[None]]
+HITS = ("exact", "semantic")
 
 
-@dataclass
-class Cached:
-    headers: dict[str, str]
+@dataclass(frozen=True)
+class CacheLookup:
+    kind: str  # "bypass" (not looked up), "miss", "exact" / "semantic" (hits), or the cache's other kinds
+    similarity: float | None = None  # the best candidate's, when the index was searched
     entry: CacheEntry | None = None  # a hit: the stored entry
     served: Served | None = None  # a hit: the answer to replay (the entry's, maybe cut to max_tokens)
-    store: Store | None = None  # a miss: store(text, answer) once the answer is complete
+    store: Store | None = None  # a miss: store(text, summary) once the answer is complete
     # a hit: call once the answer is sent; hands it to live verification (never blocks)
     verify: Callable[[], bool] | None = None
+
+    @property
+    def hit(self) -> bool:
+        return self.kind in HITS
+
+    @property
+    def tokens(self) -> tuple[int, int]:
+        """A hit: (prompt, completion) tokens of the stored answer as it is replayed."""
+        return int(self.entry.usage.get("prompt_tokens", 0)), self.served.completion_tokens
+
+    def headers(self) -> dict[str, str]:
+        """``x-cache`` (hit or miss), ``x-cache-lookup`` (the kind), ``x-cache-similarity`` (4 decimals)."""
+        out = {"x-cache": "hit" if self.hit else "miss", "x-cache-lookup": self.kind}
+        if self.similarity is not None:
+            out["x-cache-similarity"] = f"{self.similarity:.4f}"
+        return out
 
 
 def cache_control(headers: Mapping[str, str]) -> tuple[bool, bool]:
@@ -79,7 +98,7 @@ class CacheStep:
         self.cache, self.metrics = cache, metrics
         self.default_max_tokens = default_max_tokens  # a request without max_tokens gets this many at most
 
-    async def lookup(self, headers: Mapping[str, str], tenant: str, chat: ChatRequest, tier: str) -> Cached:
+    async def lookup(self, headers: Mapping[str, str], tenant: str, chat: ChatRequest, tier: str) -> CacheLookup:
         no_cache, no_store = cache_control(headers)
         scope = question = None
         if self.cache is not None and self.cache.accepts(temperature=chat.temperature, seed=chat.seed):
@@ -87,32 +106,32 @@ class CacheStep:
         if scope is None:
             if self.cache is not None:  # a gateway without a cache counts no lookups at all
                 self.metrics.cache_lookups.labels("bypass", tier).inc()
-            return Cached({"x-cache": "miss", "x-cache-lookup": "bypass"})
+            return CacheLookup("bypass")
         limit = (chat.max_tokens or self.default_max_tokens) if greedy(chat) else None
         lookup = await self.cache.lookup(scope, question, no_cache=no_cache, max_tokens=limit)
         self.metrics.cache_lookups.labels(lookup.kind, tier).inc()
-        out = {"x-cache": "miss", "x-cache-lookup": lookup.kind}
         if lookup.similarity is not None:
             self.metrics.cache_similarity.observe(lookup.similarity)
-            out["x-cache-similarity"] = f"{lookup.similarity:.4f}"
-        if lookup.kind in ("exact", "semantic"):
+        if lookup.kind in HITS:
             cache = self.cache
-            return Cached(
-                {**out, "x-cache": "hit", "x-served-by": tier},
+            return CacheLookup(
+                lookup.kind,
+                lookup.similarity,
                 entry=lookup.entry,
                 served=lookup.served,
                 verify=lambda: cache.offer_verification(scope, question, lookup, chat, tier),
             )
-        return Cached(out, store=None if no_store else self._store_for(scope, question, tier, greedy(chat)))
+        store = None if no_store else self._store_for(scope, question, tier, greedy(chat))
+        return CacheLookup(lookup.kind, lookup.similarity, store=store)
 
     def _store_for(self, scope: CacheScope, question: str, tier: str, greedy: bool) -> Store:
         cache = self.cache
 
-        async def store(text: str, answer: Answer) -> None:
-            if answer.fallbacks or answer.served_by != tier:  # only the routed tier's own answers
+        async def store(text: str, summary: Summary) -> None:
+            if summary.fallbacks or summary.served_by != tier:  # only the routed tier's own answers
                 return
-            usage = {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens}
-            cuts = answer.cuts if greedy and len(answer.cuts) == answer.completion_tokens else None
-            await cache.store(scope, question, text, answer.finish_reason, usage, tier, cuts=cuts)
+            usage = {"prompt_tokens": summary.prompt_tokens, "completion_tokens": summary.completion_tokens}
+            cuts = summary.cuts if greedy and len(summary.cuts) == summary.completion_tokens else None
+            await cache.store(scope, question, text, summary.finish_reason, usage, tier, cuts=cuts)
 
         return store

@@ -1,9 +1,10 @@
 """The fallback chain: the first tier of a routing decision's chain that can answer, answers.
 
-In: a ``ChatRequest``, the router's ``Decision`` (the routed tier, then the fallbacks the caller may
-use) and an empty ``Answer``. Out: the answer's text deltas, as an async iterator, and the ``Answer``
-filled in as they arrive (which tier served, tokens, what to charge each tier, why tiers were left).
-Runs on the event loop; each backend steps on its own thread or in its own process.
+In: a ``ChatRequest`` and the router's ``Decision`` (the routed tier, then the fallbacks the caller may
+use). Out: typed events, as an async iterator: ``Text`` (a piece of the answer, from which tier),
+``Abandoned`` (a tier left, and why), and last ``Finished`` with the ``Summary`` (which tier served,
+tokens, what to charge each tier, why tiers were left). Runs on the event loop; each backend steps on
+its own thread or in its own process.
 
     for each tier of the chain:
       down (not ready) or at capacity (in-flight count)  -> skip, recorded as a fallback
@@ -15,8 +16,8 @@ Runs on the event loop; each backend steps on its own thread or in its own proce
                                       take this request (e.g. a shorter context), next one
     every tier failed -> ChainFailed (a 503 for the client)
 
-A ``None`` delta marks a tier abandoned mid-answer, so the consumer can tell the client (a stream) or
-throw away the partial text (a JSON answer).
+An ``Abandoned`` event with ``streamed`` marks a tier abandoned mid-answer, so the consumer can tell the
+client (a stream) or throw away the partial text (a JSON answer).
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ import logging
 import time
 from collections.abc import AsyncIterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from gateway.api.schemas import ChatRequest
-from gateway.backends import BackendError
+from gateway.backends import Backend, BackendError
 from gateway.config.tiers import TierConfig, TiersSpec
 from gateway.observability.metrics import GatewayMetrics
 from gateway.pipeline.routing import Decision
@@ -40,71 +40,107 @@ from runtime.serving.errors import APIError, invalid
 log = logging.getLogger("gateway")
 
 
-@dataclass
-class Answer:
-    """What the fallback chain produced for one request, filled in as it goes."""
+@dataclass(frozen=True)
+class Summary:
+    """What the chain produced for one request, once it finished (``Finished``) or failed (``ChainFailed``)."""
 
-    current: str | None = None  # the tier generating now
-    served_by: str | None = None  # the tier that finished the answer
+    served_by: str | None = None  # the tier that finished the answer (None: none did)
+    model: str | None = None  # the model of the tier that finished the answer / was generating last
     replica: str | None = None  # which replica of a replicated tier (``gateway.backends.replicas``) answered
     prompt_tokens: int = 0  # of the serving tier's prompt
     completion_tokens: int = 0  # all tiers together
     finish_reason: str | None = None
     ttft: float | None = None
-    fallbacks: list = field(default_factory=list)  # (from, to, cause)
+    fallbacks: tuple[tuple[str, str, str], ...] = ()  # (from, to, cause)
     # The serving tier's text length after each of its tokens (-1 where an output carried several tokens
     # or held text back): how the cache cuts a stored greedy answer to a shorter max_tokens.
     cuts: tuple[int, ...] = ()
-    charges: list = field(default_factory=list)  # (tier, prompt_tokens, completion_tokens)
-    # logprobs: true: entries of tokens generated and not yet handed to the client (``take_logprobs``)
-    logprobs: list | None = None
-    model: str | None = None  # the model of the tier generating now / that finished the answer
+    charges: tuple[tuple[str, int, int], ...] = ()  # (tier, prompt_tokens, completion_tokens)
     cached_tokens: int = 0  # of the serving tier's prompt, found in its prefix cache
     dropped_tokens: int = 0  # prompt tokens left out by ``truncation: auto`` (the oldest turns)
-    prompt_ids: list | None = None  # the serving tier's prompt (for the traffic-shape recorder's blocks)
+    prompt_ids: tuple[int, ...] | None = None  # the serving tier's prompt (for the traffic-shape recorder)
 
-    def take_logprobs(self) -> list | None:
-        """The log-probability entries that arrived since the last call (None when not asked for)."""
-        if self.logprobs is None:
-            return None
-        taken, self.logprobs = self.logprobs, []
-        return taken
+
+@dataclass(frozen=True)
+class Text:
+    """A piece of the answer from ``tier`` (``text`` may be empty: an output that carried only
+    log-probabilities, its text held back)."""
+
+    text: str
+    tier: str
+    model: str
+    replica: str | None = None
+    logprobs: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class Abandoned:
+    """A tier was left: skipped (down, at capacity) or failed. ``streamed``: it had sent text, which the
+    consumer continues (a stream: ``kept`` is what the client keeps and is charged) or throws away."""
+
+    tier: str
+    to: str
+    cause: str
+    streamed: bool = False
+    kept: tuple[str, int, int] | None = None  # (tier, prompt_tokens, completion_tokens)
+
+
+@dataclass(frozen=True)
+class Finished:
+    summary: Summary
+
+
+Event = Text | Abandoned | Finished
+
+
+@dataclass
+class _Tally:
+    """The chain's own running account of one request (never handed out: ``Summary`` is its snapshot)."""
+
+    served_by: str | None = None
+    model: str | None = None
+    replica: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    finish_reason: str | None = None
+    ttft: float | None = None
+    fallbacks: list = field(default_factory=list)
+    cuts: tuple[int, ...] = ()
+    charges: list = field(default_factory=list)
+    cached_tokens: int = 0
+    dropped_tokens: int = 0
+    prompt_ids: list | None = None
+
+    def summary(self) -> Summary:
+        return Summary(
+            self.served_by,
+            self.model,
+            self.replica,
+            self.prompt_tokens,
+            self.completion_tokens,
+            self.finish_reason,
+            self.ttft,
+            tuple(self.fallbacks),
+            self.cuts,
+            tuple(self.charges),
+            self.cached_tokens,
+            self.dropped_tokens,
+            None if self.prompt_ids is None else tuple(self.prompt_ids),
+        )
 
     def finished(self, tier: str, prompt_tokens: int, completion_tokens: int, finish_reason: str | None) -> None:
         self.served_by, self.prompt_tokens, self.finish_reason = tier, prompt_tokens, finish_reason
         self.completion_tokens += completion_tokens
         self.charges.append((tier, prompt_tokens, completion_tokens))
 
-    def kept_partial(self, tier: str, prompt_tokens: int, completion_tokens: int) -> None:
-        """An abandoned tier's text that the client keeps: it counts, and is charged, like any other."""
-        self.completion_tokens += completion_tokens
-        self.charges.append((tier, prompt_tokens, completion_tokens))
-
-    def usage_extras(self) -> dict:
-        """``Usage.of``'s extras: the prefix-cache hits, and what ``truncation: auto`` left out."""
-        extras = {"cached_tokens": self.cached_tokens}
-        if self.dropped_tokens:
-            extras["truncated_prompt_tokens"] = self.dropped_tokens
-        return extras
-
-    def headers(self, cost: float | None = None) -> dict[str, str]:
-        """Who answered and how: ``x-served-by`` (and its replica), ``x-fallback``, ``x-cost-usd``."""
-        h = {"x-served-by": self.served_by or self.current or ""}
-        if self.replica:
-            h["x-served-by-replica"] = self.replica
-        if self.fallbacks:
-            h["x-fallback"] = ", ".join(f"{a}->{b} ({c})" for a, b, c in self.fallbacks)
-        if cost is not None:
-            h["x-cost-usd"] = f"{cost:.9f}"
-        return h
-
 
 class ChainFailed(Exception):
-    """Every tier of the chain was skipped or failed; ``api_error()`` is what the client gets."""
+    """Every tier of the chain was skipped or failed; ``api_error()`` is what the client gets, ``summary``
+    what the tiers produced before they failed (text a streaming client kept is paid for)."""
 
-    def __init__(self, fallbacks: list, chain: tuple[str, ...]):
-        super().__init__("; ".join(f"{a} {c}" for a, _, c in fallbacks))
-        self.chain = chain
+    def __init__(self, summary: Summary, chain: tuple[str, ...]):
+        super().__init__("; ".join(f"{a} {c}" for a, _, c in summary.fallbacks))
+        self.summary, self.chain = summary, chain
 
     def api_error(self) -> APIError:
         return APIError(
@@ -193,7 +229,7 @@ class FallbackChain:
     def __init__(
         self,
         spec: TiersSpec,
-        backends: Mapping[str, Any],
+        backends: Mapping[str, Backend],
         inflight: MutableMapping[str, int],
         metrics: GatewayMetrics,
         *,
@@ -204,25 +240,27 @@ class FallbackChain:
         self.default_max_tokens = default_max_tokens
 
     async def run(
-        self, chat: ChatRequest, decision: Decision, answer: Answer, t0: float, *, continue_partial: bool
-    ) -> AsyncIterator[str | None]:
-        """Yield text deltas (``None``: a tier was abandoned mid-answer) from the first tier that can
-        answer. With ``continue_partial`` the next tier continues what an abandoned one streamed (a
-        streaming client already has it), otherwise it starts over. ``t0`` is when the request arrived
-        (for time to first token). Raises ``APIError`` for a bad request, ``ChainFailed`` when every
-        tier failed."""
+        self, chat: ChatRequest, decision: Decision, t0: float, *, continue_partial: bool
+    ) -> AsyncIterator[Event]:
+        """Yield the events of the first tier that can answer: its ``Text``, an ``Abandoned`` for each tier
+        left on the way, then ``Finished`` with the ``Summary``. With ``continue_partial`` the next tier
+        continues what an abandoned one streamed (a streaming client already has it), otherwise it starts
+        over. ``t0`` is when the request arrived (for time to first token). Raises ``APIError`` for a bad
+        request, ``ChainFailed`` when every tier failed."""
+        tally = _Tally()
         sent = ""  # text abandoned tiers streamed that the client keeps: the next tier continues it
         for i, name in enumerate(decision.chain):
             nxt = decision.chain[i + 1] if i + 1 < len(decision.chain) else "none"
             cause = self._cannot_take(name)
             if cause is not None:
-                self._fell_back(answer, name, nxt, cause)
+                yield self._fell_back(tally, name, nxt, cause)
                 continue
-            attempt = _Attempt(name, f"{decision.tier}-{id(answer):x}-{i}")
+            attempt = _Attempt(name, f"{decision.tier}-{id(tally):x}-{i}")
             try:
-                async with contextlib.aclosing(self._attempt(chat, attempt, answer, sent, t0)) as deltas:
-                    async for delta in deltas:
-                        yield delta
+                async with contextlib.aclosing(self._attempt(chat, attempt, tally, sent, t0)) as events:
+                    async for event in events:
+                        yield event
+                yield Finished(tally.summary())
                 return
             except (RequestError, APIError) as exc:
                 if i == 0:  # the routed tier refuses the request itself: no other tier would do better
@@ -233,13 +271,15 @@ class FallbackChain:
             except TimeoutError:
                 cause = "timeout"
             log.warning("tier %s %s for a request; falling back to %s", name, cause, nxt)
+            kept = None
             if continue_partial and attempt.texts:  # the client has this text: keep it, charge it
                 sent += "".join(attempt.texts)
-                answer.kept_partial(name, attempt.prompt_len, attempt.tokens)
-            self._fell_back(answer, name, nxt, cause)
-            if attempt.texts:
-                yield None  # a tier was abandoned mid-answer: the consumer continues or starts over
-        raise ChainFailed(answer.fallbacks, decision.chain)
+                kept = (name, attempt.prompt_len, attempt.tokens)
+                tally.completion_tokens += attempt.tokens
+                tally.charges.append(kept)
+            # streamed: a tier abandoned mid-answer, the consumer continues or starts over
+            yield self._fell_back(tally, name, nxt, cause, streamed=bool(attempt.texts), kept=kept)
+        raise ChainFailed(tally.summary(), decision.chain)
 
     def _cannot_take(self, name: str) -> str | None:
         """Why a tier is skipped without trying it (a fallback cause), or None."""
@@ -250,19 +290,20 @@ class FallbackChain:
         return None
 
     async def _attempt(
-        self, chat: ChatRequest, attempt: _Attempt, answer: Answer, sent: str, t0: float
-    ) -> AsyncIterator[str]:
-        """One tier's text deltas until it finishes; raises when it cannot (the chain falls back). Every
-        step, the first token included, must come within the tier's ``timeout_s``."""
+        self, chat: ChatRequest, attempt: _Attempt, tally: _Tally, sent: str, t0: float
+    ) -> AsyncIterator[Text]:
+        """One tier's text until it finishes; raises when it cannot (the chain falls back). Every step, the
+        first token included, must come within the tier's ``timeout_s``."""
         name = attempt.tier
         tier, backend = self.spec.tier(name), self.backends[name]
+        want_logprobs = chat.logprobs is not None
         self.inflight[name] += 1
         try:
-            prompt_ids = answer.prompt_ids = await self._encode(chat, tier, backend, sent, answer)
+            prompt_ids = tally.prompt_ids = await self._encode(chat, tier, backend, sent, tally)
             attempt.prompt_len = len(prompt_ids)
-            answer.current, answer.model = name, tier.model
+            tally.model = tier.model
             params = sampling_params(
-                chat, tier, backend.max_model_len, len(prompt_ids), answer.completion_tokens, self.default_max_tokens
+                chat, tier, backend.max_model_len, len(prompt_ids), tally.completion_tokens, self.default_max_tokens
             )
             gen = backend.generate(prompt_ids, params, attempt.request_id)
             async with contextlib.aclosing(gen):  # leaving early (fallback, hang-up) aborts the generation
@@ -271,34 +312,36 @@ class FallbackChain:
                 while True:
                     out = await _next(gen, tier)
                     if out.token_ids:
-                        last = self._tokens_arrived(name, len(out.token_ids), last, answer, t0)
+                        last = self._tokens_arrived(name, len(out.token_ids), last, tally, t0)
                     attempt.tokens += len(out.token_ids)
-                    answer.replica = out.replica or answer.replica
+                    tally.replica = out.replica or tally.replica
                     chars += len(out.text)
                     # A boundary is known when one token arrived with text: the detokenizer then held
                     # nothing back (a stop string may: those requests get no cuts).
                     known = len(out.token_ids) == 1 and bool(out.text) and not chat.stop
                     cuts.extend([-1] * (len(out.token_ids) - 1) + [chars if known else -1] if out.token_ids else [])
-                    if out.logprobs and answer.logprobs is not None:
-                        answer.logprobs.extend(out.logprobs)
+                    logprobs = tuple(out.logprobs) if out.logprobs and want_logprobs else ()
                     if out.text:
                         attempt.texts.append(out.text)
-                        yield out.text
+                    if out.text or logprobs:
+                        yield Text(out.text, name, tier.model, tally.replica, logprobs)
                     if out.finished:
-                        answer.cuts = tuple(cuts[: out.completion_tokens])
+                        tally.cuts = tuple(cuts[: out.completion_tokens])
                         if out.metrics is not None:
-                            answer.cached_tokens = out.metrics.cached_tokens
+                            tally.cached_tokens = out.metrics.cached_tokens
                             if out.metrics.queue_s is not None:
                                 self.metrics.queue.labels(name).observe(out.metrics.queue_s)
-                        answer.finished(name, attempt.prompt_len, out.completion_tokens, out.finish_reason)
+                        tally.finished(name, attempt.prompt_len, out.completion_tokens, out.finish_reason)
                         return
         finally:
             self.inflight[name] -= 1
 
-    async def _encode(self, chat: ChatRequest, tier: TierConfig, backend, sent: str, answer: Answer) -> list[int]:
+    async def _encode(
+        self, chat: ChatRequest, tier: TierConfig, backend: Backend, sent: str, tally: _Tally
+    ) -> list[int]:
         """The prompt's token ids on this tier (after the text earlier tiers streamed, ``sent``). With
         ``truncation: auto`` (the request's, else the tier's), a conversation too long for the context
-        loses its oldest turns until it fits; ``answer.dropped_tokens`` counts what went."""
+        loses its oldest turns until it fits; ``tally.dropped_tokens`` counts what went."""
         if isinstance(chat.prompt, tuple):  # token ids (/v1/completions); a fallback tier starts them over
             return list(chat.prompt)
         what = chat.prompt if chat.prompt is not None else chat.messages
@@ -307,17 +350,17 @@ class FallbackChain:
         if (chat.truncation or tier.truncation) != "auto" or chat.prompt is not None:
             return ids
         full, messages = len(ids), chat.messages
-        already = answer.completion_tokens
+        already = tally.completion_tokens
         while not context_room(chat, tier, backend.max_model_len, len(ids), already):
             messages = truncated(messages)
             if messages is None:  # only the system prompt and the last turn are left: sampling_params says why
                 break
             async with asyncio.timeout(tier.timeout_s):
                 ids = await backend.encode(messages, sent)
-        answer.dropped_tokens = full - len(ids)
+        tally.dropped_tokens = full - len(ids)
         return ids
 
-    def _tokens_arrived(self, tier: str, n: int, last: float | None, answer: Answer, t0: float) -> float:
+    def _tokens_arrived(self, tier: str, n: int, last: float | None, tally: _Tally, t0: float) -> float:
         """Inter-token latency (an output may carry several tokens: the gap is shared among them) and
         time to first token; returns now."""
         now = time.perf_counter()
@@ -325,13 +368,14 @@ class FallbackChain:
             gap = (now - last) / n
             for _ in range(n):
                 self.metrics.itl.labels(tier).observe(gap)
-        if answer.ttft is None:
-            answer.ttft = now - t0
+        if tally.ttft is None:
+            tally.ttft = now - t0
         return now
 
-    def _fell_back(self, answer: Answer, tier: str, to: str, cause: str) -> None:
-        answer.fallbacks.append((tier, to, cause))
+    def _fell_back(self, tally: _Tally, tier: str, to: str, cause: str, **how) -> Abandoned:
+        tally.fallbacks.append((tier, to, cause))
         self.metrics.fallbacks.labels(tier, to, cause).inc()
+        return Abandoned(tier, to, cause, **how)
 
 
 async def _next(gen: AsyncIterator, tier: TierConfig):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from types import SimpleNamespace
 
 from gateway.api.schemas import parse_chat_request
 from gateway.backends import BackendError
@@ -146,3 +147,49 @@ def events(body: str) -> list:
         elif block.startswith(":"):
             out.append(block)
     return out
+
+
+class FakeRecorder:
+    """Keeps what ``Recorder.record`` is given (``gateway.advise.recording``)."""
+
+    def __init__(self):
+        self.lines = []
+
+    def record(self, **line):
+        self.lines.append(line)
+
+
+def exchange(request, chats, backends, *, lookup=None, text_api=False, recorder=None, tiers=None):
+    """An ``Exchange`` admitted and routed to big (falling back to lil), on an app state of fakes."""
+    from gateway import keys
+    from gateway.accounting.usage import Caller, UsageLedger
+    from gateway.config.gateway import Limits
+    from gateway.config.tiers import KeyPolicy, KeysConfig
+    from gateway.observability.repeats import RepeatTracker
+    from gateway.pipeline.exchange import Exchange
+    from gateway.pipeline.outcome import Outcome
+    from gateway.pipeline.routing import Decision, Router
+
+    m = metrics()
+    state = keys.GatewayState(
+        backends=dict(backends),
+        router=Router(tiers or spec()),
+        ledger=UsageLedger(KeysConfig()),
+        inflight={name: 0 for name in backends},
+        repeats=RepeatTracker(),
+        recorder=recorder,
+    )
+    # what the pipeline reads of a GatewayConfig (building a real one takes seconds: it checks the models)
+    config = SimpleNamespace(limits=Limits(default_max_tokens=16), log_content=False)
+    return Exchange(
+        request,
+        Outcome(m, request),
+        Caller("key:abc", "abc", KeyPolicy(name="abc")),
+        list(chats),
+        Decision("big", ("big", "lil"), "explicit model 'big'"),
+        text_api,
+        state,
+        config,
+        m,
+        lookup=lookup,
+    )

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from gateway.pipeline.cache_step import CacheStep, cache_control, cache_scope
-from gateway.pipeline.fallback import Answer
+from gateway.pipeline.fallback import Summary
 from tests.gateway.pipeline.fakes import chat, metrics, sample
 
 
@@ -38,7 +38,7 @@ def lookup(cache, request=None, headers=None, tier="big"):
 
 def test_no_cache_is_a_bypass_that_counts_nothing():
     step, cached = lookup(None)
-    assert cached.headers == {"x-cache": "miss", "x-cache-lookup": "bypass"} and cached.entry is cached.store is None
+    assert cached.headers() == {"x-cache": "miss", "x-cache-lookup": "bypass"} and cached.entry is cached.store is None
     assert sample(step.metrics, "gateway_cache_lookups_total", result="bypass", model="big") == 0
 
 
@@ -57,26 +57,27 @@ def test_no_cache_is_a_bypass_that_counts_nothing():
 )
 def test_what_the_cache_cannot_take_is_bypassed_and_counted(cache, request_):
     step, cached = lookup(cache, request_)
-    assert cached.headers["x-cache-lookup"] == "bypass" and cached.store is None and cache.lookups == []
+    assert cached.headers()["x-cache-lookup"] == "bypass" and cached.store is None and cache.lookups == []
     assert sample(step.metrics, "gateway_cache_lookups_total", result="bypass", model="big") == 1
 
 
 def test_a_miss_stores_only_the_routed_tiers_own_finished_answer():
     cache = FakeCache("miss", similarity=0.71234)
     step, cached = lookup(cache)
-    assert cached.headers == {"x-cache": "miss", "x-cache-lookup": "miss", "x-cache-similarity": "0.7123"}
+    assert cached.headers() == {"x-cache": "miss", "x-cache-lookup": "miss", "x-cache-similarity": "0.7123"}
     assert sample(step.metrics, "gateway_cache_lookups_total", result="miss", model="big") == 1
     assert sample(step.metrics, "gateway_cache_similarity_count") == 1
     scope, question, no_cache = cache.lookups[0]
     assert question == "What do bees make?" and scope.model == "big" and scope.tenant == "key:t" and not no_cache
+    assert (cached.kind, cached.similarity, cached.hit) == ("miss", 0.71234, False)  # typed: not read from a header
     for answer in (
-        Answer(served_by="big", finish_reason="stop", fallbacks=[("big", "lil", "failed")]),
-        Answer(served_by="lil", finish_reason="stop"),
+        Summary(served_by="big", finish_reason="stop", fallbacks=(("big", "lil", "failed"),)),
+        Summary(served_by="lil", finish_reason="stop"),
     ):
         asyncio.run(cached.store("Honey.", answer))
     assert cache.stored == []  # another tier's answer: not this scope's to keep
     asyncio.run(
-        cached.store("Honey.", Answer(served_by="big", finish_reason="stop", prompt_tokens=9, completion_tokens=3))
+        cached.store("Honey.", Summary(served_by="big", finish_reason="stop", prompt_tokens=9, completion_tokens=3))
     )
     usage = {"prompt_tokens": 9, "completion_tokens": 3}
     assert cache.stored == [(scope, question, "Honey.", "stop", usage, "big", None)]  # sampled: no cuts
@@ -87,7 +88,7 @@ def test_greedy_requests_leave_max_tokens_out_of_the_scope_and_store_cuts():
     greedy = dataclasses.replace(chat("What do bees make?"), temperature=0.0, max_tokens=2)
     _, cached = lookup(cache, greedy)
     assert cache.max_tokens == 2 and cache.lookups[0][0].param("max_tokens") is None
-    answer = Answer(served_by="big", finish_reason="length", completion_tokens=2, cuts=(5, 6))
+    answer = Summary(served_by="big", finish_reason="length", completion_tokens=2, cuts=(5, 6))
     asyncio.run(cached.store("Honey.", answer))
     assert cache.stored[-1][3] == "length" and cache.stored[-1][-1] == (5, 6)
     # a request without max_tokens is looked up with the gateway's default limit
@@ -101,13 +102,9 @@ def test_greedy_requests_leave_max_tokens_out_of_the_scope_and_store_cuts():
 def test_a_hit_names_the_routed_tier():
     entry = SimpleNamespace(answer="Honey.", served=None)
     step, cached = lookup(FakeCache("semantic", similarity=0.95, entry=entry))
-    assert cached.entry is entry and cached.store is None
-    assert cached.headers == {
-        "x-cache": "hit",
-        "x-cache-lookup": "semantic",
-        "x-cache-similarity": "0.9500",
-        "x-served-by": "big",
-    }
+    assert cached.entry is entry and cached.store is None and cached.hit and cached.similarity == 0.95
+    # x-served-by (the routed tier) is the Exchange's header, from the run it replays (test_exchange)
+    assert cached.headers() == {"x-cache": "hit", "x-cache-lookup": "semantic", "x-cache-similarity": "0.9500"}
 
 
 def test_cache_control_directives():

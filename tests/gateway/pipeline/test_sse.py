@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from gateway.api.schemas import Completion
+from gateway.api.schemas import Usage
+from gateway.pipeline.choices import Run, Shape
 from gateway.pipeline.sse import EventStream, split_for_stream, sse
-from tests.gateway.pipeline.fakes import call, events
+from tests.gateway.pipeline.fakes import call, chat, events
 
-COMPLETION = Completion("chatcmpl-1", "big", created=7)
+SHAPE = Shape(False, "chatcmpl-1", "big", created=7)
+RUN = Run(0, chat())
 
 
 def test_split_for_stream_joins_back_exactly():
@@ -22,13 +24,14 @@ def test_sse_is_one_json_event_keeping_unicode():
 
 def test_an_answer_as_events():
     async def handler(request):
-        stream = EventStream(request, COMPLETION)
+        stream = EventStream(request, SHAPE)
         assert not stream.opened
-        await stream.open({"x-served-by": "big"})
-        await stream.text("Hel")
+        await stream.open({"x-served-by": "big"}, [RUN])
+        await stream.text(RUN, "Hel")
         await stream.comment("tier big failed; lil continues the answer")
-        await stream.text("lo")
-        await stream.finish("stop", (5, 2))
+        await stream.text(RUN, "lo")
+        await stream.finish(RUN, "stop")
+        await stream.usage(Usage.of(5, 2))
         await stream.done()
         return stream.response
 
@@ -45,9 +48,9 @@ def test_an_answer_as_events():
 
 def test_no_usage_chunk_unless_asked_and_an_error_after_the_headers():
     async def handler(request):
-        stream = EventStream(request, COMPLETION)
-        await stream.open({})
-        await stream.finish("length")
+        stream = EventStream(request, SHAPE)
+        await stream.open({}, [RUN])
+        await stream.finish(RUN, "length")
         await stream.fail({"error": {"message": "no tier could answer"}})
         return stream.response
 
