@@ -188,6 +188,8 @@ def judge(tuning, runs: list[dict], third: dict) -> dict:
         "latency_before": latency(current),
         "latency_after": latency(after),
         "best_candidate": None if best is None else {"change": best.candidate.change, "goodput": best.goodput},
+        "candidates_replayed": len(tried),
+        "candidates_not_replayed": len(tuning.not_replayed),
         "some_candidate_helps": helps,
         "recommendation_ok": recommendation_ok,
         "current_runs": [first, second, third["goodput"]],
@@ -405,7 +407,9 @@ def markdown(result: dict) -> str:
         b, a = r["latency_before"], r["latency_after"]
         ms = lambda x: None if x is None else x * 1e3  # noqa: E731
         best = r["best_candidate"]
-        best = "-" if best is None else f"{change_name(best['change'])} {best['goodput']:.2f}"
+        best = "none replayed" if best is None else f"{change_name(best['change'])} {best['goodput']:.2f}"
+        tried = sum(x["candidate"]["source"] != "current" for x in r["tuning"]["rows"])
+        best += f" ({tried} of {tried + len(r['tuning']['not_replayed'])})"
         lines.append(
             f"| {r['workload']} ({r['kind']}) | {top[:60]} | {change_name(r['recommended'])}"
             f" | {r['goodput_before']:.2f} -> {r['goodput_after']:.2f} ({r['noise']:.2f})"

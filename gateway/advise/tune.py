@@ -89,6 +89,11 @@ class Tuning:
 
     @property
     def verdict(self) -> str:
+        if self.recommended is None and self.not_replayed and len(self.rows) == 1:
+            return (
+                f"not judged: the search budget ran out before any of {len(self.not_replayed)} candidates was"
+                f" replayed (current goodput {self.baseline:.3f}); raise --budget-s"
+            )
         if self.recommended is None:
             return f"no change helps: no candidate beats the current goodput {self.baseline:.3f} by more than {self.noise:.3f}"
         r = self.recommended

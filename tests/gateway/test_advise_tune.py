@@ -140,6 +140,11 @@ def test_the_budget_stops_the_search_and_lists_what_was_not_replayed():
     assert [c.name for c in t.not_replayed] == ["max_num_seqs=4", "max_num_seqs=16", "max_num_seqs=8, kv_dtype=int8"]
     assert t.recommended.candidate.name == "max_num_seqs=8"  # the best of what was replayed (0.80 > 0.5 + 0.05)
     assert "not replayed: the search budget ran out" in table(t)
+    # a budget the current configuration's two runs use up: nothing was tried, and it does not say "no change helps"
+    slow = FakeReplay(GOODPUT, step_s=40.0)
+    t = tune(FINDINGS, slow, budget_s=60.0, clock=lambda: slow.now)
+    assert slow.calls == ["current", "current"] and t.recommended is None and len(t.not_replayed) == 5
+    assert t.verdict.startswith("not judged: the search budget ran out before any of 5 candidates was replayed")
 
 
 def test_the_winning_change_as_a_yaml_fragment():

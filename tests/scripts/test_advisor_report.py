@@ -151,7 +151,7 @@ def test_the_markdown_table_says_where_goodput_did_not_rise(tmp_path):
     result = {"seed": 1, "engine": {"max_num_seqs": 2}, "rows": [body]}
     text = report.markdown(result)
     assert "| s1-w0 (burst) | [ttft] queueing | no change | 0.55 -> 0.55 (0.10) |" in text
-    assert "| **no** | max_num_seqs=8 0.60 | yes | yes (0.50, 0.60, 0.55) |" in text
+    assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes | yes (0.50, 0.60, 0.55) |" in text
     path = tmp_path / "r.json"
     path.write_text(json.dumps(result))
     assert report.main(["--seed", "1", "--markdown", str(path)]) == 0
