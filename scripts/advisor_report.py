@@ -165,8 +165,8 @@ def replay_keys(engine: dict) -> dict:
 
 
 def judge(tuning, runs: list[dict], third: dict) -> dict:
-    """A workload's verdict from the tuner's ``Tuning``, every row the replay answered in order (``runs``:
-    the current configuration's two first) and a third replay of the current configuration."""
+    """A workload's verdict from the tuner's ``Tuning``, the rows the tuner's replays answered in order
+    (``runs``: the current configuration's two first) and one more replay of the current configuration."""
     first, second = runs[0]["goodput"], runs[1]["goodput"]
     noise, before = tuning.noise, tuning.baseline
     tried = [r for r in tuning.rows if r.candidate.source != "current"]
@@ -213,8 +213,9 @@ def tiers_yaml(folder: Path) -> Path:
 def tune_workload(
     shapes: list[dict], diagnosis: dict, base: dict, *, budget_s: float, tiers: Path | None = None, replayer=None
 ) -> dict:
-    """The tuner on one recording, then the third current replay; ``replayer`` (tests: a fake with
-    ``run(keys)``) defaults to ``Replayer`` at the advisor's default service levels."""
+    """One replay of the current configuration (the noise check's extra run), then the tuner on the
+    recording; ``replayer`` (tests: a fake with ``run(keys)``) defaults to ``Replayer`` at the advisor's
+    default service levels."""
     from gateway.advise import tune
 
     if replayer is None:
