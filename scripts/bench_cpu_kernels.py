@@ -4,7 +4,9 @@ For each weight format (float32 rows, int8, int4, the GGUF file's Q8_0 / Q4_1 bl
 the time of one step's matmuls of a model shape (SmolLM2-135M by default: per layer q, k, v, o,
 gate, up, down, plus the LM head), summed, as a median of ``--runs``; the bytes of weights it reads
 and the rate (GB/s, and the fraction of the streaming-read bandwidth measured in the same run), and
-XLA's own float32 dot on the same shapes as the peer. One JSON object on stdout, with the CPU
+XLA's own float32 dot on the same shapes as the peer; and the cost of one kernel call itself
+(``call_overhead_us``: 211 chained calls on a 64 x 64 int8 matrix, per call, less one such call alone,
+beside XLA's own dot in the same chain). One JSON object on stdout, with the CPU
 (``cpu``) and the kernel's ISA path (``kernel_isa``); ``JAXSERVE_KERNEL_ISA=avx2|portable`` times
 another path on the same machine.
 
@@ -34,6 +36,32 @@ def _time(f, *args, runs: int) -> float:
         f(*args).block_until_ready()
         times.append(time.perf_counter() - t)
     return statistics.median(times)
+
+
+def call_overhead_us(jax, jnp, quant_cpu, QuantizedMatrix, rng, *, runs: int, calls: int = 211) -> dict:
+    """us per call of ``calls`` chained kernel calls on a tiny int8 matrix (64 x 64: ~1 us of arithmetic), the
+    time of one such call subtracted, and the same for XLA's float32 dot: what a step pays per call on top of
+    the matrix's own work (dispatch, argument checks, the thread pool)."""
+    w = QuantizedMatrix.from_float(rng.standard_normal((64, 64)).astype(np.float32), "int8")
+    q, s = jnp.asarray(w.q), jnp.asarray(w.scale)
+    wf = jnp.asarray(np.asarray(w.dequantize()).T)
+    x = jnp.asarray(rng.standard_normal((1, 64)), jnp.float32)
+    out = {}
+    for name, one in (
+        ("kernel", lambda x: quant_cpu.matmul(x, q, s, bits=8, group=0, in_features=64)),
+        ("xla_dot", lambda x: x @ wf),
+    ):
+        times = {}
+        for n in (1, calls):
+
+            def chain(x, n=n, one=one):
+                for _ in range(n):
+                    x = one(x) * 0.01  # the next call waits for this one
+                return x
+
+            times[n] = _time(jax.jit(chain), x, runs=runs)
+        out[name] = round((times[calls] - times[1]) / (calls - 1) * 1e6, 3)
+    return out
 
 
 def main(argv=None) -> int:
@@ -87,6 +115,8 @@ def main(argv=None) -> int:
     def nbytes(m):
         return sum(int(a.nbytes) for a in jax.tree_util.tree_leaves(m) if hasattr(a, "nbytes"))
 
+    overhead = call_overhead_us(jax, jnp, quant_cpu, QuantizedMatrix, rng, runs=args.runs * 10)
+    print(f"call overhead: {overhead}", file=sys.stderr)
     bandwidth = measure_read_bandwidth_gbs()
     rows = [int(r) for r in args.rows.split(",")]
     out = {}
@@ -118,6 +148,7 @@ def main(argv=None) -> int:
                 "shape": "smollm2-135m",
                 "layers": args.layers,
                 "read_bandwidth_gbs": round(bandwidth, 2),
+                "call_overhead_us": overhead,
                 "formats": out,
             }
         )

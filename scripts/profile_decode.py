@@ -6,10 +6,20 @@ jitted step, then traces 10 decode steps with ``jax.profiler`` and sums the trac
 the step program's XLA:CPU ops (events of ``jit_step``, an op inside a loop body once per iteration).
 ``attention_ms_per_step``: the backend's attention alone, timed on one decode row at the timed run's
 mean context over every layer's cache (one jitted function chaining the layers); its share of
-``step_ms``. Figures quoted in docs/DECODE.md.
+``step_ms``. ``matmul_ms_per_step``: the step's weight matrices alone (every matrix of the served parameter
+tree, the LM head included, one row of x each, chained as the layers are, through the same matmul the
+model calls), timed after the run; ``non_matmul_share_of_step`` is ``1 - matmul_ms_per_step / step_ms``:
+the share of a step that is not reading weights (norms, RoPE, KV writes, attention, dispatch).
+Figures quoted in docs/DECODE.md.
 
     python scripts/profile_decode.py [--weight-quant int8] [--max-model-len 512] [--tokens 64]
                                      [--attention-backend auto]
+
+``--compare-fusion N`` instead: three engines in one process, built with the layers' matrices as loaded
+(``unfused``: q, k, v, gate, up apart), stacked (``stacked``: ``runtime.quant.weights.fuse_linears``, the MLP
+block's one-call kernel declined) and as served (``fused``: stacked, the MLP block one call), then N rounds
+that each time one generation of ``--tokens`` tokens on each engine in turn (so load on a shared machine
+falls on all three alike): per engine the median decode tok/s and its rounds, and XLA ops per step.
 """
 
 from __future__ import annotations
@@ -36,7 +46,10 @@ def main(argv=None) -> int:
     p.add_argument("--tokens", type=int, default=64)
     p.add_argument("--top", type=int, default=15)
     p.add_argument("--attention-backend", default="auto", help="EngineConfig.attention_backend (auto, xla, cpu, ...)")
+    p.add_argument("--compare-fusion", type=int, default=0, metavar="ROUNDS")
     args = p.parse_args(argv)
+    if args.compare_fusion:
+        return compare_fusion(args)
     from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
@@ -98,6 +111,8 @@ def main(argv=None) -> int:
     result["xla_ops_per_step"] = round(statistics.mean(len(run) for run in decode))
     result["attention_ms_per_step"] = time_attention(runner, args.attention_backend, len(ids) + args.tokens // 2)
     result["attention_share_of_step"] = round(result["attention_ms_per_step"] / result["step_ms"], 3)
+    result["matmul_ms_per_step"] = time_matmuls(runner)
+    result["non_matmul_share_of_step"] = round(1 - result["matmul_ms_per_step"] / result["step_ms"], 3)
     ops = collections.defaultdict(lambda: [0, 0.0])
     for e in (e for run in decode for e in run):
         kind = re.sub(r"\.\d+$", "", e["name"])
@@ -112,6 +127,114 @@ def main(argv=None) -> int:
     )
     print(json.dumps(result))
     return 0
+
+
+def count_step_ops(gen, ids, steps: int = 4) -> int:
+    """XLA:CPU ops a decode step runs (events of ``jit_step`` per run, the prefill left out), as in ``main``."""
+    import jax
+
+    from runtime.api import SamplingParams
+
+    with tempfile.TemporaryDirectory() as d:
+        with jax.profiler.trace(d):
+            gen.generate(ids, SamplingParams(max_tokens=steps + 1, ignore_eos=True))
+        events = json.load(gzip.open(glob.glob(f"{d}/**/*.trace.json.gz", recursive=True)[0]))["traceEvents"]
+    runs = collections.defaultdict(list)
+    for e in events:
+        a = e.get("args", {})
+        if e.get("ph") == "X" and a.get("hlo_module") == "jit_step":
+            runs[a.get("run_id")].append(e)
+    decode = sorted(runs.values(), key=lambda run: min(e["ts"] for e in run))[1:]
+    return round(statistics.mean(len(run) for run in decode))
+
+
+def compare_fusion(args) -> int:
+    from runtime.platform import configure_xla, cpu_info
+
+    configure_xla()
+    from runtime.api import SamplingParams
+    from runtime.engine import builder
+    from runtime.engine.offline import Generator
+    from runtime.quant import cpu as quant_cpu
+    from runtime.worker.model_runner import enable_compilation_cache
+
+    enable_compilation_cache()
+    fuse, gated_mlp = builder.fuse_linears, quant_cpu.gated_mlp
+    variants = {"unfused": (False, False), "stacked": (True, False), "fused": (True, True)}
+    gens = {}
+    for name, (stack, mlp) in variants.items():  # both switches act while the engine loads and compiles
+        builder.fuse_linears = fuse if stack else (lambda params: params)
+        quant_cpu.gated_mlp = gated_mlp if mlp else (lambda *a, **k: None)
+        gens[name] = Generator(
+            "smollm2-135m",
+            weight_quant=args.weight_quant,
+            max_model_len=args.max_model_len,
+            attention_backend=args.attention_backend,
+        )
+        ids = gens[name].encode_prompt("Write a short story about a lighthouse keeper.", chat=True)
+        gens[name].generate(ids, SamplingParams(max_tokens=args.tokens, ignore_eos=True))  # compiles every bucket
+    builder.fuse_linears, quant_cpu.gated_mlp = fuse, gated_mlp
+    sp = SamplingParams(max_tokens=args.tokens, ignore_eos=True, temperature=0.0)
+    rates = {name: [] for name in gens}
+    tokens = {}
+    for _ in range(args.compare_fusion):
+        for name, gen in gens.items():
+            _, stats = gen.generate(ids, sp)
+            rates[name].append(round(stats.decode_tokens_per_s, 1))
+            tokens.setdefault(name, stats.token_ids)
+    result = {
+        "cpu": cpu_info(),
+        "weight_quant": args.weight_quant,
+        "attention_backend": args.attention_backend,
+        "max_model_len": args.max_model_len,
+        "tokens": args.tokens,
+        "rounds": args.compare_fusion,
+        "same_greedy_tokens": all(t == tokens["unfused"] for t in tokens.values()),
+        "variants": {
+            name: {
+                "decode_tok_s_median": statistics.median(rates[name]),
+                "step_ms_median": round(1e3 / statistics.median(rates[name]), 3),
+                "decode_tok_s_rounds": rates[name],
+                "xla_ops_per_step": count_step_ops(gen, ids),
+            }
+            for name, gen in gens.items()
+        },
+    }
+    base = result["variants"]["unfused"]["decode_tok_s_median"]
+    for v in result["variants"].values():
+        v["speed_vs_unfused"] = round(v["decode_tok_s_median"] / base, 3)
+    print(json.dumps(result))
+    return 0
+
+
+def time_matmuls(runner, reps: int = 30) -> float:
+    """Median ms of one row of x through every weight matrix of the runner's parameter tree (each ``matvec``;
+    a float [in, out] kernel: ``x @ w``), chained: each matrix's x waits for the previous output, as in a step."""
+    import jax
+    import jax.numpy as jnp
+
+    def is_matrix(x):
+        return hasattr(x, "matvec")
+
+    leaves = jax.tree_util.tree_leaves_with_path(runner.params, is_leaf=is_matrix)
+    mats = [m for path, m in leaves if is_matrix(m) or (jnp.ndim(m) == 2 and "kernel" in jax.tree_util.keystr(path))]
+
+    @jax.jit
+    def chain(mats):
+        y = jnp.zeros((1, 1), runner.dtype)
+        for m in mats:
+            k = m.shape[1] if is_matrix(m) else m.shape[0]
+            x = jnp.ones((1, k), runner.dtype) + y[:, :1] * 0  # waits for the previous matmul
+            y = m.matvec(x) if is_matrix(m) else x @ m
+        return y
+
+    chain(mats).block_until_ready()
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        chain(mats).block_until_ready()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return round(statistics.median(times), 3)
 
 
 def time_attention(runner, backend: str, kv_len: int, reps: int = 30) -> float:
