@@ -142,7 +142,7 @@ def test_tpot_branches_memory_and_cost():
 class Ready(Engine):
     """A backend that is up and serves nothing: the tests fill the gateway's metrics themselves."""
 
-    name, ready, max_model_len = "tiny", True, 256
+    name, ready, compiling, max_model_len = "tiny", True, False, 256  # the gateway.backends.Backend members
 
     async def start(self, warmup):
         pass
