@@ -419,7 +419,7 @@ def markdown(result: dict) -> str:
             f" {fmt(ms(a['tpot_p50_s']), 0)}/{fmt(ms(a['tpot_p99_s']), 0)}"
             f" | {'yes' if r['goodput_rose'] else '**no**'}"
             f" | {best}"
-            f" | {'yes' if r['recommendation_ok'] else '**no**'}"
+            f" | {'not judged' if not tried and r['tuning']['not_replayed'] else 'yes' if r['recommendation_ok'] else '**no**'}"
             f" | {'yes' if r['noise_ok'] else '**no**'} ({', '.join(f'{g:.2f}' for g in r['current_runs'])}) |"
         )
     return "\n".join(lines) + "\n"

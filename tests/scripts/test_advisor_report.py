@@ -152,6 +152,12 @@ def test_the_markdown_table_says_where_goodput_did_not_rise(tmp_path):
     text = report.markdown(result)
     assert "| s1-w0 (burst) | [ttft] queueing | no change | 0.55 -> 0.55 (0.10) |" in text
     assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes | yes (0.50, 0.60, 0.55) |" in text
+    # a budget the current runs used up: nothing was tried, and the check says so instead of "yes"
+    cut = FakeReplayer({}, [0.5, 0.5, 0.5])
+    body2 = {**body, "workload": "s1-w1"} | report.tune_workload(
+        [], DIAGNOSIS, {"model": "m"}, budget_s=0, replayer=cut
+    )
+    assert "| none replayed (0 of 3) | not judged |" in report.markdown({**result, "rows": [body2]})
     path = tmp_path / "r.json"
     path.write_text(json.dumps(result))
     assert report.main(["--seed", "1", "--markdown", str(path)]) == 0
