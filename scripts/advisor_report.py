@@ -1,6 +1,6 @@
 """The advisor judged on workloads drawn from a seed: its top recommendation replayed, goodput before -> after.
 
-    python scripts/advisor_report.py --seed N [--workloads 3] [--budget-s 300] [--json-out PATH]
+    python scripts/advisor_report.py --seed N [--workloads 3] [--budget-s 300] [--ttft-slo 1 --tpot-slo 0.1] [--json-out PATH]
 
 A seed draws a deployment (one engine configuration for SmolLM2: max_num_seqs, max_num_batched_tokens,
 the KV cache's size, prefix caching on or off) and ``--workloads`` workloads (``draw``). Each workload is
@@ -17,7 +17,8 @@ For one seed (``run_seed``):
    (streamed chat completions, greedy, ``min_tokens = max_tokens``). Around each workload ``GET /metrics``
    is read (and the KV gauge sampled each second for its peak): the advisor's diagnosis is
    ``symptoms.report`` of the difference, at the advisor's own default service levels
-   (``gateway.advise.symptoms.TTFT_SLO`` and ``TPOT_SLO``). The recorder's lines of that workload become
+   (``gateway.advise.symptoms.TTFT_SLO`` and ``TPOT_SLO``; ``--ttft-slo``/``--tpot-slo`` change both the
+   diagnosis's and the tuner's, never one alone). The recorder's lines of that workload become
    its recording;
 2. with the gateway stopped, the current configuration is replayed once on each recording (``judge``'s
    noise check), then the tuner (``gateway.advise.tune.tune``, in this process, replaying through
@@ -211,17 +212,24 @@ def tiers_yaml(folder: Path) -> Path:
 
 
 def tune_workload(
-    shapes: list[dict], diagnosis: dict, base: dict, *, budget_s: float, tiers: Path | None = None, replayer=None
+    shapes: list[dict],
+    diagnosis: dict,
+    base: dict,
+    *,
+    budget_s: float,
+    tiers: Path | None = None,
+    slo: tuple[float, float] = (TTFT_SLO, TPOT_SLO),
+    replayer=None,
 ) -> dict:
     """One replay of the current configuration (the noise check's extra run), then the tuner on the
-    recording; ``replayer`` (tests: a fake with ``run(keys)``) defaults to ``Replayer`` at the advisor's
-    default service levels."""
+    recording; ``replayer`` (tests: a fake with ``run(keys)``) defaults to ``Replayer`` at ``slo`` (TTFT,
+    TPOT p99 seconds: the advisor's defaults unless given)."""
     from gateway.advise import tune
 
     if replayer is None:
         from gateway.advise.replay import TIERS, Replayer
 
-        replayer = Replayer(shapes, TTFT_SLO, TPOT_SLO, tiers=tiers or TIERS)
+        replayer = Replayer(shapes, *slo, tiers=tiers or TIERS)
     runs: list[dict] = []
 
     def replay(change: dict) -> dict:
@@ -289,7 +297,7 @@ async def send(url: str, requests: list[Request]) -> dict:
     return {"status": status, "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def diagnose_window(url: str, before: str, after: str, kv_peak: dict, seconds: float) -> dict:
+def diagnose_window(url: str, before: str, after: str, kv_peak: dict, seconds: float, slo: tuple[float, float]) -> dict:
     """The advisor's report over one workload: the registry's change, KV usage at its sampled peak (as the
     dashboard's ``/dashboard/diagnosis`` does), the tiers' prices from ``/v1/models``."""
     from gateway.advise.metrics import parse, subtract
@@ -301,7 +309,7 @@ def diagnose_window(url: str, before: str, after: str, kv_peak: dict, seconds: f
         kv[labels] = max(kv.get(labels, 0.0), v)
     cards = json.loads(get(url + "/v1/models"))["data"]
     prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
-    return report(delta, window_s=seconds, ttft_slo=TTFT_SLO, tpot_slo=TPOT_SLO, prices=prices)
+    return report(delta, window_s=seconds, ttft_slo=slo[0], tpot_slo=slo[1], prices=prices)
 
 
 class KVSampler(threading.Thread):
@@ -322,7 +330,7 @@ class KVSampler(threading.Thread):
                 pass
 
 
-def record(engine: dict, workloads: list[Workload], folder: Path) -> list[dict]:
+def record(engine: dict, workloads: list[Workload], folder: Path, slo: tuple[float, float]) -> list[dict]:
     """Each workload through one gateway: its diagnosis and its recording (``folder/NAME.jsonl``)."""
     from tests.support.processes import ServerProcess
 
@@ -342,7 +350,8 @@ def record(engine: dict, workloads: list[Workload], folder: Path) -> list[dict]:
             time.sleep(1.5)  # the last answers recorded
             sampler.stop.set()
             sampler.join()
-            diagnosis = diagnose_window(gw.url, before, get(gw.url + "/metrics"), sampler.peak, time.time() - started)
+            after, seconds = get(gw.url + "/metrics"), time.time() - started
+            diagnosis = diagnose_window(gw.url, before, after, sampler.peak, seconds, slo)
             own = sorted((json.loads(x) for x in shapes.read_text().splitlines()[lines:]), key=lambda x: x["t"])
             t0 = own[0]["t"] if own else 0.0
             path = folder / f"{w.name}.jsonl"
@@ -352,12 +361,14 @@ def record(engine: dict, workloads: list[Workload], folder: Path) -> list[dict]:
     return out
 
 
-def run_seed(seed: int, count: int, budget_s: float, folder: Path) -> dict:
+def run_seed(
+    seed: int, count: int, budget_s: float, folder: Path, slo: tuple[float, float] = (TTFT_SLO, TPOT_SLO)
+) -> dict:
     from gateway.advise.replay import replayable
     from runtime.platform import cpu_info
 
     engine, workloads = draw(seed, count)
-    recorded = record(engine, workloads, folder)
+    recorded = record(engine, workloads, folder, slo)
     base = replay_keys(engine)
     rows = []
     for w, rec in zip(workloads, recorded):
@@ -366,15 +377,16 @@ def run_seed(seed: int, count: int, budget_s: float, folder: Path) -> dict:
         row["top_finding"] = None if not findings else {k: findings[0][k] for k in ("symptom", "cause", "key")}
         shapes = replayable(rec["recording"], 200)
         started = time.monotonic()
-        row |= tune_workload(shapes, rec["diagnosis"], base, budget_s=budget_s, tiers=tiers_yaml(folder))
+        row |= tune_workload(shapes, rec["diagnosis"], base, budget_s=budget_s, tiers=tiers_yaml(folder), slo=slo)
         row["tune_s"] = round(time.monotonic() - started, 1)
         print(f"[{w.name}]\n{row['table']}", file=sys.stderr)
         rows.append(row)
         (folder / "rows.json").write_text(json.dumps(rows, indent=1, default=str))  # so far, should a later one fail
+    levels = "" if slo == (TTFT_SLO, TPOT_SLO) else f" --ttft-slo {slo[0]:g} --tpot-slo {slo[1]:g}"
     return {
         "seed": seed,
-        "command": f"python scripts/advisor_report.py --seed {seed} --workloads {count} --budget-s {budget_s:g}",
-        "slo": {"ttft_p99_s": TTFT_SLO, "tpot_p99_s": TPOT_SLO},
+        "command": f"python scripts/advisor_report.py --seed {seed} --workloads {count} --budget-s {budget_s:g}{levels}",
+        "slo": {"ttft_p99_s": slo[0], "tpot_p99_s": slo[1]},
         "engine": engine,
         "cpu": cpu_info(),
         "rows": rows,
@@ -430,18 +442,20 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, required=True, help="draws the engine and the workloads")
     p.add_argument("--workloads", type=int, default=3, help="how many workloads the seed draws")
     p.add_argument("--budget-s", type=float, default=300.0, help="the tuner's search budget per workload")
+    p.add_argument("--ttft-slo", type=float, default=TTFT_SLO, help="seconds, p99: the diagnosis's and the tuner's")
+    p.add_argument("--tpot-slo", type=float, default=TPOT_SLO, help="seconds, p99: the diagnosis's and the tuner's")
     p.add_argument("--json-out", default=None, help="default docs/results/advisor_report_seed{N}.json")
     p.add_argument("--markdown", metavar="JSON", help="print the table of an earlier run's JSON instead")
     args = p.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(Path(args.markdown).read_text())), end="")
         return 0
-    if args.workloads < 1 or args.budget_s <= 0:
-        print("error: --workloads must be >= 1 and --budget-s > 0", file=sys.stderr)
+    if args.workloads < 1 or args.budget_s <= 0 or args.ttft_slo <= 0 or args.tpot_slo <= 0:
+        print("error: --workloads must be >= 1, --budget-s and the service levels > 0", file=sys.stderr)
         return 2
     folder = Path(tempfile.mkdtemp(prefix=f"advisor-seed{args.seed}-"))
     print(f"work folder: {folder}", file=sys.stderr)
-    result = run_seed(args.seed, args.workloads, args.budget_s, folder)
+    result = run_seed(args.seed, args.workloads, args.budget_s, folder, (args.ttft_slo, args.tpot_slo))
     out = Path(args.json_out or ROOT / "docs" / "results" / f"advisor_report_seed{args.seed}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))

@@ -59,6 +59,9 @@ def test_the_report_replays_at_the_advisors_default_service_levels(monkeypatch):
     monkeypatch.setattr("gateway.advise.replay.Replayer", Replayer)
     report.tune_workload([], {"findings": []}, {"model": "m"}, budget_s=10)
     assert made == [(symptoms.TTFT_SLO, symptoms.TPOT_SLO)]
+    report.tune_workload([], {"findings": []}, {"model": "m"}, budget_s=10, slo=(20.0, 0.4))  # --ttft/--tpot-slo
+    assert made[-1] == (20.0, 0.4)
+    assert report.main(["--seed", "1", "--tpot-slo", "0"]) == 2
 
 
 def test_replay_keys_are_the_gateways_engine_keys():
