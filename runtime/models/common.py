@@ -90,6 +90,22 @@ def linears(module: nn.Module, x: jax.Array, parts: dict[str, int], fused: str) 
     return [Linear(features, name=name)(x) for name, features in parts.items()]
 
 
+def fused_norm_qkv(module: nn.Module, x: jax.Array, c: ModelConfig) -> list[jax.Array] | None:
+    """``[q, k, v]`` of ``Attention`` from the layer's input x: ``attn_norm`` then the stacked q/k/v matmul as one
+    call when that matrix offers one (its ``norm_matvec`` method: the CPU kernels, ``runtime.quant.weights``),
+    else None and the layer runs ``RMSNorm`` and ``Attention``'s ``linears``. Reads ``attn_norm`` and
+    ``attn/qkv`` as those modules would; there are none at ``init``."""
+    params = module.variables.get("params", {})
+    qkv = params.get("attn", {}).get("qkv", {}).get("kernel")
+    if not hasattr(qkv, "norm_matvec"):
+        return None
+    y = qkv.norm_matvec(x, params["attn_norm"]["scale"], eps=c.rms_norm_eps)
+    if y is None:
+        return None
+    q_features, kv_features = c.num_heads * c.head_dim, c.num_kv_heads * c.head_dim
+    return jnp.split(y, [q_features, q_features + kv_features], axis=-1)
+
+
 def fused_mlp_block(module: nn.Module, x: jax.Array, spec: LayerSpec, eps: float) -> jax.Array | None:
     """``DecoderLayer``'s MLP block, ``x + [post_ffn_norm](down(act(gate(h)) * up(h)))`` with ``h = ffn_norm(x)``,
     as one call when the layer's stacked gate/up kernel offers one (its ``gated_mlp`` method: the CPU kernels,
@@ -178,11 +194,14 @@ class Attention(nn.Module):
     attend: Callable
 
     @nn.compact
-    def __call__(self, x, cos, sin, kv, md: AttentionMetadata):
+    def __call__(self, x, cos, sin, kv, md: AttentionMetadata, qkv=None):
+        """x [T, D] normed, or ``qkv`` = [q, k, v] already projected from it (``fused_norm_qkv``)."""
         c = self.config
-        T = x.shape[0]
         kv_features = c.num_kv_heads * c.head_dim
-        q, k, v = linears(self, x, {"q": c.num_heads * c.head_dim, "k": kv_features, "v": kv_features}, "qkv")
+        if qkv is None:
+            qkv = linears(self, x, {"q": c.num_heads * c.head_dim, "k": kv_features, "v": kv_features}, "qkv")
+        q, k, v = qkv
+        T = q.shape[0]
         q = q.reshape(T, c.num_heads, c.head_dim)  # (T, H, Dh)
         k, v = k.reshape(T, c.num_kv_heads, c.head_dim), v.reshape(T, c.num_kv_heads, c.head_dim)  # (T, KVH, Dh)
         if self.spec.qk_norm:
@@ -207,8 +226,9 @@ class GatedMLP(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    """Pre-norm attention and MLP, each added to the residual stream (normed again with sandwich norms); the MLP
-    block as one kernel call where the weights offer one (``fused_mlp_block``)."""
+    """Pre-norm attention and MLP, each added to the residual stream (normed again with sandwich norms); the
+    attention norm with q/k/v, and the MLP block, as one kernel call each where the weights offer one
+    (``fused_norm_qkv``, ``fused_mlp_block``)."""
 
     config: ModelConfig
     spec: LayerSpec
@@ -217,7 +237,9 @@ class DecoderLayer(nn.Module):
     @nn.compact
     def __call__(self, x, cos, sin, kv, md):
         c, spec, eps = self.config, self.spec, self.config.rms_norm_eps
-        h, kv = Attention(c, spec, self.attend, name="attn")(RMSNorm(eps, name="attn_norm")(x), cos, sin, kv, md)
+        qkv = fused_norm_qkv(self, x, c)
+        normed = RMSNorm(eps, name="attn_norm")(x) if qkv is None else None
+        h, kv = Attention(c, spec, self.attend, name="attn")(normed, cos, sin, kv, md, qkv=qkv)
         if spec.sandwich_norm:
             h = RMSNorm(eps, name="post_attn_norm")(h)
         x = x + h

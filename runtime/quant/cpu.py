@@ -58,6 +58,7 @@ DENSE_TARGET = ("jaxserve_dense_matmul", "JaxserveDenseMatmul")  # float32 W [N,
 # A layer's whole gated MLP block, norm to residual add (``gated_mlp``), over any two of the formats above.
 MLP_TARGET = ("jaxserve_gated_mlp", "JaxserveGatedMlp")
 MLP_ACTIVATION_ID = {"silu": 0, "gelu_tanh": 1}  # its "activation" attribute (LayerSpec.activation_kernel)
+NORM_MATMUL_TARGET = ("jaxserve_norm_matmul", "JaxserveNormMatmul")  # rms_norm(x) * norm, then a matmul
 # Above this many rows of x (prefill chunks) the dot is compute-bound (the same FMAs as float32):
 # one float32 dequantization of the matrix is amortized and XLA's GEMM beats the kernel's
 # dot-product blocking (measured, [M, 576] x [576, 1536] int8: M = 16 kernel 0.70 ms, XLA 0.73 ms;
@@ -189,7 +190,7 @@ def _on_load_matmul(lib: ctypes.CDLL) -> None:
 
 _KERNELS = NativeKernels(
     SOURCE,
-    (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET, MLP_TARGET),
+    (*TARGETS.values(), GGUF_TARGET, DENSE_TARGET, MLP_TARGET, NORM_MATMUL_TARGET),
     isa_symbol="jaxserve_kernel_isa",
     log=log,
     what="quantized matmul",
@@ -373,6 +374,28 @@ def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float)
         activation=np.int64(MLP_ACTIVATION_ID[activation]),
         eps=np.float32(eps),
         threads=np.int64(DENSE_THREADS if gu[0] == dn[0] == 3 else THREADS),
+    )
+
+
+def norm_matmul(x, norm, m, *, eps: float) -> jax.Array | None:
+    """``(rms_norm(x) * norm) . W^T`` as one kernel call (``JaxserveNormMatmul``): x [M, D] float32, norm [D], ``m``
+    [N, D] a QuantizedMatrix, GGUFMatrix or DenseMatrix; None where the kernel does not take the call (as
+    ``gated_mlp``). The matmul is the one ``m``'s own kernel computes; the norm is ``gated_mlp``'s."""
+    if x.ndim != 2 or x.dtype != jnp.float32 or x.shape[0] > MAX_KERNEL_ROWS:
+        return None
+    ops = kernel_operands(m)
+    if ops is None or not kernel_available():
+        return None
+    call = jax.ffi.ffi_call(NORM_MATMUL_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], ops[2].shape[0]), jnp.float32))
+    return call(
+        x,
+        norm.astype(jnp.float32),
+        ops[2],
+        ops[3],
+        kind=np.int64(ops[0]),
+        param=np.int64(ops[1]),
+        eps=np.float32(eps),
+        threads=np.int64(DENSE_THREADS if ops[0] == 3 else THREADS),
     )
 
 

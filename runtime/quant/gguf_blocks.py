@@ -76,6 +76,12 @@ class GGUFMatrix:
         rows = jnp.take(self.blocks, idx.reshape(-1), axis=0)
         return dequantize_blocks(rows, self.block_type, self.in_features).reshape(*idx.shape, self.in_features)
 
+    def norm_matvec(self, x, norm, *, eps: float) -> jax.Array | None:
+        """``(rms_norm(x) * norm) . W^T`` as one kernel call, or None (``runtime.quant.weights.fused_norm_matvec``)."""
+        from runtime.quant.weights import fused_norm_matvec
+
+        return fused_norm_matvec(self, x, norm, eps=eps)
+
     def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None
         (``runtime.quant.weights.fused_gated_mlp``)."""

@@ -1459,6 +1459,29 @@ ffi::Error weight_matrix(const ffi::AnyBuffer& w, const ffi::Buffer<ffi::F32>& s
   }
 }
 
+// ---- a norm and the matmul that reads it, in one call ----------------------------------------------
+//
+//   y = (rms_norm(x) * norm) . W^T      x [M, D], W [N, D] in any of the formats above
+//
+// A layer's attention norm and its stacked q/k/v (runtime.models.common.fused_norm_qkv): the norm's
+// three XLA:CPU ops and the matmul's call become one call; the norm as in the gated MLP above.
+ffi::Error NormMatmulImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> norm, ffi::AnyBuffer w,
+                          ffi::Buffer<ffi::F32> s, ffi::ResultBuffer<ffi::F32> y, int64_t kind, int64_t param, float eps,
+                          int64_t threads) {
+  const auto xd = x.dimensions();
+  if (auto e = check(xd.size() == 2 && norm.element_count() == static_cast<size_t>(xd[1]), "norm matmul: x [M, D], norm [D]");
+      e.failure())
+    return e;
+  const int64_t M = xd[0], D = xd[1];
+  WeightMatrix m;
+  if (auto e = weight_matrix(w, s, kind, param, D, &m); e.failure()) return e;
+  thread_local std::vector<float> h;
+  h.resize(M * D);
+  rms_norm_rows(x.typed_data(), norm.typed_data(), M, D, eps, h.data());
+  matmul_any(pool, m, h.data(), M, D, y->typed_data(), threads);
+  return ffi::Error::Success();
+}
+
 ffi::Error GatedMlpImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> norm,
                         ffi::Buffer<ffi::F32> post_norm, ffi::AnyBuffer gu_w, ffi::Buffer<ffi::F32> gu_s,
                         ffi::AnyBuffer dn_w, ffi::Buffer<ffi::F32> dn_s, ffi::ResultBuffer<ffi::F32> y,
@@ -1542,6 +1565,19 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGgufMatmul, GgufImpl,
                                   .Arg<ffi::Buffer<ffi::U8>>()
                                   .Ret<ffi::Buffer<ffi::F32>>()
                                   .Attr<int64_t>("block_type")
+                                  .Attr<int64_t>("threads"));
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveNormMatmul, NormMatmulImpl,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::ThreadPool>()
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // x [M, D]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // norm [D]
+                                  .Arg<ffi::AnyBuffer>()         // W [N, D] codes / blocks / weights
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // W's scales ([0] without)
+                                  .Ret<ffi::Buffer<ffi::F32>>()  // y [M, N]
+                                  .Attr<int64_t>("kind")
+                                  .Attr<int64_t>("param")
+                                  .Attr<float>("eps")
                                   .Attr<int64_t>("threads"));
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGatedMlp, GatedMlpImpl,

@@ -122,6 +122,10 @@ class QuantizedMatrix:
             in_features=self.in_features,
         )
 
+    def norm_matvec(self, x, norm, *, eps: float) -> jax.Array | None:
+        """``(rms_norm(x) * norm) . W^T`` as one kernel call, or None (``fused_norm_matvec``)."""
+        return fused_norm_matvec(self, x, norm, eps=eps)
+
     def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
         return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
@@ -174,6 +178,10 @@ class DenseMatrix:
     def take_rows(self, idx: jax.Array) -> jax.Array:
         return jnp.take(self.w, idx, axis=0)
 
+    def norm_matvec(self, x, norm, *, eps: float) -> jax.Array | None:
+        """``(rms_norm(x) * norm) . W^T`` as one kernel call, or None (``fused_norm_matvec``)."""
+        return fused_norm_matvec(self, x, norm, eps=eps)
+
     def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
         return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
@@ -200,6 +208,16 @@ def fused_gated_mlp(gate_up, down, x, norm, post_norm, *, activation: str, eps: 
     from runtime.quant import cpu as quant_cpu
 
     return quant_cpu.gated_mlp(x, norm, post_norm, gate_up, down, activation=activation, eps=eps)
+
+
+def fused_norm_matvec(m, x, norm, *, eps: float) -> jax.Array | None:
+    """The ``norm_matvec`` method of the kernel matrices: ``(rms_norm(x) * norm) . W^T`` as one CPU kernel call
+    (``runtime.quant.cpu.norm_matmul``), or None where there is none (as ``fused_gated_mlp``)."""
+    if platform_family(target_platform()) != "cpu":
+        return None
+    from runtime.quant import cpu as quant_cpu
+
+    return quant_cpu.norm_matmul(x, norm, m, eps=eps)
 
 
 def dense_params(params: Mapping[str, Any]) -> dict[str, Any]:

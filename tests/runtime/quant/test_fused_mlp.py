@@ -6,8 +6,9 @@ runtime/quant/quant_matmul.cc) against the block as ``runtime.models.common.Deco
 The reference is that math in float64 on the dequantized weights. The bound is derived stage by stage,
 elementwise (``error_bound``): float32 sums (Higham's gamma), the activation's few roundings (exp is a
 polynomial within 2 ulp), and, where the kernels quantize their inputs to int8 blocks (the AVX2 path,
-``kernel_quantizes_activations``), each matmul's activation bound (``activation_error_bound``). Then the
-tiny models' and SmolLM2's greedy tokens with the fused block equal those without it.
+``kernel_quantizes_activations``), each matmul's activation bound (``activation_error_bound``). The same for
+the attention norm with the stacked q/k/v matmul in one call (``norm_matmul``: ``(rms_norm(x) * norm) . W^T``).
+Then the tiny models' and SmolLM2's greedy tokens with both calls equal those without them.
 """
 
 from __future__ import annotations
@@ -132,6 +133,25 @@ def test_gated_mlp_against_the_layer_math(gu_fmt, dn_fmt, activation, sandwich, 
     )
 
 
+@pytest.mark.parametrize("fmt", ["int8", "int4", "q8_0", "q4_1", "dense"])
+@pytest.mark.parametrize("M", [1, 3, 16])
+def test_norm_matmul_against_the_layer_math(fmt, M):
+    rng = np.random.default_rng(M)
+    m = concat_rows([make(fmt, 64, D, 1), make(fmt, 32, D, 2), make(fmt, 32, D, 3)])  # q, k, v
+    x = (rng.standard_normal((M, D)) * 2).astype(np.float32)
+    x[0, :32] *= 30
+    norm = rng.uniform(0.5, 1.5, D).astype(np.float32)
+    y = jax.jit(lambda x, norm, m: quant_cpu.norm_matmul(x, norm, m, eps=EPS))(
+        jnp.asarray(x), jnp.asarray(norm), jax.tree.map(jnp.asarray, m)
+    )
+    h = rms64(x.astype(np.float64), norm)
+    w = np.asarray(m.dequantize(), np.float64)
+    ref = h @ w.T
+    bound = matmul_bound(h, gamma(D + 8) * np.abs(h), w, m)
+    err = np.abs(np.asarray(y, np.float64) - ref)
+    assert np.all(err <= bound), f"worst excess {np.max(err - bound)}"
+
+
 def test_gated_mlp_declines_what_it_does_not_take():
     gate_up, down = jax.tree.map(jnp.asarray, (concat_rows([make("int8", F, D, 1)] * 2), make("int8", D, F, 3)))
     norm = jnp.ones(D, jnp.float32)
@@ -142,28 +162,33 @@ def test_gated_mlp_declines_what_it_does_not_take():
     assert (
         quant_cpu.gated_mlp(jnp.ones((1, D)), norm, None, np.ones((D, 2 * F)), down, activation="silu", eps=EPS) is None
     )
+    assert quant_cpu.norm_matmul(jnp.ones((quant_cpu.MAX_KERNEL_ROWS + 1, D), jnp.float32), norm, down, eps=EPS) is None
+    assert quant_cpu.norm_matmul(jnp.ones((1, D), jnp.float32), norm, np.ones((F, D), np.float32), eps=EPS) is None
 
 
 def with_and_without(monkeypatch, make_gen, prompts, max_tokens: int):
-    """(n MLP blocks that ran fused, logits per prompt, greedy tokens per prompt) from the engine with the fused
-    MLP block, then with ``gated_mlp`` declining every call (the model's XLA layers). ``prompts(gen)``: token ids."""
+    """(fewest traced calls of either one-call kernel, logits per prompt, greedy tokens per prompt) from the engine
+    with the MLP block and the attention norm + q/k/v each one call, then with ``gated_mlp`` and ``norm_matmul``
+    declining every call (the model's XLA layers). ``prompts(gen)``: token ids."""
     from runtime.api import SamplingParams
 
-    real = quant_cpu.gated_mlp
+    real = {"gated_mlp": quant_cpu.gated_mlp, "norm_matmul": quant_cpu.norm_matmul}
     results = []
     for fused in (True, False):
-        calls: list[int] = []
+        calls: list[str] = []
+        for name, fn in real.items():
 
-        def gated_mlp(*a, calls=calls, fused=fused, **k):
-            calls.append(1)
-            return real(*a, **k) if fused else None
+            def declining(*a, calls=calls, fused=fused, fn=fn, name=name, **k):
+                calls.append(name)
+                return fn(*a, **k) if fused else None
 
-        monkeypatch.setattr(quant_cpu, "gated_mlp", gated_mlp)
+            monkeypatch.setattr(quant_cpu, name, declining)
         gen = make_gen()
         ids = prompts(gen)
         logits = [np.asarray(gen.prompt_logits(p)) for p in ids]
         sp = SamplingParams(max_tokens=max_tokens, temperature=0.0)
-        results.append((len(calls), logits, [gen.generate(p, sp)[1].token_ids for p in ids]))
+        n_traced = min(calls.count(name) for name in real)
+        results.append((n_traced, logits, [gen.generate(p, sp)[1].token_ids for p in ids]))
     return results
 
 
