@@ -5,7 +5,9 @@ admits them. A payload is checked against this engine (model, precision, KV layo
 
 from __future__ import annotations
 
-from runtime.api import QUANTIZED_KV_DTYPE_NAMES
+import dataclasses
+
+from runtime.api import QUANTIZED_KV_DTYPE_NAMES, SamplingParams
 from runtime.core.request import Request
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV
 from runtime.distributed.kv_transfer import stage as stage_kv
@@ -21,6 +23,32 @@ class KVHandover:
     def forget(self, request_id: str) -> None:
         self.exports.pop(request_id, None)
         self.imports.pop(request_id, None)
+
+    @staticmethod
+    def prefill_only(params: SamplingParams) -> SamplingParams:
+        """A prefill-only request's parameters: one token sampled as ``params`` say; length and stop rules
+        are the decode side's."""
+        return dataclasses.replace(
+            params, max_tokens=1, stop=(), stop_token_ids=(), ignore_eos=True, min_tokens=0, logprobs=None
+        )
+
+    def expect_export(self, request_id: str) -> None:
+        """A prefill-only request: its KV leaves with its final output."""
+        self.exports[request_id] = 0
+
+    def hold(self, request_id: str, prefilled: PrefilledKV) -> None:
+        """A prefilled request's KV, kept until the step that admits it (``write_imported``)."""
+        self.imports[request_id] = prefilled
+
+    def scheduled(self, new_request_ids, num_computed_tokens: dict[str, int]) -> None:
+        """A step scheduled these requests for the first time: an exported one's prefix-cache hits."""
+        for rid in new_request_ids:
+            if rid in self.exports:
+                self.exports[rid] = num_computed_tokens[rid]
+
+    def export_if_done(self, request: Request, finished: bool, block_table: list[int]) -> PrefilledKV | None:
+        """A finished prefill-only request's KV (``export``), else None."""
+        return self.export(request, block_table) if finished and request.request_id in self.exports else None
 
     def check(self, p: PrefilledKV) -> None:
         """``KVTransferError`` unless ``p`` was computed by an engine like this one and fits its cache."""

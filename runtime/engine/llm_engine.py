@@ -15,7 +15,6 @@ the others.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import time
 from collections.abc import Callable, Sequence
@@ -25,13 +24,12 @@ import numpy as np
 from runtime.api import EngineConfig, EngineStats, RequestError, RequestOutput, SamplingParams
 from runtime.distributed.kv_transfer import PrefilledKV
 from runtime.engine import batch
-from runtime.engine.builder import KVCachePlan, MemoryStats, build, plan_kv_cache
+from runtime.engine.builder import MemoryStats, build
 from runtime.engine.handover import KVHandover
 from runtime.engine.input_processor import InputProcessor
 from runtime.engine.output_processor import OutputProcessor
+from runtime.engine.stats import StepCounters
 from runtime.loading.gguf import LoadedGGUF
-
-__all__ = ["KVCachePlan", "LLMEngine", "plan_kv_cache"]
 
 
 class LLMEngine:
@@ -50,20 +48,14 @@ class LLMEngine:
         self.platform, self.attention_backend = parts.platform, parts.attention_backend
         self.dtype, self.kv_dtype = parts.dtype, parts.kv_dtype
         self.model_config, self.tokenizer, self.max_model_len = parts.model_config, parts.tokenizer, parts.max_model_len
-        self.tensor_parallel, self.kv_cache_plan, self.num_blocks = (
-            parts.tensor_parallel,
-            parts.kv_cache_plan,
-            parts.num_blocks,
-        )
+        self.tensor_parallel, self.num_blocks = parts.tensor_parallel, parts.num_blocks
+        self.kv_cache_plan = parts.kv_cache_plan
         self.scheduler, self.runner = parts.scheduler, parts.runner
         self.inputs = InputProcessor(parts.tokenizer, parts.model_config.vocab_size, parts.max_model_len)
         self.outputs = OutputProcessor(parts.tokenizer, self.scheduler.abort_request)
         self.handover = KVHandover(parts.runner, self.kv_fingerprint, parts.kv_dtype)
-        self._weight_bytes, self._weight_bits = self.runner.weight_bytes(), parts.weight_bits
+        self.counters = StepCounters(self.runner.weight_bytes(), parts.weight_bits)
         self._ids = itertools.count()
-        self.num_steps = 0
-        self.decode_steps = self.decode_seqs = 0  # decode-only steps, and their sequences summed
-        self.decode_seconds = 0.0  # and their wall time: the advisor's step time against the weights' read
         self.warmed_up = False
         self.transfer_warmup = (False, False)  # (export, import) programs to compile at warm-up
 
@@ -112,11 +104,8 @@ class LLMEngine:
         side's business), then it finishes and its final ``RequestOutput.prefilled`` carries the
         prompt's KV (``runtime.distributed.kv_transfer.PrefilledKV``) for another engine's
         ``add_prefilled_request``."""
-        params = dataclasses.replace(
-            sampling_params, max_tokens=1, stop=(), stop_token_ids=(), ignore_eos=True, min_tokens=0, logprobs=None
-        )
-        request_id = self.add_request(prompt, params, request_id)
-        self.handover.exports[request_id] = 0
+        request_id = self.add_request(prompt, KVHandover.prefill_only(sampling_params), request_id)
+        self.handover.expect_export(request_id)
         return request_id
 
     def add_prefilled_request(
@@ -142,11 +131,9 @@ class LLMEngine:
         except ValueError as exc:
             raise RequestError(str(exc)) from None
         state = self.outputs.add(request)
-        if reason is None:
-            self.handover.imports[request_id] = prefilled
         out = self.outputs.output(state, [prefilled.first_token], reason)
-        if out.finished:  # the first token ended it (end token, max_tokens 1, a stop string)
-            self.handover.imports.pop(request_id, None)
+        if reason is None and not out.finished:  # else the first token ended it (end token, max_tokens 1, a stop)
+            self.handover.hold(request_id, prefilled)
         return out
 
     def abort_request(self, request_id: str) -> bool:
@@ -163,32 +150,24 @@ class LLMEngine:
     def step(self) -> list[RequestOutput]:
         out = self.scheduler.schedule()
         self.handover.write_imported(out.imported_kv_starts, out.block_tables)  # prefilled elsewhere: KV first
-        for rid in out.scheduled_new_reqs:
-            state = self.outputs.states.get(rid)
-            if state is not None and state.cached_tokens is None:
-                state.cached_tokens = out.num_computed_tokens[rid]
-            if rid in self.handover.exports:
-                self.handover.exports[rid] = out.num_computed_tokens[rid]  # its prefix-cache hits
+        self.outputs.scheduled(out.scheduled_new_reqs, out.num_computed_tokens)
+        self.handover.scheduled(out.scheduled_new_reqs, out.num_computed_tokens)
         t0 = time.perf_counter()
         sampled, logprobs = self.runner.execute(out)
-        if not (
-            out.is_empty or out.scheduled_new_reqs or out.scheduled_resumed_reqs
-        ) and out.total_num_scheduled_tokens == len(out.num_scheduled_tokens):  # decode only: one token per sequence
-            self.decode_steps += 1
-            self.decode_seqs += len(out.num_scheduled_tokens)
-            self.decode_seconds += time.perf_counter() - t0
-        updates = self.scheduler.update_from_output(out, sampled)
-        self.num_steps += 0 if out.is_empty else 1
+        self.counters.stepped(out, time.perf_counter() - t0)
         outputs = []
-        for u in updates:
+        for u in self.scheduler.update_from_output(out, sampled):
             state = self.outputs.states.get(u.request_id)
             if state is None:  # aborted meanwhile
                 continue
-            exported = u.finished and u.request_id in self.handover.exports
-            prefilled = self.handover.export(state.request, out.block_tables[u.request_id]) if exported else None
+            prefilled = self.handover.export_if_done(state.request, u.finished, out.block_tables[u.request_id])
             outputs.append(self.outputs.output(state, u.new_token_ids, u.finish_reason, logprobs.get(u.request_id)))
             outputs[-1].prefilled = prefilled
         return outputs
+
+    @property
+    def num_steps(self) -> int:
+        return self.counters.num_steps
 
     # ------------------------------------------------------------ scoring, stats, offline generation
 
@@ -200,11 +179,9 @@ class LLMEngine:
         return self.runner.score(token_ids, chunk)
 
     def prompt_logits(self, prompt) -> np.ndarray:
-        """float32 logits [V] of the token that would follow ``prompt`` (text or token ids, as
-        ``encode`` takes them): the whole prompt in one prefill through this engine's model, attention
-        and KV cache, as a request's first step computes them. For parity tests and quality evaluation;
-        only on an idle engine (see ``score``). Raises ``RequestError`` for a prompt ``add_request``
-        would refuse."""
+        """float32 logits [V] of the token that would follow ``prompt`` (as ``encode`` takes it), the whole
+        prompt in one prefill as a request's first step computes it; only on an idle engine (see ``score``).
+        Raises ``RequestError`` for a prompt ``add_request`` would refuse."""
         ids = self.encode(prompt)
         self.check_length(len(ids))
         self._clear_for_scoring()
@@ -215,28 +192,7 @@ class LLMEngine:
             raise RuntimeError("scoring needs an idle engine")
 
     def stats(self) -> EngineStats:
-        s = self.scheduler
-        kv = s.kv_cache_manager
-        return EngineStats(
-            s.num_running,
-            s.num_waiting,
-            s.kv_cache_usage,
-            s.num_preemptions_total,
-            self.num_steps,
-            self.num_blocks,
-            kv.prefix_cache_queries,
-            kv.prefix_cache_hits,
-            s.proposer.num_draft_tokens if s.proposer else 0,
-            s.proposer.num_accepted_tokens if s.proposer else 0,
-            self.decode_steps,
-            self.decode_seqs,
-            self.decode_seconds,
-            self._weight_bytes,
-            self._weight_bits,
-            kv.shared_prefix_queries,
-            kv.shared_prefix_tokens,
-            self.config.max_num_batched_tokens,
-        )
+        return self.counters.stats(self.scheduler, self.num_blocks, self.config.max_num_batched_tokens)
 
     def generate(
         self,

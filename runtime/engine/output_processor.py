@@ -32,6 +32,13 @@ class OutputProcessor:
         self.tokenizer, self.end = tokenizer, end
         self.states: dict[str, RequestState] = {}
 
+    def scheduled(self, new_request_ids, num_computed_tokens: dict[str, int]) -> None:
+        """A step scheduled these requests for the first time: the prompt tokens the prefix cache held."""
+        for rid in new_request_ids:
+            state = self.states.get(rid)
+            if state is not None and state.cached_tokens is None:
+                state.cached_tokens = num_computed_tokens[rid]
+
     def add(self, request: Request) -> RequestState:
         sp = request.sampling_params
         state = self.states[request.request_id] = RequestState(
