@@ -330,18 +330,10 @@ def dense_matmul(x: jax.Array, w: jax.Array) -> jax.Array:
 
 def kernel_operands(m) -> tuple[int, int, jax.Array, jax.Array] | None:
     """A weight matrix as the fused kernels take it: (kind, param, weights, scales), kind 0 int8, 1 int4 (param:
-    its group), 2 GGUF blocks (param: the block type's id), 3 float32 rows; None for anything else."""
-    from runtime.quant.gguf_blocks import GGUFMatrix
-    from runtime.quant.weights import DenseMatrix, QuantizedMatrix
-
-    none = jnp.zeros((0,), jnp.float32)
-    if isinstance(m, QuantizedMatrix):
-        return (0, 0, m.q, m.scale) if m.bits == 8 else (1, m.group, m.q, m.scale)
-    if isinstance(m, GGUFMatrix) and m.block_type in GGUF_BLOCK_TYPE_ID:
-        return 2, GGUF_BLOCK_TYPE_ID[m.block_type], m.blocks, none
-    if isinstance(m, DenseMatrix):
-        return 3, 0, m.w, none
-    return None
+    its group), 2 GGUF blocks (param: the block type's id), 3 float32 rows; None for anything else. Each matrix
+    class answers for itself (its ``kernel_operands``), so this module names none of them."""
+    operands = getattr(m, "kernel_operands", None)
+    return operands() if operands is not None else None
 
 
 def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float) -> jax.Array | None:

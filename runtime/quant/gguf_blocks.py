@@ -89,6 +89,20 @@ class GGUFMatrix:
 
         return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
 
+    def stack_rows(self, mats: list[GGUFMatrix]) -> GGUFMatrix | None:
+        """``runtime.quant.weights.concat_rows`` for this kind: None unless every one has this block type and K."""
+        if any((m.block_type, m.in_features) != (self.block_type, self.in_features) for m in mats):
+            return None
+        return GGUFMatrix(np.concatenate([np.asarray(m.blocks) for m in mats]), self.block_type, self.in_features)
+
+    def kernel_operands(self) -> tuple[int, int, jax.Array, jax.Array] | None:
+        """As the fused CPU kernels take it (kind 2, the block type's id), or None for a type they do not read."""
+        from runtime.quant.cpu import GGUF_BLOCK_TYPE_ID
+
+        if self.block_type not in GGUF_BLOCK_TYPE_ID:
+            return None
+        return 2, GGUF_BLOCK_TYPE_ID[self.block_type], self.blocks, jnp.zeros((0,), jnp.float32)
+
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
         lead = x.shape[:-1]

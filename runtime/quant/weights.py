@@ -130,6 +130,18 @@ class QuantizedMatrix:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
         return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
 
+    def stack_rows(self, mats: list[QuantizedMatrix]) -> QuantizedMatrix | None:
+        """``concat_rows`` for this kind: None unless every one has this bits, group and K."""
+        if any((m.bits, m.group, m.in_features) != (self.bits, self.group, self.in_features) for m in mats):
+            return None
+        q = np.concatenate([np.asarray(m.q) for m in mats])
+        scale = np.concatenate([np.asarray(m.scale) for m in mats])
+        return QuantizedMatrix(q, scale, self.bits, self.group, self.in_features)
+
+    def kernel_operands(self) -> tuple[int, int, jax.Array, jax.Array]:
+        """As the fused CPU kernels take it (``runtime.quant.cpu.kernel_operands``): int8 kind 0, int4 kind 1."""
+        return (0, 0, self.q, self.scale) if self.bits == 8 else (1, self.group, self.q, self.scale)
+
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
         lead = x.shape[:-1]
@@ -185,6 +197,16 @@ class DenseMatrix:
     def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
         return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
+
+    def stack_rows(self, mats: list[DenseMatrix]) -> DenseMatrix | None:
+        """``concat_rows`` for this kind: None unless every one has this K."""
+        if any(m.shape[1] != self.shape[1] for m in mats):
+            return None
+        return DenseMatrix(np.concatenate([np.asarray(m.w) for m in mats]))
+
+    def kernel_operands(self) -> tuple[int, int, jax.Array, jax.Array]:
+        """As the fused CPU kernels take it: float32 rows, kind 3."""
+        return 3, 0, self.w, jnp.zeros((0,), jnp.float32)
 
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype."""
@@ -258,27 +280,10 @@ def concat_rows(mats: list[Any]) -> Any | None:
 
     Exact: a row holds everything its output needs (int8: its codes and scale; int4: its codes and group
     scales along K; GGUF: its blocks; float32: its weights), so stacked rows decode to the same values."""
-    from runtime.quant.gguf_blocks import GGUFMatrix
-
     first = mats[0]
-    if any(type(m) is not type(first) for m in mats):
-        return None
-    if isinstance(first, QuantizedMatrix):
-        if any((m.bits, m.group, m.in_features) != (first.bits, first.group, first.in_features) for m in mats):
-            return None
-        q = np.concatenate([np.asarray(m.q) for m in mats])
-        scale = np.concatenate([np.asarray(m.scale) for m in mats])
-        return QuantizedMatrix(q, scale, first.bits, first.group, first.in_features)
-    if isinstance(first, GGUFMatrix):
-        if any((m.block_type, m.in_features) != (first.block_type, first.in_features) for m in mats):
-            return None
-        blocks = np.concatenate([np.asarray(m.blocks) for m in mats])
-        return GGUFMatrix(blocks, first.block_type, first.in_features)
-    if isinstance(first, DenseMatrix):
-        if any(m.shape[1] != first.shape[1] for m in mats):
-            return None
-        return DenseMatrix(np.concatenate([np.asarray(m.w) for m in mats]))
-    return None  # float32 [in, out] kernels run through XLA's dot, whose rounding may depend on the width
+    if any(type(m) is not type(first) for m in mats) or not hasattr(first, "stack_rows"):
+        return None  # float32 [in, out] kernels run through XLA's dot, whose rounding may depend on the width
+    return first.stack_rows(mats)
 
 
 def fuse_linears(params: Mapping[str, Any]) -> dict[str, Any]:
