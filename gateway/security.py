@@ -32,7 +32,15 @@ from runtime.serving.errors import APIError
 log = logging.getLogger("gateway.content")
 
 ADMIN_PATHS = frozenset(
-    {"/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis", "/dashboard/verification", "/dashboard/evict"}
+    {
+        "/metrics",
+        "/dashboard",
+        "/dashboard/data",
+        "/dashboard/diagnosis",
+        "/dashboard/tuning",
+        "/dashboard/verification",
+        "/dashboard/evict",
+    }
 )
 REALM = 'Basic realm="jaxserve admin", charset="UTF-8"'
 

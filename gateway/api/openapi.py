@@ -143,6 +143,12 @@ OPERATIONS: dict[tuple[str, str], dict[str, Any]] = {
         ],
         "responses": {"200": _json({"type": "object"}, "findings"), **_errors(400, 401, 503)},
     },
+    ("/dashboard/tuning", "get"): {
+        "summary": "The last `python -m gateway.advise --tune` result: candidates ranked by replayed goodput and "
+        "the recommendation, or null (behind the admin key when one is configured)",
+        "security": [{"adminKey": []}, {"adminBasic": []}, {}],
+        "responses": {"200": _json({"type": "object"}, "tuning"), **_errors(401)},
+    },
     ("/dashboard/verification", "get"): {
         "summary": "Live cache verification: the estimated false-hit rate per kind and tier with its 95% "
         "interval, tightened scopes, the latest disagreements (behind the admin key when one is configured)",

@@ -56,7 +56,7 @@ TIERS = {
     },
 }
 LIMITS = Limits(max_body_bytes=32 * 1024, max_messages=8, default_max_tokens=64)
-ADMIN_PAGES = ("/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis")
+ADMIN_PAGES = ("/metrics", "/dashboard", "/dashboard/data", "/dashboard/diagnosis", "/dashboard/tuning")
 
 
 def engine_config() -> EngineConfig:  # test_gateway_smollm2's shapes: their compiled steps are in the cache
@@ -368,6 +368,15 @@ def test_body_and_message_count_limits(server):
 
 
 # ---------------------------------------------------------------- the admin key
+
+
+def test_every_dashboard_route_is_an_admin_path(server):
+    """A page added under /dashboard is behind the admin key: its path is in gateway.security.ADMIN_PATHS."""
+    from gateway.security import ADMIN_PATHS
+
+    routes = {r.resource.canonical for r in server.app.router.routes() if r.resource is not None}
+    dashboard = {p for p in routes if p == "/metrics" or p.startswith("/dashboard")}
+    assert "/dashboard/tuning" in dashboard and dashboard <= ADMIN_PATHS, dashboard - ADMIN_PATHS
 
 
 def test_admin_pages_need_the_admin_key(server):
