@@ -24,11 +24,15 @@ PLUMBING = {"threshold": 0.53, "checker_threshold": 0.66}
 
 
 def file_cache(tmp_path_factory) -> dict:
-    """A file store in a fresh folder; sampled answers are cached when seeded."""
+    """A file store in a fresh folder; sampled answers are cached when seeded. Live verification is off:
+    the random tiny model answers a reworded question otherwise, so verifying a hit evicts its entry in
+    the background, racing the test's next lookup (the verifier's own tests: test_verify_gateway.py)."""
     return {
         "store": "file",
         "path": str(tmp_path_factory.mktemp("c") / "cache.jsonl"),
         "cache_sampled": "seeded",
+        "verify_share": 0.0,
+        "verify_first": 0,
         **PLUMBING,
     }
 
