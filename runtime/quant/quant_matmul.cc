@@ -643,7 +643,7 @@ inline void int4_block_q(const Problem& p, const QuantizedX& qx, int64_t m0, int
       const int64_t i = (m0 + m) * qx.nb + b;
       acc[m][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(dot_u8_i8(codes, load_q(qx, m0 + m, b))),
                                   _mm256_set1_ps(sg * qx.d[i]), acc[m][r]);
-      offset[m][r] += sg * qx.c[i];
+      offset[m][r] = std::fma(sg, qx.c[i], offset[m][r]);  // fma, not a * b + c: see the end
     }
   };
   for (int64_t g = 0; g < p.num_groups; ++g) {
@@ -668,8 +668,11 @@ inline void int4_block_q(const Problem& p, const QuantizedX& qx, int64_t m0, int
       }
     }
   }
+  // Explicit fmas: GCC contracts a * b + c into an fma in some instantiations of (MT, R) and not in
+  // others, and stacked matrices (runtime.quant.weights.fuse_linears) must give a row the same bits
+  // whichever tile it falls in (tests/runtime/quant/test_fuse_linears.py failed at 4+ rows of x).
   UNROLL for (int m = 0; m < MT; ++m)
-    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = hsum8(acc[m][r]) - 8.0f * offset[m][r];
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = std::fma(-8.0f, offset[m][r], hsum8(acc[m][r]));
 }
 
 template <bool INT4, int MT, int R>
