@@ -336,6 +336,18 @@ def kernel_operands(m) -> tuple[int, int, jax.Array, jax.Array] | None:
     return operands() if operands is not None else None
 
 
+def fused_calls_keep_the_numbers(*matrices) -> bool:
+    """Whether the model may take the fused layer calls (``gated_mlp``, ``norm_matmul``) for these matrices:
+    not where a kernel in them quantizes x to int8 blocks (the AVX2 path; float32 rows, kind 3, never do). There the kernel's norm, rounded otherwise than XLA's RMSNorm in
+    the last bits, now and then moves an activation across an int8 rounding boundary, and a near-tie greedy
+    token flipped (SmolLM2 int8, tests/runtime/quant/test_fused_mlp.py under JAXSERVE_KERNEL_ISA=avx2); the
+    layers then run as modules, each matmul still one kernel call."""
+    if not kernel_quantizes_activations():
+        return True
+    operands = [kernel_operands(m) for m in matrices]
+    return all(op is not None and op[0] == 3 for op in operands)
+
+
 def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float) -> jax.Array | None:
     """``x + post(down(act(gate(h)) * up(h)))``, ``h = rms_norm(x) * norm``, as one kernel call (``JaxserveGatedMlp``):
     x [M, D] float32 the residual stream; ``gate_up`` [2F, D] gate's rows then up's (``weights.fuse_linears``),

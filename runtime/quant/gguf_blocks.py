@@ -39,11 +39,16 @@ class GGUFMatrix:
     Used where a Linear kernel ([in, out]) or the embedding ([V, D]) would be: ``T`` is the matrix itself
     (the seams only call ``matvec`` / ``take_rows``, which read it row-major whichever way it is named)."""
 
-    def __init__(self, blocks, block_type: str, in_features: int):
+    def __init__(self, blocks, block_type: str, in_features: int, parts: tuple[int, ...] = ()):
         self.blocks, self.block_type, self.in_features = blocks, block_type, in_features
+        self.parts = parts  # rows of each matrix ``stack_rows`` stacked (runtime.quant.weights.by_parts)
 
     def tree_flatten(self):
-        return (self.blocks,), (self.block_type, self.in_features)
+        return (self.blocks,), (self.block_type, self.in_features, self.parts)
+
+    def split_rows(self) -> list[GGUFMatrix]:
+        ends = np.cumsum(self.parts).tolist()
+        return [GGUFMatrix(self.blocks[a:b], self.block_type, self.in_features) for a, b in zip([0, *ends[:-1]], ends)]
 
     @classmethod
     def tree_unflatten(cls, aux, children):
@@ -93,7 +98,10 @@ class GGUFMatrix:
         """``runtime.quant.weights.concat_rows`` for this kind: None unless every one has this block type and K."""
         if any((m.block_type, m.in_features) != (self.block_type, self.in_features) for m in mats):
             return None
-        return GGUFMatrix(np.concatenate([np.asarray(m.blocks) for m in mats]), self.block_type, self.in_features)
+        parts = tuple(int(m.shape[0]) for m in mats)
+        return GGUFMatrix(
+            np.concatenate([np.asarray(m.blocks) for m in mats]), self.block_type, self.in_features, parts
+        )
 
     def kernel_operands(self) -> tuple[int, int, jax.Array, jax.Array] | None:
         """As the fused CPU kernels take it (kind 2, the block type's id), or None for a type they do not read."""
@@ -105,6 +113,10 @@ class GGUFMatrix:
 
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
+        from runtime.quant.weights import by_parts
+
+        if by_parts(self, x):
+            return jnp.concatenate([m.matvec(x) for m in self.split_rows()], axis=-1)
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.in_features)
         if platform_family(target_platform()) == "cpu":

@@ -70,12 +70,21 @@ class QuantizedMatrix:
     passes through ``jax.jit``, ``jax.device_put`` and Flax's variable dicts like an array would.
     """
 
-    def __init__(self, q, scale, bits: int, group: int, in_features: int):
+    def __init__(self, q, scale, bits: int, group: int, in_features: int, parts: tuple[int, ...] = ()):
         self.q, self.scale = q, scale
         self.bits, self.group, self.in_features = bits, group, in_features
+        self.parts = parts  # rows of each matrix ``stack_rows`` stacked, in order; () for one matrix
 
     def tree_flatten(self):
-        return (self.q, self.scale), (self.bits, self.group, self.in_features)
+        return (self.q, self.scale), (self.bits, self.group, self.in_features, self.parts)
+
+    def split_rows(self) -> list[QuantizedMatrix]:
+        """The matrices this one stacked (``parts``), as row slices."""
+        ends = np.cumsum(self.parts).tolist()
+        return [
+            QuantizedMatrix(self.q[a:b], self.scale[a:b], self.bits, self.group, self.in_features)
+            for a, b in zip([0, *ends[:-1]], ends)
+        ]
 
     @classmethod
     def tree_unflatten(cls, aux, children):
@@ -136,7 +145,7 @@ class QuantizedMatrix:
             return None
         q = np.concatenate([np.asarray(m.q) for m in mats])
         scale = np.concatenate([np.asarray(m.scale) for m in mats])
-        return QuantizedMatrix(q, scale, self.bits, self.group, self.in_features)
+        return QuantizedMatrix(q, scale, self.bits, self.group, self.in_features, stacked_parts(mats))
 
     def kernel_operands(self) -> tuple[int, int, jax.Array, jax.Array]:
         """As the fused CPU kernels take it (``runtime.quant.cpu.kernel_operands``): int8 kind 0, int4 kind 1."""
@@ -144,6 +153,8 @@ class QuantizedMatrix:
 
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype (float32 accumulation)."""
+        if by_parts(self, x):
+            return jnp.concatenate([m.matvec(x) for m in self.split_rows()], axis=-1)
         lead = x.shape[:-1]
         y = _matmul(
             x.reshape(-1, self.in_features),
@@ -163,15 +174,20 @@ class DenseMatrix:
     dense_matmul``: XLA:CPU's dot reads the weights at 10-17 GB/s for 2-16 rows of x, the kernel at
     20-27). Nothing is quantized: same weights, same float32 arithmetic (summed in another order)."""
 
-    def __init__(self, w):
+    def __init__(self, w, parts: tuple[int, ...] = ()):
         self.w = w
+        self.parts = parts  # as QuantizedMatrix's
 
     def tree_flatten(self):
-        return (self.w,), ()
+        return (self.w,), (self.parts,)
 
     @classmethod
     def tree_unflatten(cls, aux, children):
-        return cls(*children)
+        return cls(*children, *aux)
+
+    def split_rows(self) -> list[DenseMatrix]:
+        ends = np.cumsum(self.parts).tolist()
+        return [DenseMatrix(self.w[a:b]) for a, b in zip([0, *ends[:-1]], ends)]
 
     def __repr__(self) -> str:
         return f"DenseMatrix(float32, shape={self.shape})"
@@ -202,7 +218,7 @@ class DenseMatrix:
         """``concat_rows`` for this kind: None unless every one has this K."""
         if any(m.shape[1] != self.shape[1] for m in mats):
             return None
-        return DenseMatrix(np.concatenate([np.asarray(m.w) for m in mats]))
+        return DenseMatrix(np.concatenate([np.asarray(m.w) for m in mats]), stacked_parts(mats))
 
     def kernel_operands(self) -> tuple[int, int, jax.Array, jax.Array]:
         """As the fused CPU kernels take it: float32 rows, kind 3."""
@@ -210,6 +226,8 @@ class DenseMatrix:
 
     def matvec(self, x: jax.Array) -> jax.Array:
         """x [..., in_features] -> x . W^T [..., rows] in x.dtype."""
+        if by_parts(self, x):
+            return jnp.concatenate([m.matvec(x) for m in self.split_rows()], axis=-1)
         lead = x.shape[:-1]
         x2 = x.reshape(-1, self.w.shape[1])
         if platform_family(target_platform()) == "cpu":
@@ -221,6 +239,25 @@ class DenseMatrix:
         return y.reshape(*lead, self.w.shape[0])
 
 
+def stacked_parts(mats: list[Any]) -> tuple[int, ...]:
+    """The rows of each matrix ``stack_rows`` stacks."""
+    return tuple(int(m.shape[0]) for m in mats)
+
+
+def by_parts(m, x: jax.Array) -> bool:
+    """Whether a stacked matrix's product with x must run part by part: where the C++ kernel does not take
+    the call (more than its rows of x, or no kernel), XLA's dot runs, and its summation order may depend on
+    the matrix's height (blocking, ``gguf_matmul``'s row chunks). Part by part, each output is what the
+    unstacked matrix gives, so stacking changes no number on any path (with int8 activations a float32
+    rounding difference in a prefill can flip a later token)."""
+    if not getattr(m, "parts", ()):
+        return False
+    from runtime.quant import cpu as quant_cpu
+
+    rows = int(np.prod(x.shape[:-1]))
+    return rows > quant_cpu.MAX_KERNEL_ROWS or not quant_cpu.kernel_available()
+
+
 def fused_gated_mlp(gate_up, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
     """The ``gated_mlp`` method of the kernel matrices: a layer's MLP block, norm to residual add, as one CPU
     kernel call (``runtime.quant.cpu.gated_mlp``, its docstring has the shapes), or None where there is none
@@ -229,6 +266,8 @@ def fused_gated_mlp(gate_up, down, x, norm, post_norm, *, activation: str, eps: 
         return None
     from runtime.quant import cpu as quant_cpu
 
+    if not quant_cpu.fused_calls_keep_the_numbers(gate_up, down):
+        return None
     return quant_cpu.gated_mlp(x, norm, post_norm, gate_up, down, activation=activation, eps=eps)
 
 
@@ -239,6 +278,8 @@ def fused_norm_matvec(m, x, norm, *, eps: float) -> jax.Array | None:
         return None
     from runtime.quant import cpu as quant_cpu
 
+    if not quant_cpu.fused_calls_keep_the_numbers(m):
+        return None
     return quant_cpu.norm_matmul(x, norm, m, eps=eps)
 
 
