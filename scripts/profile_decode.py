@@ -54,7 +54,6 @@ def main(argv=None) -> int:
     from runtime.platform import configure_xla, cpu_info
 
     configure_xla()
-    import jax
 
     from runtime.api import SamplingParams
     from runtime.engine.offline import Generator
@@ -96,19 +95,7 @@ def main(argv=None) -> int:
         "decode_tok_s": round(stats.decode_tokens_per_s, 1),
         **{k: round(statistics.median(v[1:]), 3) for k, v in times.items()},
     }
-    steps = 10
-    with tempfile.TemporaryDirectory() as d:
-        with jax.profiler.trace(d):
-            gen.generate(ids, SamplingParams(max_tokens=steps + 1, ignore_eos=True))
-        events = json.load(gzip.open(glob.glob(f"{d}/**/*.trace.json.gz", recursive=True)[0]))["traceEvents"]
-    # The step program's ops, one run_id per execution; the first is the prefill (it samples the first
-    # token), the other `steps` the decode steps. Ops inside a loop body count once per iteration.
-    runs = collections.defaultdict(list)
-    for e in events:
-        a = e.get("args", {})
-        if e.get("ph") == "X" and a.get("hlo_module") == "jit_step":
-            runs[a.get("run_id")].append(e)
-    decode = sorted(runs.values(), key=lambda run: min(e["ts"] for e in run))[1:]
+    decode = decode_step_events(gen, ids, steps=10)
     result["xla_ops_per_step"] = round(statistics.mean(len(run) for run in decode))
     result["attention_ms_per_step"] = time_attention(runner, args.attention_backend, len(ids) + args.tokens // 2)
     result["attention_share_of_step"] = round(result["attention_ms_per_step"] / result["step_ms"], 3)
@@ -130,8 +117,9 @@ def main(argv=None) -> int:
     return 0
 
 
-def count_step_ops(gen, ids, steps: int = 4) -> int:
-    """XLA:CPU ops a decode step runs (events of ``jit_step`` per run, the prefill left out), as in ``main``."""
+def decode_step_events(gen, ids, steps: int) -> list[list[dict]]:
+    """The profiler's events of each decode step's ``jit_step`` execution (one run_id per execution; the first,
+    the prefill that samples the first token, left out). Ops inside a loop body count once per iteration."""
     import jax
 
     from runtime.api import SamplingParams
@@ -145,8 +133,12 @@ def count_step_ops(gen, ids, steps: int = 4) -> int:
         a = e.get("args", {})
         if e.get("ph") == "X" and a.get("hlo_module") == "jit_step":
             runs[a.get("run_id")].append(e)
-    decode = sorted(runs.values(), key=lambda run: min(e["ts"] for e in run))[1:]
-    return round(statistics.mean(len(run) for run in decode))
+    return sorted(runs.values(), key=lambda run: min(e["ts"] for e in run))[1:]
+
+
+def count_step_ops(gen, ids, steps: int = 4) -> int:
+    """XLA:CPU ops a decode step runs, as in ``main``."""
+    return round(statistics.mean(len(run) for run in decode_step_events(gen, ids, steps)))
 
 
 def compare_fusion(args) -> int:
