@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import typing
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -367,8 +368,9 @@ class RequestMetrics:
 
     @classmethod
     def from_dict(cls, d: dict) -> RequestMetrics:
-        """Known keys only (a newer server may send more); raises ValueError for a value of the wrong kind."""
-        counts = {"num_preemptions", "cached_tokens"}
+        """Known keys only (a newer server may send more); raises ValueError for a value of the wrong kind.
+        Each field's kind comes from its annotation: a count (``int``) must be a whole number."""
+        hints = typing.get_type_hints(cls)
         kw = {}
         for f in dataclasses.fields(cls):
             v = d.get(f.name)
@@ -376,7 +378,12 @@ class RequestMetrics:
                 continue
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise ValueError(f"metrics.{f.name} must be a number, got {v!r}")
-            kw[f.name] = int(v) if f.name in counts else float(v)
+            if hints[f.name] is int:
+                if v != int(v):
+                    raise ValueError(f"metrics.{f.name} must be a whole number, got {v!r}")
+                kw[f.name] = int(v)
+            else:
+                kw[f.name] = float(v)
         return cls(**kw)
 
 

@@ -113,3 +113,13 @@ def test_the_protocol_loads_no_jax():
     """The gateway speaks it without loading the engine."""
     client = "runtime.serving.protocol, gateway.backends.remote, gateway.backends.replicas"
     assert modules_loaded_by(client, ("jax",)) == []
+
+
+def test_metrics_wire_form_takes_each_fields_kind_from_its_annotation():
+    back = RequestMetrics.from_dict({"ttft_s": 1, "num_preemptions": 2.0, "cached_tokens": 16, "newer": "x"})
+    assert back == RequestMetrics(ttft_s=1.0, num_preemptions=2, cached_tokens=16)
+    assert type(back.ttft_s) is float and type(back.num_preemptions) is int
+    with pytest.raises(ValueError, match="cached_tokens must be a whole number"):
+        RequestMetrics.from_dict({"cached_tokens": 2.5})
+    with pytest.raises(ValueError, match="tpot_s must be a number"):
+        RequestMetrics.from_dict({"tpot_s": "fast"})
