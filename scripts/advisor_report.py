@@ -1,6 +1,6 @@
 """The advisor judged on workloads drawn from a seed: its top recommendation replayed, goodput before -> after.
 
-    python scripts/advisor_report.py --seed N [--workloads 3] [--budget-s 300] [--ttft-slo 1 --tpot-slo 0.1] [--json-out PATH]
+    python scripts/advisor_report.py --seed N [--workloads 3] [--budget-s 300] [--ttft-slo S --tpot-slo S] [--json-out PATH]
 
 A seed draws a deployment (one engine configuration for SmolLM2: max_num_seqs, max_num_batched_tokens,
 the KV cache's size, prefix caching on or off) and ``--workloads`` workloads (``draw``). Each workload is
@@ -15,28 +15,29 @@ For one seed (``run_seed``):
 1. one real ``python -m gateway`` process serves the drawn engine (tiers ``small`` and ``large``, both on
    the model in-process; the traffic-shape recorder on) and takes each workload in turn over HTTP
    (streamed chat completions, greedy, ``min_tokens = max_tokens``). Around each workload ``GET /metrics``
-   is read (and the KV gauge sampled each second for its peak): the advisor's diagnosis is
-   ``symptoms.report`` of the difference, at the advisor's own default service levels
-   (``gateway.advise.symptoms.TTFT_SLO`` and ``TPOT_SLO``; ``--ttft-slo``/``--tpot-slo`` change both the
-   diagnosis's and the tuner's, never one alone). The recorder's lines of that workload become
-   its recording;
-2. with the gateway stopped, the current configuration is replayed once on each recording (``judge``'s
-   noise check), then the tuner (``gateway.advise.tune.tune``, in this process, replaying through
-   ``gateway.advise.replay.Replayer``) replays it twice more and ranks the candidate changes within
-   ``--budget-s``.
+   is read (and the KV gauge sampled each second for its peak); the recorder's lines of that workload
+   become its recording;
+2. with the gateway stopped, per workload (``tune_workload``, in this process, replaying through
+   ``gateway.advise.replay.Replayer``): the service levels are calibrated (``calibrate``: one replay of
+   the current configuration, its TTFT and TPOT at quantiles the seed draws, ``slo_quantiles``; the rule
+   is written above ``QUANTILES``) unless ``--ttft-slo``/``--tpot-slo`` fix them; the advisor's diagnosis is
+   ``symptoms.report`` of the metrics' difference at those levels; the current configuration is replayed
+   twice (the held-out pair); then the tuner (``gateway.advise.tune.tune``) replays it ``tune.NOISE_RUNS``
+   times for its noise and ranks the candidate changes within ``--budget-s`` (counted from the first
+   candidate).
 
-Per workload the report gives the top-ranked finding, the recommended change (or "no change"), goodput
-before -> after of the recommended change (before: the current configuration's two replays' mean; after:
-the recommended candidate's replay; no change: after = before) beside TTFT and TPOT p50 and p99, whether
-goodput rose, and the issue's two checks (``judge``):
+Per workload the report gives the levels, the top-ranked finding, the recommended change (or "no
+change"), goodput before -> after of the recommended change (before: the mean of the tuner's noise runs;
+after: the recommended candidate's replay; no change: after = before) beside TTFT and TPOT p50 and p99,
+whether goodput rose, and the issue's two checks (``judge``):
 
 - ``recommendation_ok``: where some replayed candidate beats the current goodput by more than the noise,
   the recommendation is that candidate or one within the noise of it; where none does, no change;
-- ``noise_ok``: the extra replay of the current configuration lies within the reported noise of both of
-  the tuner's two.
+- ``noise_ok``: the held-out pair, two replays of the current configuration that the noise was not
+  estimated from, differ by no more than the reported noise.
 
 Prints the result as JSON and writes it to ``docs/results/advisor_report_seed{N}.json``; ``--markdown``
-prints the table docs/ADVISOR.md quotes. Minutes per workload on a CPU: each replay builds an engine.
+prints the table docs/ADVISOR.md quotes. Minutes per workload on a CPU: each candidate builds an engine.
 """
 
 from __future__ import annotations
@@ -162,13 +163,47 @@ def replay_keys(engine: dict) -> dict:
     return out
 
 
+# ---------------------------------------------------------------- the service levels (fixed before any seed was run)
+
+# The rule, chosen before any evaluation seed was drawn and not changed on them: each workload's levels are
+# its own current configuration's latencies on this machine, taken at quantiles drawn from the seed. One
+# replay of the current configuration (the calibration run; neither the noise nor the held-out pair uses
+# it) gives the engine's requests' TTFTs and TPOTs; the TTFT level is their q_ttft quantile and the TPOT
+# level their q_tpot quantile, each q drawn uniformly from QUANTILES by ``slo_quantiles``. So some
+# requests meet the levels today and some do not, on whatever CPU runs the report, and a change that cuts
+# queueing or step time can raise goodput while one that adds to them can lower it. Fixed levels (the
+# advisor's 1 s / 100 ms) were out of reach for every request on this 2-core CPU (seeds 97518, 99574,
+# 480973: goodput 0 -> 0, nothing could move it); a multiple of one lone request's latency is no better,
+# since a burst's TTFT is set by its queue, tens of lone TTFTs. --ttft-slo/--tpot-slo fix the levels instead.
+QUANTILES = (0.5, 0.9)
+
+
+def slo_quantiles(seed: int, workload: str) -> tuple[float, float]:
+    """The quantiles (TTFT, TPOT) at which ``workload``'s levels are set: from their own generator, so the
+    workloads a seed draws are the same as before the rule existed."""
+    rng = random.Random(f"{seed}/{workload}/slo")
+    return round(rng.uniform(*QUANTILES), 2), round(rng.uniform(*QUANTILES), 2)
+
+
+def calibrate(row: dict, quantiles: tuple[float, float]) -> tuple[float, float]:
+    """The levels from a calibration replay's ``ttfts`` and ``tpots``, at ``quantiles``, rounded up to the
+    millisecond; where the replay has none (every request a cache hit, or one-token answers), the advisor's
+    default."""
+    from gateway.advise.replay import quantile
+
+    out = []
+    for xs, q, default in ((row.get("ttfts"), quantiles[0], TTFT_SLO), (row.get("tpots"), quantiles[1], TPOT_SLO)):
+        x = quantile(list(xs or []), q)
+        out.append(default if x is None else max(1e-3, math.ceil(x * 1e3) / 1e3))
+    return out[0], out[1]
+
+
 # ---------------------------------------------------------------- the judgement (plain data: tested alone)
 
 
-def judge(tuning, runs: list[dict], third: dict) -> dict:
-    """A workload's verdict from the tuner's ``Tuning``, the rows the tuner's replays answered in order
-    (``runs``: the current configuration's two first) and one more replay of the current configuration."""
-    first, second = runs[0]["goodput"], runs[1]["goodput"]
+def judge(tuning, held_out: list[dict]) -> dict:
+    """A workload's verdict from the tuner's ``Tuning`` and two more replays of the current configuration
+    that the noise was not estimated from (``held_out``)."""
     noise, before = tuning.noise, tuning.baseline
     tried = [r for r in tuning.rows if r.candidate.source != "current"]
     best = max(tried, key=lambda r: r.goodput, default=None)
@@ -180,21 +215,27 @@ def judge(tuning, runs: list[dict], third: dict) -> dict:
         recommendation_ok = rec is None
     current = next(r for r in tuning.rows if r.candidate.source == "current")
     after = rec or current
+    pair = [r["goodput"] for r in held_out]
     return {
         "recommended": None if rec is None else rec.candidate.change,
         "goodput_before": before,
         "goodput_after": before if rec is None else rec.goodput,
         "goodput_rose": rec is not None and rec.goodput > before,
         "noise": noise,
+        "flips": tuning.flips,
         "latency_before": latency(current),
         "latency_after": latency(after),
         "best_candidate": None if best is None else {"change": best.candidate.change, "goodput": best.goodput},
+        # the recommendation against the best replayed: "best" (the highest goodput), "within noise" (a
+        # goodput within the noise of the best, ahead on p99 or cost), or None (no recommendation)
+        "recommended_is": None if rec is None else "best" if rec.goodput >= best.goodput else "within noise",
         "candidates_replayed": len(tried),
         "candidates_not_replayed": len(tuning.not_replayed),
         "some_candidate_helps": helps,
         "recommendation_ok": recommendation_ok,
-        "current_runs": [first, second, third["goodput"]],
-        "noise_ok": abs(third["goodput"] - first) <= noise + 1e-9 and abs(third["goodput"] - second) <= noise + 1e-9,
+        "current_runs": list(tuning.current_runs),
+        "held_out": pair,
+        "noise_ok": abs(pair[0] - pair[1]) <= noise + 1e-9,
     }
 
 
@@ -213,46 +254,66 @@ def tiers_yaml(folder: Path) -> Path:
 
 def tune_workload(
     shapes: list[dict],
-    diagnosis: dict,
+    diagnose,
     base: dict,
     *,
     budget_s: float,
     tiers: Path | None = None,
-    slo: tuple[float, float] = (TTFT_SLO, TPOT_SLO),
+    slo: tuple[float, float] | None = None,
+    quantiles: tuple[float, float] = (0.5, 0.5),
     replayer=None,
 ) -> dict:
-    """One replay of the current configuration (the noise check's extra run), then the tuner on the
-    recording; ``replayer`` (tests: a fake with ``run(keys)``) defaults to ``Replayer`` at ``slo`` (TTFT,
-    TPOT p99 seconds: the advisor's defaults unless given)."""
+    """The service levels, the held-out pair, then the tuner on the recording.
+
+    ``slo`` (TTFT, TPOT seconds) fixes the levels; without it they are calibrated (``calibrate``): one
+    replay of the current configuration, its TTFT and TPOT at ``quantiles``. ``diagnose``: the window's
+    diagnosis, or a function of the levels that answers it (the report's: ``symptoms.report`` of the
+    recorded metrics). Then two replays of the current configuration that the tuner never sees (the
+    held-out pair: ``judge``'s noise check), then the tuner, whose own noise runs follow on the same
+    engine (``Replayer`` keeps it: built once, so the runs differ by the run alone). ``replayer`` (tests: a
+    fake with ``run(keys, tier_sets_model=, slo=)``) defaults to ``Replayer``."""
     from gateway.advise import tune
 
     if replayer is None:
         from gateway.advise.replay import TIERS, Replayer
 
-        replayer = Replayer(shapes, *slo, tiers=tiers or TIERS)
+        replayer = Replayer(shapes, *(slo or (TTFT_SLO, TPOT_SLO)), tiers=tiers or TIERS)
     runs: list[dict] = []
+    calibration = None
+    if slo is None:
+        first = replayer.run(dict(base), tier_sets_model=True, slo=None)
+        slo = calibrate(first, quantiles)
+        calibration = {"quantiles": list(quantiles), "slo": list(slo), "wall_s": first.get("wall_s")}
+    diagnosis = diagnose(slo) if callable(diagnose) else diagnose
 
     def replay(change: dict) -> dict:
-        row = replayer.run({**base, **change}, tier_sets_model="model" not in change)
+        row = replayer.run({**base, **change}, tier_sets_model="model" not in change, slo=slo)
         runs.append({"change": change, **row})
         return row
 
-    # The noise check's run first: the tuner's two runs of the current configuration follow on the same
-    # engine (Replayer keeps it), so the three differ by the run alone and it is built once.
-    third = replay({})
-    bar = tune.progress_bar(2 + len(tune.candidates(diagnosis["findings"])))
+    held_out = [replay({}), replay({})]
+    bar = tune.progress_bar(tune.NOISE_RUNS + len(tune.candidates(diagnosis["findings"])))
     try:
-        tuning = tune.tune(diagnosis["findings"], replay, budget_s=budget_s, progress=bar)
+        tuning = tune.tune(diagnosis["findings"], replay, budget_s=budget_s, progress=bar, slo=slo)
     finally:
         bar.close()
         if hasattr(replayer, "close"):
             replayer.close()
     return {
+        "slo": {"ttft_p99_s": slo[0], "tpot_p99_s": slo[1]},
+        "calibration": calibration,
+        "diagnosis": diagnosis,
+        "top_finding": top_finding(diagnosis),
         "tuning": {**asdict(tuning), "verdict": tuning.verdict},
         "table": tune.table(tuning),
         "replays": [{"change": r["change"], "goodput": r["goodput"], "wall_s": r.get("wall_s")} for r in runs],
-        **judge(tuning, runs[1:], third),
+        **judge(tuning, held_out),
     }
+
+
+def top_finding(diagnosis: dict) -> dict | None:
+    findings = diagnosis["findings"]
+    return None if not findings else {k: findings[0].get(k) for k in ("symptom", "cause", "key")}
 
 
 # ---------------------------------------------------------------- the traffic, through a real gateway
@@ -297,19 +358,19 @@ async def send(url: str, requests: list[Request]) -> dict:
     return {"status": status, "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def diagnose_window(url: str, before: str, after: str, kv_peak: dict, seconds: float, slo: tuple[float, float]) -> dict:
-    """The advisor's report over one workload: the registry's change, KV usage at its sampled peak (as the
-    dashboard's ``/dashboard/diagnosis`` does), the tiers' prices from ``/v1/models``."""
+def diagnose_window(window: dict, slo: tuple[float, float]) -> dict:
+    """The advisor's report over one recorded workload (``record``'s ``window``: ``/metrics`` before and
+    after, the KV gauge's sampled peak, the seconds, the tiers' prices from ``/v1/models``) at ``slo``:
+    the registry's change, KV usage at its sampled peak (as the dashboard's ``/dashboard/diagnosis``
+    does). Kept apart from the recording so the levels can be calibrated after it."""
     from gateway.advise.metrics import parse, subtract
     from gateway.advise.symptoms import report
 
-    delta = subtract(parse(after), parse(before))
+    delta = subtract(parse(window["after"]), parse(window["before"]))
     kv = delta["values"].setdefault("kv_cache_usage_perc", {})
-    for labels, v in kv_peak.items():
+    for labels, v in window["kv_peak"].items():
         kv[labels] = max(kv.get(labels, 0.0), v)
-    cards = json.loads(get(url + "/v1/models"))["data"]
-    prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
-    return report(delta, window_s=seconds, ttft_slo=slo[0], tpot_slo=slo[1], prices=prices)
+    return report(delta, window_s=window["seconds"], ttft_slo=slo[0], tpot_slo=slo[1], prices=window["prices"])
 
 
 class KVSampler(threading.Thread):
@@ -330,8 +391,9 @@ class KVSampler(threading.Thread):
                 pass
 
 
-def record(engine: dict, workloads: list[Workload], folder: Path, slo: tuple[float, float]) -> list[dict]:
-    """Each workload through one gateway: its diagnosis and its recording (``folder/NAME.jsonl``)."""
+def record(engine: dict, workloads: list[Workload], folder: Path) -> list[dict]:
+    """Each workload through one gateway: its metrics window (``diagnose_window``'s) and its recording
+    (``folder/NAME.jsonl``)."""
     from tests.support.processes import ServerProcess
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -351,42 +413,50 @@ def record(engine: dict, workloads: list[Workload], folder: Path, slo: tuple[flo
             sampler.stop.set()
             sampler.join()
             after, seconds = get(gw.url + "/metrics"), time.time() - started
-            diagnosis = diagnose_window(gw.url, before, after, sampler.peak, seconds, slo)
+            cards = json.loads(get(gw.url + "/v1/models"))["data"]
+            prices = {c["tier"]: c["price"]["output_per_mtok"] for c in cards if c.get("tier") and c.get("price")}
+            window = {"before": before, "after": after, "kv_peak": sampler.peak, "seconds": seconds, "prices": prices}
             own = sorted((json.loads(x) for x in shapes.read_text().splitlines()[lines:]), key=lambda x: x["t"])
             t0 = own[0]["t"] if own else 0.0
             path = folder / f"{w.name}.jsonl"
             path.write_text("".join(json.dumps({**x, "t": round(x["t"] - t0, 4)}) + "\n" for x in own))
-            print(f"[{w.name}] sent {sent}; {len(diagnosis['findings'])} findings", file=sys.stderr)
-            out.append({"sent": sent, "diagnosis": diagnosis, "recording": str(path)})
+            print(f"[{w.name}] sent {sent}", file=sys.stderr)
+            out.append({"sent": sent, "window": window, "recording": str(path)})
     return out
 
 
-def run_seed(
-    seed: int, count: int, budget_s: float, folder: Path, slo: tuple[float, float] = (TTFT_SLO, TPOT_SLO)
-) -> dict:
+def run_seed(seed: int, count: int, budget_s: float, folder: Path, slo: tuple[float, float] | None = None) -> dict:
+    """``slo`` fixes the levels; None calibrates them per workload (``slo_quantiles``, ``calibrate``)."""
     from gateway.advise.replay import replayable
     from runtime.platform import cpu_info
 
     engine, workloads = draw(seed, count)
-    recorded = record(engine, workloads, folder, slo)
+    recorded = record(engine, workloads, folder)
     base = replay_keys(engine)
     rows = []
     for w, rec in zip(workloads, recorded):
-        findings = rec["diagnosis"]["findings"]
+        window = rec.pop("window")
         row = {"workload": w.name, "kind": w.kind, "params": w.params, **rec}
-        row["top_finding"] = None if not findings else {k: findings[0][k] for k in ("symptom", "cause", "key")}
         shapes = replayable(rec["recording"], 200)
         started = time.monotonic()
-        row |= tune_workload(shapes, rec["diagnosis"], base, budget_s=budget_s, tiers=tiers_yaml(folder), slo=slo)
+        row |= tune_workload(
+            shapes,
+            lambda levels, window=window: diagnose_window(window, levels),
+            base,
+            budget_s=budget_s,
+            tiers=tiers_yaml(folder),
+            slo=slo,
+            quantiles=slo_quantiles(seed, w.name),
+        )
         row["tune_s"] = round(time.monotonic() - started, 1)
-        print(f"[{w.name}]\n{row['table']}", file=sys.stderr)
+        print(f"[{w.name}] levels {row['slo']}\n{row['table']}", file=sys.stderr)
         rows.append(row)
         (folder / "rows.json").write_text(json.dumps(rows, indent=1, default=str))  # so far, should a later one fail
-    levels = "" if slo == (TTFT_SLO, TPOT_SLO) else f" --ttft-slo {slo[0]:g} --tpot-slo {slo[1]:g}"
+    levels = "" if slo is None else f" --ttft-slo {slo[0]:g} --tpot-slo {slo[1]:g}"
     return {
         "seed": seed,
         "command": f"python scripts/advisor_report.py --seed {seed} --workloads {count} --budget-s {budget_s:g}{levels}",
-        "slo": {"ttft_p99_s": slo[0], "tpot_p99_s": slo[1]},
+        "slo_rule": "fixed" if slo is not None else f"calibrated: quantiles drawn from {list(QUANTILES)}",
         "engine": engine,
         "cpu": cpu_info(),
         "rows": rows,
@@ -408,31 +478,41 @@ def change_name(change: dict | None) -> str:
 
 def markdown(result: dict) -> str:
     """One seed's rows as the table docs/ADVISOR.md quotes."""
+    engine = {k: v for k, v in result["engine"].items() if k not in ("background_compile", "prime_programs")}
     lines = [
-        f"Seed {result['seed']}: engine `{json.dumps({k: v for k, v in result['engine'].items() if k not in ('background_compile', 'prime_programs')})}`",
+        f"Seed {result['seed']}: engine `{json.dumps(engine)}`",
         "",
-        "| workload | top finding | recommended | goodput before -> after (noise) | TTFT p50/p99 s before -> after"
-        " | TPOT p50/p99 ms before -> after | rose | best candidate | rec. ok | noise ok (3 current runs) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| workload | levels TTFT s / TPOT ms (quantiles) | top finding | recommended | goodput before -> after"
+        " | noise (flips; noise runs) | TTFT p50/p99 s before -> after | TPOT p50/p99 ms before -> after | rose"
+        " | best replayed (tried) | rec. ok | held-out pair within noise |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    ms = lambda x: None if x is None else x * 1e3  # noqa: E731
     for r in result["rows"]:
         top = "none" if r["top_finding"] is None else f"[{r['top_finding']['symptom']}] {r['top_finding']['cause']}"
         b, a = r["latency_before"], r["latency_after"]
-        ms = lambda x: None if x is None else x * 1e3  # noqa: E731
         best = r["best_candidate"]
         best = "none replayed" if best is None else f"{change_name(best['change'])} {best['goodput']:.2f}"
         tried = sum(x["candidate"]["source"] != "current" for x in r["tuning"]["rows"])
         best += f" ({tried} of {tried + len(r['tuning']['not_replayed'])})"
+        cal = r.get("calibration")
+        levels = f"{r['slo']['ttft_p99_s']:.3g} / {r['slo']['tpot_p99_s'] * 1e3:.0f}"
+        levels += "" if not cal else f" (q {cal['quantiles'][0]:.2f}, {cal['quantiles'][1]:.2f})"
+        rec = change_name(r["recommended"]) + ("" if not r.get("recommended_is") else f" ({r['recommended_is']})")
+        judged = (
+            "not judged" if not tried and r["tuning"]["not_replayed"] else "yes" if r["recommendation_ok"] else "**no**"
+        )
         lines.append(
-            f"| {r['workload']} ({r['kind']}) | {top[:60]} | {change_name(r['recommended'])}"
-            f" | {r['goodput_before']:.2f} -> {r['goodput_after']:.2f} ({r['noise']:.2f})"
+            f"| {r['workload']} ({r['kind']}) | {levels} | {top[:60]} | {rec}"
+            f" | {r['goodput_before']:.2f} -> {r['goodput_after']:.2f}"
+            f" | {r['noise']:.2f} ({r['flips']}; {', '.join(f'{g:.2f}' for g in r['current_runs'])})"
             f" | {fmt(b['ttft_p50_s'])}/{fmt(b['ttft_p99_s'])} -> {fmt(a['ttft_p50_s'])}/{fmt(a['ttft_p99_s'])}"
             f" | {fmt(ms(b['tpot_p50_s']), 0)}/{fmt(ms(b['tpot_p99_s']), 0)} ->"
             f" {fmt(ms(a['tpot_p50_s']), 0)}/{fmt(ms(a['tpot_p99_s']), 0)}"
             f" | {'yes' if r['goodput_rose'] else '**no**'}"
             f" | {best}"
-            f" | {'not judged' if not tried and r['tuning']['not_replayed'] else 'yes' if r['recommendation_ok'] else '**no**'}"
-            f" | {'yes' if r['noise_ok'] else '**no**'} ({', '.join(f'{g:.2f}' for g in r['current_runs'])}) |"
+            f" | {judged}"
+            f" | {'yes' if r['noise_ok'] else '**no**'} ({', '.join(f'{g:.2f}' for g in r['held_out'])}) |"
         )
     return "\n".join(lines) + "\n"
 
@@ -442,20 +522,24 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, required=True, help="draws the engine and the workloads")
     p.add_argument("--workloads", type=int, default=3, help="how many workloads the seed draws")
     p.add_argument("--budget-s", type=float, default=300.0, help="the tuner's search budget per workload")
-    p.add_argument("--ttft-slo", type=float, default=TTFT_SLO, help="seconds, p99: the diagnosis's and the tuner's")
-    p.add_argument("--tpot-slo", type=float, default=TPOT_SLO, help="seconds, p99: the diagnosis's and the tuner's")
+    p.add_argument("--ttft-slo", type=float, help="seconds: fixes the levels (with --tpot-slo); else calibrated")
+    p.add_argument("--tpot-slo", type=float, help="seconds: fixes the levels (with --ttft-slo); else calibrated")
     p.add_argument("--json-out", default=None, help="default docs/results/advisor_report_seed{N}.json")
     p.add_argument("--markdown", metavar="JSON", help="print the table of an earlier run's JSON instead")
     args = p.parse_args(argv)
     if args.markdown:
         print(markdown(json.loads(Path(args.markdown).read_text())), end="")
         return 0
-    if args.workloads < 1 or args.budget_s <= 0 or args.ttft_slo <= 0 or args.tpot_slo <= 0:
-        print("error: --workloads must be >= 1, --budget-s and the service levels > 0", file=sys.stderr)
+    fixed = (args.ttft_slo, args.tpot_slo)
+    if (None in fixed and fixed != (None, None)) or any(x is not None and x <= 0 for x in fixed):
+        print("error: --ttft-slo and --tpot-slo go together, each > 0", file=sys.stderr)
+        return 2
+    if args.workloads < 1 or args.budget_s <= 0:
+        print("error: --workloads must be >= 1, --budget-s > 0", file=sys.stderr)
         return 2
     folder = Path(tempfile.mkdtemp(prefix=f"advisor-seed{args.seed}-"))
     print(f"work folder: {folder}", file=sys.stderr)
-    result = run_seed(args.seed, args.workloads, args.budget_s, folder, (args.ttft_slo, args.tpot_slo))
+    result = run_seed(args.seed, args.workloads, args.budget_s, folder, None if fixed == (None, None) else fixed)
     out = Path(args.json_out or ROOT / "docs" / "results" / f"advisor_report_seed{args.seed}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1))

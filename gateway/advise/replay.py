@@ -129,13 +129,14 @@ def replay(
     served = run.timings.values()
     ttft = [t.first - t.arrival for t in served if t.first is not None]
     tpot = [(t.done - t.first) / (t.tokens - 1) for t in served if t.done is not None and t.tokens > 1]
-    good = tally["hits"] + sum(
-        1
-        for t in served
+    within = {
+        rid
+        for rid, t in run.timings.items()
         if t.done is not None
         and t.first - t.arrival <= ttft_slo
         and (t.tokens < 2 or (t.done - t.first) / (t.tokens - 1) <= tpot_slo)
-    )
+    }
+    good = tally["hits"] + len(within)
     return {
         "requests": len(arrivals),
         "cache_hits": tally["hits"],
@@ -150,6 +151,12 @@ def replay(
         "output_tokens_per_s": sum(t.tokens for t in served) / run.wall_s,
         "wall_s": run.wall_s,
         "mean_tpot_s": statistics.fmean(tpot) if tpot else None,
+        # per request, in the recording's order: within both levels (a cache hit is), so the tuner can
+        # count which requests changed sides between two runs of one configuration (``tune.noise_of``);
+        # and the engine's requests' TTFTs and TPOTs, from which the report calibrates its levels
+        "within": [f"r{i}" in within or f"r{i}" not in run.timings for i in range(len(arrivals))],
+        "ttfts": ttft,
+        "tpots": tpot,
     }
 
 
@@ -216,7 +223,9 @@ class Replayer:
             self._open.update(config=config, engine=open_engine(config, warmup=self.warmup))
         return self._open["engine"]
 
-    def run(self, keys: dict, *, tier_sets_model: bool = True) -> dict:
+    def run(self, keys: dict, *, tier_sets_model: bool = True, slo: tuple[float, float] | None = None) -> dict:
+        """The row for ``keys``; ``slo`` (TTFT, TPOT seconds) replaces the replayer's service levels for
+        this run (the report calibrates them on a first run of the same engine)."""
         from runtime.api import EngineConfig
 
         prices, models = read_tiers(self.tiers)
@@ -232,8 +241,8 @@ class Replayer:
             self.shapes,
             config,
             time_scale=self.time_scale,
-            ttft_slo=self.ttft_slo,
-            tpot_slo=self.tpot_slo,
+            ttft_slo=self.ttft_slo if slo is None else slo[0],
+            tpot_slo=self.tpot_slo if slo is None else slo[1],
             cache=keys.get("cache", "none"),
             prices=prices,
             tier=tier,

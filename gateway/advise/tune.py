@@ -6,15 +6,18 @@
 In: the window's diagnosis (its findings, ``gateway.advise.symptoms``) and a way to replay the recording
 on a configuration (``replay(change) -> row``: ``gateway.advise.replay.Replayer`` in the CLI, a fake in
 the tests). Out: a ``Tuning`` with one ``Row`` per replayed candidate, ranked by goodput (the share of
-requests within both service levels), then by cost, and the recommendation.
+requests within both service levels; goodputs within the replay's noise by p99, then by cost), and the
+recommendation.
 
     candidates(findings)      each finding's proposal; its neighbours (max_num_seqs halved and doubled,
                               max_num_batched_tokens halved); the top two proposals combined
-    tune(findings, replay)    the current configuration replayed twice: the replay's run-to-run noise is
-                              the difference of the two goodputs (at least one request's share); then
-                              each candidate, until ``budget_s`` has passed (the rest are listed as not
-                              replayed); the best is recommended only if its goodput beats the current
-                              one's (the two runs' mean) by more than the noise, else "no change helps"
+    tune(findings, replay)    the current configuration replayed ``noise_runs`` times (3): their mean is
+                              the baseline, and ``noise_of`` bounds how far two runs of one configuration
+                              can differ; then each candidate, until ``budget_s`` has passed counting from
+                              the first candidate (the rest are listed as not replayed); ranked by goodput,
+                              goodputs within the noise of each other by the worse p99 (as a share of its
+                              service level) and then by cost (``rank``); the best is recommended only if
+                              it beats the baseline by more than the noise, else "no change helps"
     fragment(tuning, model)   the winning change as YAML for configs/gateway.yaml
     last(tuning, ...)         the result as the dashboard's Diagnosis panel shows it; ``--tune`` writes it
                               to ``last_tuning_path()`` (``$JAXSERVE_STATE_DIR/advisor/last_tuning.json``,
@@ -35,10 +38,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from gateway.advise.symptoms import TPOT_SLO, TTFT_SLO
+
 # How a proposal's value is varied: its neighbours are the value times each factor (integers, at least 1;
 # max_num_batched_tokens at least 16, the scheduler's smallest chunk).
 NEIGHBOURS = {"max_num_seqs": (0.5, 2.0), "max_num_batched_tokens": (0.5,)}
 FLOOR = {"max_num_seqs": 1, "max_num_batched_tokens": 16}
+NOISE_RUNS = 3  # replays of the current configuration that the noise is estimated from
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,7 @@ class Row:
     tpot_p99_s: float | None
     tokens_per_s: float
     cost_usd: float
-    vs_current: float  # goodput minus the current configuration's (its two runs' mean)
+    vs_current: float  # goodput minus the current configuration's (its noise runs' mean)
 
     @classmethod
     def of(cls, candidate: Candidate, row: dict, baseline: float) -> Row:
@@ -80,12 +86,15 @@ class Row:
 
 @dataclass(frozen=True)
 class Tuning:
-    baseline: float  # the current configuration's goodput, the mean of its two replays
-    noise: float  # the replay's run-to-run difference in goodput (at least one request's share)
+    baseline: float  # the current configuration's goodput, the mean of its noise runs
+    noise: float  # how far two replays of one configuration can differ in goodput (``noise_of``)
     rows: list[Row]  # the current configuration's first run and every replayed candidate, ranked
     recommended: Row | None  # None: no change helps
     not_replayed: list[Candidate] = field(default_factory=list)  # the budget ran out before them
-    elapsed_s: float = 0.0
+    elapsed_s: float = 0.0  # the whole tuning, the noise runs included
+    current_runs: list[float] = field(default_factory=list)  # the noise runs' goodputs
+    flips: int = 0  # requests seen on both sides of the service levels across the noise runs
+    search_s: float = 0.0  # the candidates' part of elapsed_s: what ``budget_s`` bounds
 
     @property
     def verdict(self) -> str:
@@ -100,6 +109,34 @@ class Tuning:
         return (
             f"recommended: {r.candidate.name} (goodput {self.baseline:.3f} -> {r.goodput:.3f}, noise {self.noise:.3f})"
         )
+
+
+def noise_of(runs: list[dict]) -> tuple[float, int]:
+    """How far two replays of one configuration can differ in goodput, from ``runs`` (two or more replays
+    of it, each with ``requests`` and, from ``replay.replay``, ``within``: per request, whether it met both
+    service levels): ``(noise, flips)``.
+
+    Why this bound. A run's goodput is G/N, a count over the recording's N requests. Two runs of one
+    configuration differ only in the requests whose outcome the run's timing can change: those close to a
+    service level. A request far from both lands on the same side every time. So |g_a - g_b| <= F/N, where
+    F is the number of such flippable requests, however their flips are correlated. They are correlated:
+    a load spike on a shared CPU pushes every marginal request the same way, which is why a binomial bound
+    (requests as independent coins, sd sqrt(p(1-p)/N)) is too narrow: on seed 480973 the current
+    configuration replayed at 3/23, 5/23 and 9/23, six requests apart, with p(1-p)/N giving 0.09. F is
+    estimated by the requests seen on both sides across the runs (``flips``), plus one for a flippable
+    request the runs happened not to show (the pseudo-count; it is also the old floor, one request's
+    share). With three runs a request that flips half the time is seen flipping with probability 3/4; one
+    that flips rarely is often missed, but then it rarely differs between two later runs either.
+
+    Without ``within`` (a replay that does not report it) F is the smallest number of flips that explains
+    the spread of goodputs: (max - min) * N."""
+    n = max(1, max(r.get("requests", 1) for r in runs))
+    if all(r.get("within") is not None for r in runs) and len({len(r["within"]) for r in runs}) == 1:
+        flips = sum(len(set(side)) > 1 for side in zip(*(r["within"] for r in runs)))
+    else:
+        goodputs = [r["goodput"] for r in runs]
+        flips = round((max(goodputs) - min(goodputs)) * n)
+    return min(1.0, (flips + 1) / n), flips
 
 
 def _vary(key: str, value) -> list:
@@ -130,9 +167,26 @@ def candidates(findings: Iterable[dict]) -> list[Candidate]:
     return out
 
 
-def rank(rows: list[Row]) -> list[Row]:
-    """Goodput first (higher), then cost (lower); a stable sort keeps the candidates' order on ties."""
-    return sorted(rows, key=lambda r: (-r.goodput, r.cost_usd))
+def latency_of(row: Row, slo: tuple[float, float]) -> float:
+    """The worse p99 as a share of its service level (TTFT p99 / TTFT level, TPOT p99 / TPOT level): the
+    tie-breaker between goodputs within the noise. No latency (every request a cache hit) counts as 0."""
+    return max((row.ttft_p99_s or 0.0) / slo[0], (row.tpot_p99_s or 0.0) / slo[1])
+
+
+def rank(rows: list[Row], noise: float = 0.0, baseline: float | None = None, slo=(TTFT_SLO, TPOT_SLO)) -> list[Row]:
+    """Goodput first (higher); goodputs within ``noise`` of the best left are one group, which is ordered by
+    whether its goodput beats ``baseline`` by more than the noise, then by latency (``latency_of``), then by
+    cost (lower); a stable sort keeps the candidates' order on ties. With ``noise`` 0: goodput, then latency
+    and cost among equal goodputs."""
+    left = sorted(rows, key=lambda r: -r.goodput)
+    out: list[Row] = []
+    while left:
+        top = left[0].goodput
+        group = [r for r in left if r.goodput >= top - noise - 1e-9]
+        beats = lambda r: baseline is not None and r.goodput - baseline > noise  # noqa: E731
+        out += sorted(group, key=lambda r: (not beats(r), latency_of(r, slo), r.cost_usd))
+        left = [r for r in left if r not in group]
+    return out
 
 
 def tune(
@@ -142,33 +196,51 @@ def tune(
     budget_s: float = 600.0,
     clock: Callable[[], float] = time.monotonic,
     progress=None,
+    noise_runs: int = NOISE_RUNS,
+    slo: tuple[float, float] = (TTFT_SLO, TPOT_SLO),
 ) -> Tuning:
-    """Replay the current configuration twice and then each candidate, within ``budget_s`` (the current
-    configuration's two runs always happen: without them nothing can be judged). ``replay(change)`` answers
-    a replay row (``gateway.advise.replay.replay``'s keys: goodput, ttft_s, tpot_s, output_tokens_per_s,
-    cost_usd, requests). ``progress``: something with ``update(n)`` (a tqdm bar), told after each replay."""
+    """Replay the current configuration ``noise_runs`` times (at least 2; always, budget or not: without
+    them nothing can be judged) and then each candidate, starting none after ``budget_s`` seconds of the
+    candidates' search (the clock starts after the noise runs: they are the judge's cost, not the
+    candidates', and a slow machine's longer noise runs would otherwise leave fewer candidates tried).
+    ``replay(change)`` answers a replay row (``gateway.advise.replay.replay``'s keys: goodput, ttft_s,
+    tpot_s, output_tokens_per_s, cost_usd, requests, within). ``slo``: the service levels the replay judges
+    by (TTFT, TPOT seconds), for the latency tie-break. ``progress``: something with ``update(n)`` (a tqdm
+    bar), told after each replay."""
     start = clock()
     todo = candidates(findings)
     current = Candidate({}, "current")
-    first, second = replay({}), replay({})
-    if progress is not None:
-        progress.update(2)
-    baseline = statistics.fmean([first["goodput"], second["goodput"]])
-    one_request = 1.0 / max(1, first.get("requests", 1))
-    noise = max(abs(first["goodput"] - second["goodput"]), one_request)
-    rows = [Row.of(current, first, baseline)]
+    runs = []
+    for _ in range(max(2, noise_runs)):
+        runs.append(replay({}))
+        if progress is not None:
+            progress.update(1)
+    baseline = statistics.fmean(r["goodput"] for r in runs)
+    noise, flips = noise_of(runs)
+    rows = [Row.of(current, runs[0], baseline)]
     left: list[Candidate] = []
+    search = clock()
     for i, c in enumerate(todo):
-        if clock() - start >= budget_s:
+        if clock() - search >= budget_s:
             left = todo[i:]
             break
         rows.append(Row.of(c, replay(c.change), baseline))
         if progress is not None:
             progress.update(1)
-    ranked = rank(rows)
+    ranked = rank(rows, noise, baseline, slo)
     best = next((r for r in ranked if r.candidate.source != "current"), None)
     recommended = best if best is not None and best.goodput - baseline > noise else None
-    return Tuning(round(baseline, 6), round(noise, 6), ranked, recommended, left, round(clock() - start, 3))
+    return Tuning(
+        round(baseline, 6),
+        round(noise, 6),
+        ranked,
+        recommended,
+        left,
+        round(clock() - start, 3),
+        [r["goodput"] for r in runs],
+        flips,
+        round(clock() - search, 3),
+    )
 
 
 # ---------------------------------------------------------------- output: the table and the YAML fragment
@@ -249,6 +321,8 @@ def last(t: Tuning, *, recording: str = "", yaml_text: str | None = None, finish
         "recording": recording,
         "baseline": t.baseline,
         "noise": t.noise,
+        "current_runs": t.current_runs,
+        "flips": t.flips,
         "verdict": t.verdict,
         "recommended": None if t.recommended is None else t.recommended.candidate.name,
         "rows": rows,
@@ -297,9 +371,10 @@ def main(args, diagnosis: dict) -> int:
     def replay(change: dict) -> dict:
         return replayer.run({**base, **change}, tier_sets_model="model" not in change)
 
-    bar = progress_bar(2 + len(todo))
+    bar = progress_bar(NOISE_RUNS + len(todo))
     try:
-        result = tune(diagnosis["findings"], replay, budget_s=args.budget_s, progress=bar)
+        slo = (args.ttft_slo, args.tpot_slo)
+        result = tune(diagnosis["findings"], replay, budget_s=args.budget_s, progress=bar, slo=slo)
     finally:
         bar.close()
         replayer.close()

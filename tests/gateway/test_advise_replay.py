@@ -47,6 +47,10 @@ def test_replay_current_against_proposed(tiny_path):
     # the 2nd and 3rd find at most the 3 shared blocks (fewer when they arrive mid-way through the 1st's prefill)
     assert 0 < warm["prefix_cache_hit_rate"] <= 2 * 48 / 180
     assert warm["ttft_s"]["p50"] is not None and warm["peak_kv_usage"] > 0
+    # per request, in order: the three cache hits within the levels; the engine's three timed
+    assert warm["within"] == [True] * 6 and len(warm["ttfts"]) == 3 and len(warm["tpots"]) == 3
+    strict = replay(shapes(), tiny_config(tiny_path), **{**kw, "ttft_slo": 1e-9}, cache="exact")
+    assert strict["within"] == [False] * 3 + [True] * 3 and strict["goodput"] == 0.5  # only the hits
 
 
 LOOKUPS = [  # (recorded cache outcome, lookup, best similarity)

@@ -1,7 +1,9 @@
 """gateway.advise.tune on a fake replay whose goodput per candidate is written down below: the candidates a
-diagnosis yields, the ranking (goodput, then cost), the noise rule (a gain within the replay's own noise is
-not advice), "no change helps", the search budget, the YAML fragment, and the CLI's refusal without a
-recording. No engine: the replay is a table lookup (tests/gateway/test_advise_replay.py runs a real one)."""
+diagnosis yields, the ranking (goodput; within the noise, p99 and then cost), the noise rule (a gain within
+the replay's own noise is not advice) and how the noise is bounded from the requests that changed sides,
+"no change helps", the search budget (counted from the first candidate), the YAML fragment, and the CLI's
+refusal without a recording. No engine: the replay is a table lookup (tests/gateway/test_advise_replay.py
+runs a real one)."""
 
 from __future__ import annotations
 
@@ -9,11 +11,13 @@ import yaml
 
 from gateway.advise import main
 from gateway.advise.tune import (
+    NOISE_RUNS,
     Candidate,
     candidates,
     fragment,
     last,
     last_tuning_path,
+    noise_of,
     read_last,
     save_last,
     table,
@@ -29,10 +33,10 @@ REQUESTS = 20  # one request is 0.05 of goodput: the smallest difference a repla
 
 
 class FakeReplay:
-    """Goodput and cost by candidate name; the current configuration answers ``current`` in turn (its two
-    runs). Each call advances a clock by ``step_s``."""
+    """Goodput and cost (and optionally TTFT p99) by candidate name; the current configuration answers
+    ``current`` in turn (its noise runs). Each call advances a clock by ``step_s``."""
 
-    def __init__(self, goodput: dict, current=(0.5, 0.5), step_s: float = 10.0):
+    def __init__(self, goodput: dict, current=(0.5, 0.5, 0.5), step_s: float = 10.0):
         self.goodput, self.current, self.step_s = goodput, list(current), step_s
         self.now, self.calls = 0.0, []
 
@@ -40,10 +44,11 @@ class FakeReplay:
         self.now += self.step_s
         name = Candidate(change, "").name
         self.calls.append(name)
-        g, cost = (self.current.pop(0), 1.0) if not change else self.goodput[name]
-        side = {"p50": 0.1, "p99": 0.2}
-        return {"goodput": g, "cost_usd": cost, "ttft_s": side, "tpot_s": side, "output_tokens_per_s": 50.0} | {
-            "requests": REQUESTS
+        g, cost, *p99 = (self.current.pop(0), 1.0) if not change else self.goodput[name]
+        side = {"p50": 0.1, "p99": p99[0] if p99 else 0.2}
+        return {"goodput": g, "cost_usd": cost, "ttft_s": side, "tpot_s": {"p50": 0.01, "p99": 0.02}} | {
+            "output_tokens_per_s": 50.0,
+            "requests": REQUESTS,
         }
 
 
@@ -90,7 +95,8 @@ GOODPUT = {  # name -> (goodput, cost)
 def test_ranked_by_goodput_then_cost_and_the_best_recommended():
     fake, bar = FakeReplay(GOODPUT), Counter()
     t = tune(FINDINGS, fake, budget_s=1e9, clock=lambda: fake.now, progress=bar)
-    assert fake.calls[:2] == ["current", "current"] and len(fake.calls) == 7 and bar.n == 7
+    assert fake.calls[:NOISE_RUNS] == ["current"] * NOISE_RUNS and len(fake.calls) == NOISE_RUNS + 5
+    assert bar.n == NOISE_RUNS + 5
     assert [r.candidate.name for r in t.rows] == [
         "max_num_seqs=8, kv_dtype=int8",  # 0.90
         "max_num_seqs=16",  # 0.80 at cost 1
@@ -99,25 +105,64 @@ def test_ranked_by_goodput_then_cost_and_the_best_recommended():
         "current",  # 0.50
         "max_num_seqs=4",  # 0.40
     ]
-    assert t.baseline == 0.5 and t.noise == 0.05  # both current runs agree: the noise floor, one request
+    # the current runs all agree: no request changed sides, the noise is the one unseen flip, one request
+    assert t.baseline == 0.5 and t.noise == 0.05 and t.flips == 0 and t.current_runs == [0.5] * NOISE_RUNS
     assert t.recommended is t.rows[0] and t.rows[0].vs_current == 0.4 and t.rows[-1].vs_current == -0.1
-    assert t.not_replayed == [] and t.elapsed_s == 70.0
+    assert t.not_replayed == [] and t.elapsed_s == 10.0 * (NOISE_RUNS + 5) and t.search_s == 50.0
     text = table(t)
     assert text.splitlines()[1].startswith("*max_num_seqs=8, kv_dtype=int8") and "+0.400" in text
     assert text.splitlines()[-1] == "recommended: max_num_seqs=8, kv_dtype=int8 (goodput 0.500 -> 0.900, noise 0.050)"
 
 
 def test_a_gain_within_the_replays_own_noise_is_not_advice():
-    """The current configuration replays at 0.50 and then 0.70: baseline 0.60, noise 0.20. The best
-    candidate's 0.75 beats the baseline by 0.15, within the noise: no change helps. At 0.85 it helps."""
+    """The current configuration replays at 0.50, 0.70 and 0.60: baseline 0.60; the spread is at least 4
+    requests changing sides, plus one unseen: noise 0.25. The best candidate's 0.75 beats the baseline by
+    0.15, within the noise: no change helps. At 0.90 it helps."""
     close = {name: (0.75 if name == "max_num_seqs=8" else 0.3, 1.0) for name in GOODPUT}
-    fake = FakeReplay(close, current=(0.5, 0.7))
+    fake = FakeReplay(close, current=(0.5, 0.7, 0.6))
     t = tune(FINDINGS, fake, clock=lambda: fake.now)
-    assert (t.baseline, t.noise) == (0.6, 0.2) and t.rows[0].candidate.name == "max_num_seqs=8"
+    assert (t.baseline, t.noise, t.flips) == (0.6, 0.25, 4) and t.rows[0].candidate.name == "max_num_seqs=8"
     assert t.recommended is None and t.verdict.startswith("no change helps")
     assert fragment(t, "smollm2-135m") is None  # nothing to write
-    far = FakeReplay({**close, "max_num_seqs=8": (0.85, 1.0)}, current=(0.5, 0.7))
+    far = FakeReplay({**close, "max_num_seqs=8": (0.9, 1.0)}, current=(0.5, 0.7, 0.6))
     assert tune(FINDINGS, far, clock=lambda: far.now).recommended.candidate.name == "max_num_seqs=8"
+
+
+def test_the_noise_counts_the_requests_that_changed_sides_not_only_the_goodputs():
+    """Three runs at the same goodput (2 of 4 requests within the levels) but different requests within:
+    requests 0-2 changed sides, so a later run can differ by as many; the goodputs alone would say none."""
+    runs = [
+        {"goodput": 0.5, "requests": 4, "within": [True, True, False, False]},
+        {"goodput": 0.5, "requests": 4, "within": [True, False, True, False]},
+        {"goodput": 0.5, "requests": 4, "within": [False, True, True, False]},
+    ]
+    assert noise_of(runs) == (1.0, 3)  # (3 flips + 1 unseen) / 4
+    assert noise_of(runs[:1] * 3) == (0.25, 0)  # identical runs: one request's share
+    # without per-request sides: the fewest flips that explain the spread (0.25 to 0.75 of 4: 2)
+    assert noise_of([{"goodput": 0.25, "requests": 4}, {"goodput": 0.75, "requests": 4}]) == (0.75, 2)
+
+
+def test_goodputs_within_the_noise_are_ranked_by_p99_then_cost():
+    """max_num_seqs=8 at 0.80 with TTFT p99 5 s (five times its level) and max_num_seqs=16 at 0.78 with 0.5 s:
+    within the noise (0.05) of each other and both beyond it from the current 0.50, so the faster one is
+    recommended. kv_dtype=int8 at 0.74 is as fast, and within the noise of max_num_seqs=16, but a group is
+    anchored on its best (0.80): 0.74 is outside it, ranked after."""
+    goodput = {
+        "max_num_seqs=8": (0.80, 1.0, 5.0),
+        "max_num_seqs=16": (0.78, 2.0, 0.5),
+        "kv_dtype=int8": (0.74, 0.5, 0.5),
+        "max_num_seqs=4": (0.2, 1.0),
+        "max_num_seqs=8, kv_dtype=int8": (0.2, 1.0),
+    }
+    fake = FakeReplay(goodput)
+    t = tune(FINDINGS, fake, clock=lambda: fake.now, slo=(1.0, 0.1))
+    assert [r.candidate.name for r in t.rows[:3]] == ["max_num_seqs=16", "max_num_seqs=8", "kv_dtype=int8"]
+    assert t.recommended.candidate.name == "max_num_seqs=16"
+    # a faster candidate within the noise of the best that does not itself beat the current one is not advice
+    near = {**goodput, "max_num_seqs=16": (0.56, 0.1, 0.1), "kv_dtype=int8": (0.2, 1.0)}
+    near = FakeReplay(near, current=(0.5, 0.55, 0.55))
+    t = tune(FINDINGS, near, clock=lambda: near.now, slo=(1.0, 0.1))  # baseline 0.533, noise 0.10
+    assert t.noise == 0.1 and t.recommended.candidate.name == "max_num_seqs=8"
 
 
 def test_no_change_helps_when_every_candidate_is_worse_or_there_are_none():
@@ -127,23 +172,29 @@ def test_no_change_helps_when_every_candidate_is_worse_or_there_are_none():
     assert t.recommended is None and t.rows[0].candidate.name == "current"
     idle = FakeReplay({})
     t = tune([], idle, clock=lambda: idle.now)  # a healthy window: nothing to try
-    assert idle.calls == ["current", "current"] and [r.candidate.name for r in t.rows] == ["current"]
+    assert idle.calls == ["current"] * NOISE_RUNS and [r.candidate.name for r in t.rows] == ["current"]
     assert t.recommended is None
 
 
-def test_the_budget_stops_the_search_and_lists_what_was_not_replayed():
-    """10 s a replay, 35 s of budget: the two current runs (to 20 s), then candidates while under 35 s
-    (started at 20 and 30 s): two replayed, three not."""
+def test_the_budget_counts_the_candidates_search_and_lists_what_was_not_replayed():
+    """10 s a replay, 35 s of budget: the current configuration's noise runs first, outside the budget;
+    then candidates while the search is under 35 s (started at 0, 10, 20 and 30 s of it): four replayed,
+    one not."""
     fake = FakeReplay(GOODPUT)
     t = tune(FINDINGS, fake, budget_s=35.0, clock=lambda: fake.now)
-    assert fake.calls == ["current", "current", "max_num_seqs=8", "kv_dtype=int8"]
-    assert [c.name for c in t.not_replayed] == ["max_num_seqs=4", "max_num_seqs=16", "max_num_seqs=8, kv_dtype=int8"]
-    assert t.recommended.candidate.name == "max_num_seqs=8"  # the best of what was replayed (0.80 > 0.5 + 0.05)
+    assert fake.calls == ["current"] * NOISE_RUNS + ["max_num_seqs=8", "kv_dtype=int8", "max_num_seqs=4"] + [
+        "max_num_seqs=16"
+    ]
+    assert [c.name for c in t.not_replayed] == ["max_num_seqs=8, kv_dtype=int8"]
+    assert t.recommended.candidate.name == "max_num_seqs=16"  # the best of what was replayed, cheaper than 8
     assert "not replayed: the search budget ran out" in table(t)
-    # a budget the current configuration's two runs use up: nothing was tried, and it does not say "no change helps"
+    # a slow machine's noise runs (40 s each, more than the budget together) leave the candidates' search whole
     slow = FakeReplay(GOODPUT, step_s=40.0)
     t = tune(FINDINGS, slow, budget_s=60.0, clock=lambda: slow.now)
-    assert slow.calls == ["current", "current"] and t.recommended is None and len(t.not_replayed) == 5
+    assert slow.calls == ["current"] * NOISE_RUNS + ["max_num_seqs=8", "kv_dtype=int8"] and len(t.not_replayed) == 3
+    # no budget at all: nothing was tried, and it does not say "no change helps"
+    t = tune(FINDINGS, FakeReplay(GOODPUT), budget_s=0.0, clock=lambda: 0.0)
+    assert t.recommended is None and len(t.not_replayed) == 5
     assert t.verdict.startswith("not judged: the search budget ran out before any of 5 candidates was replayed")
 
 
@@ -193,7 +244,9 @@ def test_the_command_line_prints_the_table_and_writes_the_change(tmp_path, monke
     assert main(argv + ["--model", "smollm2-135m"]) == 0
     text = capsys.readouterr().out
     assert "*max_num_seqs=8" in text and "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800" in text
-    assert [k["max_num_seqs"] for k in seen] == [2, 2, 8, 4, 16] and all(k["model"] == "smollm2-135m" for k in seen)
+    assert [k["max_num_seqs"] for k in seen] == [2] * NOISE_RUNS + [8, 4, 16] and all(
+        k["model"] == "smollm2-135m" for k in seen
+    )
     assert yaml.safe_load(out.read_text()) == {"models": [{"name": "smollm2-135m", "engine": {"max_num_seqs": 8}}]}
     # the result where the dashboard's Diagnosis panel reads it (GET /dashboard/tuning)
     saved = read_last(tmp_path / "state" / "advisor" / "last_tuning.json")

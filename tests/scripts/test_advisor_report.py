@@ -1,9 +1,9 @@
 """scripts/advisor_report.py without its engines: the seed draws the deployment and the workloads (the same
 ones for the same seed, others for another, every kind and both sides of each share over a few seeds);
-the report replays at the advisor's own service levels; ``judge`` says when a recommendation breaks the
-issue's rule and when a third replay falls outside the reported noise (each check is shown failing on a
-hand-made tuning, not only passing); the tuner runs on a fake replay whose goodputs are written below.
-(The runs on real seeds are docs/ADVISOR.md.)"""
+the service levels are calibrated from a first replay at quantiles the seed draws (or fixed by the flags);
+``judge`` says when a recommendation breaks the issue's rule and when the held-out pair of replays differs
+by more than the reported noise (each check is shown failing on a hand-made tuning, not only passing); the
+tuner runs on a fake replay whose goodputs are written below. (The runs on real seeds are docs/ADVISOR.md.)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from gateway.advise import symptoms
-from gateway.advise.tune import Candidate, Row, Tuning
+from gateway.advise.tune import NOISE_RUNS, Candidate, Row, Tuning
 from tests.support.scripts import load_script
 
 report = load_script("advisor_report")
@@ -45,23 +45,45 @@ def test_drawn_workloads_vary_and_each_is_big_enough_to_diagnose_and_fits_the_co
             assert 1.3 * n_words + 40 + r.max_tokens < report.MAX_MODEL_LEN, (w.name, n_words)
 
 
-def test_the_report_replays_at_the_advisors_default_service_levels(monkeypatch):
-    assert (report.TTFT_SLO, report.TPOT_SLO) == (symptoms.TTFT_SLO, symptoms.TPOT_SLO) == (1.0, 0.1)
-    made = []
+def test_the_levels_are_calibrated_from_a_first_replay_at_the_seeds_quantiles_or_fixed(monkeypatch):
+    made, seen, asked = [], [], []
 
-    class Replayer:  # stands in for gateway.advise.replay.Replayer: records how the report builds it
+    class Replayer:  # stands in for gateway.advise.replay.Replayer: records how the report builds and runs it
         def __init__(self, shapes, ttft_slo, tpot_slo, **kw):
             made.append((ttft_slo, tpot_slo))
 
-        def run(self, keys, tier_sets_model=True):
-            return row(0.5)
+        def run(self, keys, tier_sets_model=True, slo=None):
+            seen.append(slo)
+            return row(0.5)  # TTFTs 0.1 .. 1.0 s, TPOTs 10 .. 100 ms
+
+    def diagnose(levels):
+        asked.append(levels)
+        return {"findings": []}
 
     monkeypatch.setattr("gateway.advise.replay.Replayer", Replayer)
-    report.tune_workload([], {"findings": []}, {"model": "m"}, budget_s=10)
-    assert made == [(symptoms.TTFT_SLO, symptoms.TPOT_SLO)]
-    report.tune_workload([], {"findings": []}, {"model": "m"}, budget_s=10, slo=(20.0, 0.4))  # --ttft/--tpot-slo
-    assert made[-1] == (20.0, 0.4)
+    out = report.tune_workload([], diagnose, {"model": "m"}, budget_s=10, quantiles=(0.5, 0.85))
+    # the calibration run at the replayer's own levels, then every run and the diagnosis at the calibrated ones:
+    # TTFT at 0.5 of 0.1 .. 1.0 is the 6th (0.6 s), TPOT at 0.85 the 9th (90 ms)
+    assert out["slo"] == {"ttft_p99_s": 0.6, "tpot_p99_s": 0.09} and asked == [(0.6, 0.09)]
+    assert seen == [None] + [(0.6, 0.09)] * (2 + NOISE_RUNS)
+    assert out["calibration"]["quantiles"] == [0.5, 0.85]
+    seen.clear()
+    out = report.tune_workload([], {"findings": []}, {"model": "m"}, budget_s=10, slo=(20.0, 0.4))  # the flags
+    assert made[-1] == (20.0, 0.4) and seen == [(20.0, 0.4)] * (2 + NOISE_RUNS)
+    assert out["calibration"] is None
     assert report.main(["--seed", "1", "--tpot-slo", "0"]) == 2
+    assert report.main(["--seed", "1", "--ttft-slo", "2"]) == 2  # one level alone
+
+
+def test_calibrate_and_the_quantiles_a_seed_draws():
+    cal = {"ttfts": [0.3, 0.1, 0.2, 0.4], "tpots": [0.05, 0.0504]}
+    # sorted TTFTs 0.1 .. 0.4: q 0.5 is the 3rd (0.3); TPOT q 0.9 the 2nd, 50.4 ms rounded up to 51 ms
+    assert report.calibrate(cal, (0.5, 0.9)) == (0.3, 0.051)
+    # nothing to calibrate on (every request a cache hit): the advisor's defaults
+    assert report.calibrate({"ttfts": [], "tpots": []}, (0.5, 0.5)) == (report.TTFT_SLO, report.TPOT_SLO)
+    qs = [report.slo_quantiles(seed, f"s{seed}-w0") for seed in range(30)]
+    assert qs == [report.slo_quantiles(seed, f"s{seed}-w0") for seed in range(30)]  # the same seed, the same
+    assert len(set(qs)) > 20 and all(report.QUANTILES[0] <= q <= report.QUANTILES[1] for pair in qs for q in pair)
 
 
 def test_replay_keys_are_the_gateways_engine_keys():
@@ -83,17 +105,19 @@ def row(goodput: float, ttft: float = 0.5, tpot: float = 0.05, requests: int = 2
         "output_tokens_per_s": 10.0,
         "cost_usd": 0.001,
         "requests": requests,
+        "ttfts": [ttft * k / 5 for k in range(1, 11)],
+        "tpots": [tpot * k / 5 for k in range(1, 11)],
     }
 
 
 class FakeReplayer:
     """Goodput by ``max_num_seqs``; any other value (the base's, or none) is the current configuration,
-    whose runs answer ``current`` in turn."""
+    whose runs answer ``current`` in turn (the held-out pair, then the tuner's noise runs)."""
 
     def __init__(self, by_seqs: dict, current: list[float]):
         self.by_seqs, self.current, self.keys = by_seqs, list(current), []
 
-    def run(self, keys: dict, tier_sets_model: bool = True) -> dict:
+    def run(self, keys: dict, tier_sets_model: bool = True, slo=None) -> dict:
         self.keys.append(keys)
         seqs = keys.get("max_num_seqs")
         if seqs not in self.by_seqs:
@@ -101,27 +125,32 @@ class FakeReplayer:
         return row(self.by_seqs[seqs], ttft=0.1, tpot=0.02)
 
 
+SLO = (1.0, 0.1)
 DIAGNOSIS = {"findings": [{"symptom": "ttft", "cause": "queueing", "key": "k", "proposal": {"max_num_seqs": 8}}]}
 
 
 def test_a_candidate_beyond_the_noise_is_recommended_and_its_goodput_is_the_after():
-    # current 0.50 and 0.55 (noise 0.05); max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60 and 16 -> 0.75
-    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.5, 0.55])  # the noise check's run first
-    out = report.tune_workload([], DIAGNOSIS, {"model": "m", "max_num_seqs": 2}, budget_s=100, replayer=fake)
-    assert out["recommended"] == {"max_num_seqs": 8}
-    assert out["goodput_before"] == pytest.approx(0.525) and out["goodput_after"] == 0.8
+    # held-out 0.50, 0.55; noise runs 0.50, 0.55, 0.50 (1 request apart: noise 2/20 = 0.10, baseline 0.5167);
+    # max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60 and 16 -> 0.75
+    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.5, 0.55, 0.5])
+    out = report.tune_workload([], DIAGNOSIS, {"model": "m", "max_num_seqs": 2}, budget_s=100, slo=SLO, replayer=fake)
+    assert out["recommended"] == {"max_num_seqs": 8} and out["recommended_is"] == "best"
+    assert out["goodput_before"] == pytest.approx(0.516667) and out["goodput_after"] == 0.8 and out["noise"] == 0.1
     assert out["goodput_rose"] and out["some_candidate_helps"] and out["recommendation_ok"]
     assert out["latency_before"]["ttft_p50_s"] == 0.5 and out["latency_after"]["ttft_p50_s"] == 0.1
-    assert out["current_runs"] == [0.5, 0.55, 0.5] and out["noise_ok"]  # the tuner's two, then the extra one
-    assert [k.get("max_num_seqs") for k in fake.keys] == [2, 2, 2, 8, 4, 16]  # the base's own value for current
+    assert out["held_out"] == [0.5, 0.55] and out["current_runs"] == [0.5, 0.55, 0.5] and out["noise_ok"]
+    assert [k.get("max_num_seqs") for k in fake.keys] == [2] * 5 + [8, 4, 16]  # the base's own value for current
+    assert out["top_finding"] == {"symptom": "ttft", "cause": "queueing", "key": "k"}
 
 
-def test_no_candidate_beyond_the_noise_is_no_change_and_a_third_run_outside_it_is_reported():
-    # current 0.50 and 0.60 (noise 0.10); the best candidate 0.60 is within it; the third run 0.75 is not
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.75, 0.5, 0.6])
-    out = report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, replayer=fake)
+def test_no_candidate_beyond_the_noise_is_no_change_and_a_held_out_pair_outside_it_is_reported():
+    # held-out 0.75 and 0.50; noise runs 0.50, 0.60, 0.55 (2 requests apart: noise 0.15, baseline 0.55); the
+    # best candidate 0.60 is within it; the held-out pair differs by 0.25, outside it
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.75, 0.5, 0.5, 0.6, 0.55])
+    out = report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, slo=SLO, replayer=fake)
     assert out["recommended"] is None and not out["some_candidate_helps"] and out["recommendation_ok"]
     assert out["goodput_after"] == out["goodput_before"] == pytest.approx(0.55) and not out["goodput_rose"]
+    assert out["noise"] == pytest.approx(0.15) and out["recommended_is"] is None
     assert out["best_candidate"] == {"change": {"max_num_seqs": 8}, "goodput": 0.6}
     assert not out["noise_ok"]
 
@@ -132,33 +161,39 @@ def tuning(recommended: str | None, *, baseline=0.5, noise=0.05) -> Tuning:
     a = Row(Candidate({"max_num_seqs": 8}, "finding"), 0.9, 0.1, 0.2, 0.02, 0.04, 10.0, 0.001, 0.4)
     b = Row(Candidate({"max_num_seqs": 4}, "neighbour"), 0.7, 0.2, 0.4, 0.02, 0.04, 10.0, 0.001, 0.2)
     pick = {"a": a, "b": b, None: None}[recommended]
-    return Tuning(baseline, noise, [a, b, cur], pick)
+    return Tuning(baseline, noise, [a, b, cur], pick, current_runs=[0.5, 0.5, 0.5])
 
 
 def test_judge_fails_a_recommendation_that_breaks_the_rule():
-    runs, third = [row(0.5), row(0.5)], row(0.5)
-    assert report.judge(tuning("a"), runs, third)["recommendation_ok"]
+    pair = [row(0.5), row(0.5)]
+    assert report.judge(tuning("a"), pair)["recommendation_ok"]
     # a candidate 0.2 short of the best (noise 0.05) recommended, or none while 0.9 beats 0.5: both fail
-    assert not report.judge(tuning("b"), runs, third)["recommendation_ok"]
-    assert not report.judge(tuning(None), runs, third)["recommendation_ok"]
+    assert not report.judge(tuning("b"), pair)["recommendation_ok"]
+    assert not report.judge(tuning(None), pair)["recommendation_ok"]
+    # within the noise of the best (noise 0.25): recommending it passes, and says so
+    ok = report.judge(tuning("b", noise=0.25), pair)
+    assert ok["recommendation_ok"] and ok["recommended_is"] == "within noise"
     # the best within the noise of current: recommending anything fails, no change passes
-    assert report.judge(tuning(None, baseline=0.88), runs, third)["recommendation_ok"]
-    assert not report.judge(tuning("a", baseline=0.88), runs, third)["recommendation_ok"]
-    assert not report.judge(tuning("a"), runs, row(0.6))["noise_ok"]  # 0.1 from both runs, noise 0.05
+    assert report.judge(tuning(None, baseline=0.88), pair)["recommendation_ok"]
+    assert not report.judge(tuning("a", baseline=0.88), pair)["recommendation_ok"]
+    assert report.judge(tuning("a"), [row(0.5), row(0.55)])["noise_ok"]  # 0.05 apart, noise 0.05
+    assert not report.judge(tuning("a"), [row(0.5), row(0.6)])["noise_ok"]  # 0.1 apart
 
 
 def test_the_markdown_table_says_where_goodput_did_not_rise(tmp_path):
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.55, 0.5, 0.6])
-    body = {"workload": "s1-w0", "kind": "burst", "top_finding": {"symptom": "ttft", "cause": "queueing"}}
-    body |= report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, replayer=fake)
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.9, 0.5, 0.5, 0.5, 0.6, 0.55])  # the calibration run first
+    body = {"workload": "s1-w0", "kind": "burst"}
+    body |= report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, replayer=fake, quantiles=(0.6, 0.7))
     result = {"seed": 1, "engine": {"max_num_seqs": 2}, "rows": [body]}
     text = report.markdown(result)
-    assert "| s1-w0 (burst) | [ttft] queueing | no change | 0.55 -> 0.55 (0.10) |" in text
-    assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes | yes (0.50, 0.60, 0.55) |" in text
-    # a budget the current runs used up: nothing was tried, and the check says so instead of "yes"
-    cut = FakeReplayer({}, [0.5, 0.5, 0.5])
+    # levels from the calibration run (the fake's first current run): TTFT 0.6 .. 0.7 of its 0.1 .. 1.0 s
+    assert "| s1-w0 (burst) | 0.7 / 80 (q 0.60, 0.70) | [ttft] queueing | no change | 0.55 -> 0.55 |" in text
+    assert "| 0.15 (2; 0.50, 0.60, 0.55) |" in text
+    assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes | yes (0.50, 0.50) |" in text
+    # a budget of nothing: nothing was tried, and the check says so instead of "yes"
+    cut = FakeReplayer({}, [0.5] * 5)
     body2 = {**body, "workload": "s1-w1"} | report.tune_workload(
-        [], DIAGNOSIS, {"model": "m"}, budget_s=0, replayer=cut
+        [], DIAGNOSIS, {"model": "m"}, budget_s=1e-9, slo=SLO, replayer=cut
     )
     assert "| none replayed (0 of 3) | not judged |" in report.markdown({**result, "rows": [body2]})
     path = tmp_path / "r.json"
