@@ -20,6 +20,8 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from runtime.structured.spec import StructuredSpec
+
 DTYPE_NAMES = ("float32", "bfloat16")  # weights and activations
 QUANTIZED_KV_DTYPE_NAMES = ("int8", "fp8")  # 8-bit KV codes with a bfloat16 scale per token and kv head
 KV_DTYPE_NAMES = (*DTYPE_NAMES, *QUANTIZED_KV_DTYPE_NAMES)
@@ -119,8 +121,8 @@ class SamplingParams:
     the likeliest), ``top_k`` and ``top_p`` shape the distribution a token is drawn from.
     ``logprobs``: None, or return each token's log-probability and that many (0..20) likeliest
     alternatives, from the model's own distribution (before any of the processing above).
-    ``structured``: None, or grammar-constrained decoding: a JSON object of OpenAI's ``response_format``,
-    ``tools``, ``tool_choice`` and ``parallel_tool_calls`` (``runtime.structured.StructuredSpec``); each
+    ``structured``: None, or grammar-constrained decoding: a ``StructuredSpec`` (built from OpenAI's
+    ``response_format``, ``tools``, ``tool_choice`` and ``parallel_tool_calls`` by ``from_openai``); each
     token is drawn from those the grammar allows after every other step above, and the request ends
     when the grammar does.
     """
@@ -140,7 +142,7 @@ class SamplingParams:
     logit_bias: tuple[tuple[int, float], ...] = ()  # a {token id: bias} mapping is accepted and stored sorted
     min_tokens: int = 0
     logprobs: int | None = None
-    structured: str | None = None
+    structured: StructuredSpec | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
@@ -191,8 +193,8 @@ class SamplingParams:
             raise ValueError(f"min_tokens ({self.min_tokens}) must be <= max_tokens ({self.max_tokens})")
         if self.logprobs is not None and (not is_int(self.logprobs) or not 0 <= self.logprobs <= MAX_LOGPROBS):
             raise ValueError(f"logprobs must be None or an int in [0, {MAX_LOGPROBS}], got {self.logprobs!r}")
-        if self.structured is not None and not (isinstance(self.structured, str) and self.structured):
-            raise ValueError(f"structured must be None or a JSON object as a string, got {self.structured!r}")
+        if self.structured is not None and not isinstance(self.structured, StructuredSpec):
+            raise ValueError(f"structured must be None or a StructuredSpec, got {self.structured!r}")
 
     @property
     def is_greedy(self) -> bool:

@@ -19,7 +19,6 @@ sampling fields, and vLLM's extensions ``top_k``, ``min_p``, ``repetition_penalt
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import time
 import uuid
@@ -43,7 +42,7 @@ from runtime.api import (
     TOP_P,
 )
 from runtime.serving.errors import APIError, invalid
-from runtime.structured.spec import TOOL_CALL_MARKER
+from runtime.structured.spec import TOOL_CALL_MARKER, StructuredSpec
 
 MAX_STOP = 4
 OPENAI_MAX_TEMPERATURE = 2.0  # OpenAI's API stops at 2; the runtime takes any finite temperature >= 0
@@ -177,7 +176,7 @@ class ChatRequest:
     echo: bool = False  # /v1/completions: the answer starts with the prompt
     omitted: frozenset[str] = frozenset()  # DEFAULTED fields the client left out
 
-    structured: str | None = None  # SamplingParams.structured: response_format / tools, as JSON
+    structured: StructuredSpec | None = None  # SamplingParams.structured: response_format / tools
 
     @property
     def needs(self) -> str:
@@ -185,13 +184,8 @@ class ChatRequest:
         if self.prompt is not None:
             return "completion"
         if self.structured is not None:
-            return "tools" if structured_spec(self.structured).tool_mode is not None else "json"
+            return "tools" if self.structured.tool_mode is not None else "json"
         return "chat"
-
-    @property
-    def spec(self):
-        """The ``runtime.structured.StructuredSpec`` of a structured request (None otherwise)."""
-        return None if self.structured is None else structured_spec(self.structured)
 
     def with_defaults(self, defaults: dict[str, float]) -> ChatRequest:
         """The request with a tier's sampling defaults in the fields the client left out."""
@@ -382,9 +376,10 @@ class ChatCompletionRequest(_SamplingRequest):
             return value
         raise PydanticCustomError("unsupported", "not supported by this server")
 
-    def structured(self) -> str | None:
-        """``SamplingParams.structured`` (JSON of the response_format / tools parts), or None when the
-        answer is free text; a bad schema or tool is a 400 naming its field."""
+    def structured(self) -> StructuredSpec | None:
+        """``SamplingParams.structured``: the spec of the response_format / tools parts, or None when the
+        answer is free text; a bad schema or tool is a 400 naming its field. Parsed once, here: the schemas
+        keep their key order (the grammar emits properties in the order the schema lists them)."""
         parts = {
             k: v
             for k, v in (
@@ -397,13 +392,11 @@ class ChatCompletionRequest(_SamplingRequest):
         }
         if not parts:
             return None
-        text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
         try:
-            spec = structured_spec(text)
+            return StructuredSpec.from_openai(**parts)
         except ValueError as exc:
             field = str(exc).split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
             raise invalid(str(exc), field or None) from None
-        return None if spec is None else text
 
     def to_chat(self) -> ChatRequest:
         structured = self.structured()
@@ -411,7 +404,7 @@ class ChatCompletionRequest(_SamplingRequest):
             {"role": "system" if m.role == "developer" else m.role, "content": m.text} for m in self.messages
         )
         if structured is not None:
-            messages = with_instructions(messages, structured_spec(structured), self.tools)
+            messages = with_instructions(messages, structured, self.tools)
         return ChatRequest(
             messages=messages,
             structured=structured,
@@ -469,14 +462,6 @@ class CompletionRequest(_SamplingRequest):
                 )
             )
         return out
-
-
-@functools.lru_cache(maxsize=1024)
-def structured_spec(structured: str):
-    """``runtime.structured.StructuredSpec`` of ``SamplingParams.structured`` text (ValueError naming the field)."""
-    from runtime.structured import StructuredSpec
-
-    return StructuredSpec.from_openai(**json.loads(structured))
 
 
 def with_instructions(messages: tuple[dict, ...], spec, tools: list[dict] | None = None) -> tuple[dict, ...]:

@@ -207,7 +207,7 @@ class Shape:
             lp = None if logprobs is None else CompletionLogprobs.of(logprobs, len(run.prefix) + run.sent_logprobs)
             return TextChoice(text=text, index=run.index, logprobs=lp, finish_reason=finish_reason)
         lp = None if logprobs is None else ChoiceLogprobs(content=logprobs)
-        content, calls, finish_reason = read_answer(text, run.chat.spec, finish_reason)
+        content, calls, finish_reason = read_answer(text, run.chat.structured, finish_reason)
         return Choice(
             index=run.index,
             message=AssistantMessage(content=content, tool_calls=calls),

@@ -80,7 +80,7 @@ async def write_events(exchange: Exchange, choices: Choices, shape: Shape) -> we
     for r in runs:
         finish_reason = r.summary.finish_reason or "stop"
         if held:
-            content, calls, finish_reason = read_answer("".join(r.text), r.chat.spec, finish_reason)
+            content, calls, finish_reason = read_answer("".join(r.text), r.chat.structured, finish_reason)
             if content:
                 await events.text(r, content, r.take_logprobs())
             if calls:

@@ -30,6 +30,7 @@ from runtime.engine.input_processor import InputProcessor
 from runtime.engine.output_processor import OutputProcessor
 from runtime.engine.stats import StepCounters
 from runtime.loading.gguf import LoadedGGUF
+from runtime.structured.spec import StructuredSpec
 
 
 class LLMEngine:
@@ -80,8 +81,8 @@ class LLMEngine:
     def check_length(self, num_prompt_tokens: int, max_tokens: int = 1) -> None:
         self.inputs.check_length(num_prompt_tokens, max_tokens)
 
-    def grammar_matcher(self, structured: str):
-        return self.inputs.grammar_matcher(structured)
+    def grammar_matcher(self, spec: StructuredSpec):
+        return self.inputs.grammar_matcher(spec)
 
     def add_request(
         self, prompt, sampling_params: SamplingParams = SamplingParams(), request_id: str | None = None

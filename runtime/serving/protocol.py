@@ -22,7 +22,8 @@ Bodies and lines::
 
 ``params`` may hold any field of ``SamplingParams`` (``GENERATE_PARAMS`` is derived from the dataclass,
 so a new field is on the wire with no edit here); left out, a field takes its default. Tuples travel as
-JSON lists. A prefill sends only ``PREFILL_PARAMS``: the first token is drawn with them, while length and
+JSON lists; ``structured`` travels as its wire form (``StructuredSpec.to_json``: a JSON object of the request
+parts, as text) and a bad one is a 400 naming its field. A prefill sends only ``PREFILL_PARAMS``: the first token is drawn with them, while length and
 stop rules are the decode side's business.
 """
 
@@ -40,6 +41,7 @@ from aiohttp import web
 
 from runtime.api import RequestMetrics, RequestOutput, SamplingParams
 from runtime.serving.errors import APIError, invalid, read_json
+from runtime.structured.spec import PARTS, StructuredSpec
 
 if TYPE_CHECKING:
     from runtime.serving.local import LocalEngine
@@ -70,6 +72,8 @@ def params_json(params: SamplingParams, fields: Sequence[str] = GENERATE_PARAMS)
     out = {}
     for name in fields:
         value = getattr(params, name)
+        if isinstance(value, StructuredSpec):
+            value = value.to_json()
         out[name] = list(value) if isinstance(value, tuple) else value
     return out
 
@@ -153,6 +157,12 @@ def parse_generate(body: dict) -> tuple[list[int], SamplingParams, str]:
             f"unknown sampling parameters: {', '.join(unknown)}; known: {', '.join(GENERATE_PARAMS)}", "params"
         )
     params = {k: tuple(v) if isinstance(v, list) else v for k, v in params.items() if v is not None}
+    try:
+        if "structured" in params:
+            params["structured"] = StructuredSpec.from_json(params["structured"])
+    except ValueError as exc:
+        field = str(exc).split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
+        raise invalid(str(exc), field if field in PARTS else "structured") from None
     try:
         sp = SamplingParams(**params)
     except (TypeError, ValueError) as exc:

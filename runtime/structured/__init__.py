@@ -44,14 +44,6 @@ whole-vocabulary DFA per schema ahead of time: seconds to tens of seconds, no re
 The price: llguidance's one-off tokenizer preparation is ~2 s for Gemma's 262144 ids (once per model).
 """
 
-from runtime.structured.matcher import (
-    BatchFiller,
-    CompiledGrammar,
-    GrammarCompiler,
-    Matcher,
-    bitmask_words,
-    build_ll_tokenizer,
-)
 from runtime.structured.spec import (
     TOOL_CALL_MARKER,
     WHITESPACE_MAX,
@@ -60,6 +52,20 @@ from runtime.structured.spec import (
     parse_output,
     parse_tool_calls,
 )
+
+# The matcher (llguidance's tokenizer side and NumPy bitmasks) loads on first use, so importing
+# ``runtime.structured.spec`` (as the JAX- and NumPy-free contract ``runtime.api`` does, to type
+# ``SamplingParams.structured``) stays pure Python.
+_MATCHER_NAMES = ("BatchFiller", "CompiledGrammar", "GrammarCompiler", "Matcher", "bitmask_words", "build_ll_tokenizer")
+
+
+def __getattr__(name: str):
+    if name in _MATCHER_NAMES:
+        from runtime.structured import matcher
+
+        return getattr(matcher, name)
+    raise AttributeError(f"module 'runtime.structured' has no attribute {name!r}")
+
 
 __all__ = [
     "TOOL_CALL_MARKER",

@@ -50,6 +50,8 @@ _SUBSCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
 _SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "contains", "propertyNames")
 
 Format = Literal["text", "json_object", "json_schema"]
+# The OpenAI request parts a spec is made of (``StructuredSpec.from_openai``'s keywords, the wire form's keys)
+PARTS = ("response_format", "tools", "tool_choice", "parallel_tool_calls")
 ToolMode = Literal["auto", "required", "function"]
 
 
@@ -120,6 +122,45 @@ class StructuredSpec:
             tools=functions if mode is not None else (),
             parallel_tool_calls=parallel_tool_calls,
         )
+
+    @classmethod
+    def from_json(cls, text: str) -> StructuredSpec | None:
+        """The spec of its wire form (``to_json``: a JSON object of the request parts named in ``PARTS``), or
+        ``None`` when they constrain nothing. Raises ``ValueError`` naming the field (``structured`` when the
+        text is not such an object)."""
+        try:
+            parts = json.loads(text)
+        except (TypeError, ValueError):
+            raise ValueError(f"structured: not JSON: {str(text)[:80]!r}") from None
+        if not isinstance(parts, dict) or not set(parts) <= set(PARTS):
+            raise ValueError(f"structured: a JSON object of {', '.join(PARTS)}")
+        return cls.from_openai(**parts)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The request parts this spec was made from, normalized: ``from_openai(**spec.to_openai()) == spec``
+        (schemas keep their key order; ``tool_choice`` is explicit)."""
+        parts: dict[str, Any] = {}
+        if self.format == "json_object":
+            parts["response_format"] = {"type": "json_object"}
+        elif self.format == "json_schema":
+            schema = {"name": self.schema_name, "schema": json.loads(self.schema or "{}"), "strict": self.strict}
+            parts["response_format"] = {"type": "json_schema", "json_schema": schema}
+        if self.tool_mode is not None:
+            parts["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "parameters": json.loads(t.parameters), "strict": t.strict},
+                }
+                for t in self.tools
+            ]
+            function = {"type": "function", "function": {"name": self.tools[0].name}}
+            parts["tool_choice"] = function if self.tool_mode == "function" else self.tool_mode
+        parts["parallel_tool_calls"] = self.parallel_tool_calls
+        return parts
+
+    def to_json(self) -> str:
+        """The wire form (``from_json`` reads it back): the runtime server's ``params.structured``."""
+        return json.dumps(self.to_openai(), ensure_ascii=False, separators=(",", ":"))
 
     # -- the grammar ------------------------------------------------------------------------
 

@@ -610,11 +610,11 @@ def _runtime_imports(tree: ast.AST):
     return [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in skip]
 
 
-def test_importing_the_core_and_the_contract_loads_neither_jax_nor_numpy():
+def test_importing_the_core_and_the_contract_loads_neither_jax_nor_numpy_nor_the_grammar_library():
     from tests.support.processes import modules_loaded_by
 
     core = (
         "runtime.api, runtime.core.block_pool, runtime.core.kv_cache_manager, runtime.core.kv_sizing, "
         "runtime.core.request, runtime.core.scheduler, runtime.core.stopping"
     )
-    assert modules_loaded_by(core, ("jax", "numpy")) == []
+    assert modules_loaded_by(core, ("jax", "numpy", "llguidance")) == []

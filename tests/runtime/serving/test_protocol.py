@@ -11,6 +11,7 @@ import pytest
 from runtime.api import RequestMetrics, RequestOutput, SamplingParams
 from runtime.serving import protocol
 from runtime.serving.errors import APIError
+from runtime.structured.spec import StructuredSpec
 from tests.support.processes import modules_loaded_by
 
 PARAMS = SamplingParams(
@@ -22,6 +23,11 @@ PARAMS = SamplingParams(
     seed=123,
     ignore_eos=True,
     stop=("\n\n", "END"),
+    structured=StructuredSpec.from_openai(
+        response_format={"type": "json_schema", "json_schema": {"name": "c", "schema": {"type": "object"}}},
+        tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+        tool_choice="required",
+    ),
 )
 
 
@@ -53,6 +59,10 @@ def test_prefill_body_carries_only_the_first_tokens_sampling():
         ({"prompt_ids": [1], "params": {"temprature": 1.0}}, "params"),
         ({"prompt_ids": [1], "params": {"top_p": 0}}, "params"),
         ({"prompt_ids": [1], "request_id": 5}, "request_id"),
+        ({"prompt_ids": [1], "params": {"structured": '{"response_format": {"type": "yaml"}}'}}, "response_format"),
+        ({"prompt_ids": [1], "params": {"structured": '{"tools": [{"type": "function"}]}'}}, "tools"),
+        ({"prompt_ids": [1], "params": {"structured": '{"colour": 1}'}}, "structured"),
+        ({"prompt_ids": [1], "params": {"structured": "not json"}}, "structured"),
     ],
 )
 def test_bad_bodies_are_400s_naming_the_field(body, param):

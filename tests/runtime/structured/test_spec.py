@@ -71,6 +71,35 @@ def test_schema_key_order_is_kept():
     assert list(json.loads(spec.schema)["properties"]) == ["z", "a"]
 
 
+@pytest.mark.parametrize(
+    "parts",
+    [
+        {"response_format": {"type": "json_object"}},
+        {"response_format": schema_format({"type": "object", "properties": {"z": {}, "a": {"type": "integer"}}})},
+        {"tools": [WEATHER, ADD]},
+        {"tools": [WEATHER, ADD], "tool_choice": "required", "parallel_tool_calls": False},
+        {"tools": [WEATHER, ADD], "tool_choice": {"type": "function", "function": {"name": "add"}}},
+        {"response_format": {"type": "json_object"}, "tools": [ADD], "tool_choice": "auto"},
+    ],
+    ids=["json_object", "json_schema", "auto", "required_single", "function", "auto_with_format"],
+)
+def test_the_wire_form_reads_back_the_same_spec(parts):
+    """``to_json``/``from_json`` carry a spec to a runtime server: the spec comes back equal, key order kept."""
+    spec = StructuredSpec.from_openai(**parts)
+    assert StructuredSpec.from_openai(**spec.to_openai()) == spec
+    back = StructuredSpec.from_json(json.loads(json.dumps(spec.to_json())))
+    assert back == spec and back.schema == spec.schema
+
+
+@pytest.mark.parametrize(
+    "text,field",
+    [("[1]", "structured"), ('{"colour": 1}', "structured"), ("{", "structured"), ('{"tools": 3}', "tools")],
+)
+def test_a_bad_wire_form_names_the_field(text, field):
+    with pytest.raises(ValueError, match=rf"^{field}: "):
+        StructuredSpec.from_json(text)
+
+
 def test_every_spec_builds_a_grammar():
     import llguidance as llg
 
