@@ -21,13 +21,14 @@ For one seed (``run_seed``):
    ``gateway.advise.replay.Replayer``): the service levels are calibrated (``calibrate``: one replay of
    the current configuration, its TTFT and TPOT at quantiles the seed draws, ``slo_quantiles``; the rule
    is written above ``QUANTILES``) unless ``--ttft-slo``/``--tpot-slo`` fix them; the advisor's diagnosis is
-   ``symptoms.report`` of the metrics' difference at those levels; the current configuration is replayed
-   twice (the held-out pair); then the tuner (``gateway.advise.tune.tune``) replays it ``tune.NOISE_RUNS``
-   times for its noise and ranks the candidate changes within ``--budget-s`` (counted from the first
-   candidate).
+   ``symptoms.report`` of the metrics' difference at those levels; then the tuner
+   (``gateway.advise.tune.tune``) replays the current configuration ``tune.NOISE_RUNS`` times, the
+   candidate changes within ``--budget-s`` (counted from the first candidate) and the current
+   configuration once more, and ranks them; one held-out replay of the current configuration runs just
+   before the tuner and one just after (the held-out pair).
 
 Per workload the report gives the levels, the top-ranked finding, the recommended change (or "no
-change"), goodput before -> after of the recommended change (before: the mean of the tuner's noise runs;
+change"), goodput before -> after of the recommended change (before: the mean of the tuner's current runs;
 after: the recommended candidate's replay; no change: after = before) beside TTFT and TPOT p50 and p99,
 whether goodput rose, and the issue's two checks (``judge``):
 
@@ -268,9 +269,9 @@ def tune_workload(
     ``slo`` (TTFT, TPOT seconds) fixes the levels; without it they are calibrated (``calibrate``): one
     replay of the current configuration, its TTFT and TPOT at ``quantiles``. ``diagnose``: the window's
     diagnosis, or a function of the levels that answers it (the report's: ``symptoms.report`` of the
-    recorded metrics). Then two replays of the current configuration that the tuner never sees (the
-    held-out pair: ``judge``'s noise check), then the tuner, whose own noise runs follow on the same
-    engine (``Replayer`` keeps it: built once, so the runs differ by the run alone). ``replayer`` (tests: a
+    recorded metrics). Then the tuner, bracketed by two replays of the current configuration that it never
+    sees (the held-out pair: ``judge``'s noise check), each next to one of its own current runs on the
+    same engine (``Replayer`` keeps the last one it built). ``replayer`` (tests: a
     fake with ``run(keys, tier_sets_model=, slo=)``) defaults to ``Replayer``."""
     from gateway.advise import tune
 
@@ -291,10 +292,14 @@ def tune_workload(
         runs.append({"change": change, **row})
         return row
 
-    held_out = [replay({}), replay({})]
-    bar = tune.progress_bar(tune.NOISE_RUNS + len(tune.candidates(diagnosis["findings"])))
+    # The held-out pair brackets the tuner: one run before its first, one after its last (its closing run
+    # of the current configuration, so the engine is still open), so the pair spans the time the noise was
+    # estimated over and not only one quiet or busy minute of a shared machine.
+    held_out = [replay({})]
+    bar = tune.progress_bar(tune.NOISE_RUNS + len(tune.candidates(diagnosis["findings"])) + 1)
     try:
         tuning = tune.tune(diagnosis["findings"], replay, budget_s=budget_s, progress=bar, slo=slo)
+        held_out.append(replay({}))
     finally:
         bar.close()
         if hasattr(replayer, "close"):
@@ -483,7 +488,7 @@ def markdown(result: dict) -> str:
         f"Seed {result['seed']}: engine `{json.dumps(engine)}`",
         "",
         "| workload | levels TTFT s / TPOT ms (quantiles) | top finding | recommended | goodput before -> after"
-        " | noise (flips; noise runs) | TTFT p50/p99 s before -> after | TPOT p50/p99 ms before -> after | rose"
+        " | noise (flips; current runs) | TTFT p50/p99 s before -> after | TPOT p50/p99 ms before -> after | rose"
         " | best replayed (tried) | rec. ok | held-out pair within noise |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]

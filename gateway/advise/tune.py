@@ -11,10 +11,12 @@ recommendation.
 
     candidates(findings)      each finding's proposal; its neighbours (max_num_seqs halved and doubled,
                               max_num_batched_tokens halved); the top two proposals combined
-    tune(findings, replay)    the current configuration replayed ``noise_runs`` times (3): their mean is
-                              the baseline, and ``noise_of`` bounds how far two runs of one configuration
-                              can differ; then each candidate, until ``budget_s`` has passed counting from
-                              the first candidate (the rest are listed as not replayed); ranked by goodput,
+    tune(findings, replay)    the current configuration replayed ``noise_runs`` times (3); then each
+                              candidate, until ``budget_s`` has passed counting from the first candidate
+                              (the rest are listed as not replayed); then the current configuration once
+                              more (the closing run, where a candidate was replayed): the mean of all its
+                              runs is the baseline, and ``noise_of`` them bounds how far two runs of one
+                              configuration can differ, drift over the search included; ranked by goodput,
                               goodputs within the noise of each other by the worse p99 (as a share of its
                               service level) and then by cost (``rank``); the best is recommended only if
                               it beats the baseline by more than the noise, else "no change helps"
@@ -86,13 +88,13 @@ class Row:
 
 @dataclass(frozen=True)
 class Tuning:
-    baseline: float  # the current configuration's goodput, the mean of its noise runs
+    baseline: float  # the current configuration's goodput, the mean of its runs (the closing one included)
     noise: float  # how far two replays of one configuration can differ in goodput (``noise_of``)
     rows: list[Row]  # the current configuration's first run and every replayed candidate, ranked
     recommended: Row | None  # None: no change helps
     not_replayed: list[Candidate] = field(default_factory=list)  # the budget ran out before them
     elapsed_s: float = 0.0  # the whole tuning, the noise runs included
-    current_runs: list[float] = field(default_factory=list)  # the noise runs' goodputs
+    current_runs: list[float] = field(default_factory=list)  # the noise runs' goodputs, the closing run last
     flips: int = 0  # requests seen on both sides of the service levels across the noise runs
     search_s: float = 0.0  # the candidates' part of elapsed_s: what ``budget_s`` bounds
 
@@ -200,9 +202,11 @@ def tune(
     slo: tuple[float, float] = (TTFT_SLO, TPOT_SLO),
 ) -> Tuning:
     """Replay the current configuration ``noise_runs`` times (at least 2; always, budget or not: without
-    them nothing can be judged) and then each candidate, starting none after ``budget_s`` seconds of the
+    them nothing can be judged), then each candidate, starting none after ``budget_s`` seconds of the
     candidates' search (the clock starts after the noise runs: they are the judge's cost, not the
-    candidates', and a slow machine's longer noise runs would otherwise leave fewer candidates tried).
+    candidates', and a slow machine's longer noise runs would otherwise leave fewer candidates tried),
+    then, where a candidate was replayed, the current configuration once more (the closing run, outside
+    the budget too); the noise and the baseline are taken over all the current configuration's runs.
     ``replay(change)`` answers a replay row (``gateway.advise.replay.replay``'s keys: goodput, ttft_s,
     tpot_s, output_tokens_per_s, cost_usd, requests, within). ``slo``: the service levels the replay judges
     by (TTFT, TPOT seconds), for the latency tie-break. ``progress``: something with ``update(n)`` (a tqdm
@@ -211,22 +215,35 @@ def tune(
     todo = candidates(findings)
     current = Candidate({}, "current")
     runs = []
-    for _ in range(max(2, noise_runs)):
+
+    def run_current() -> None:
         runs.append(replay({}))
         if progress is not None:
             progress.update(1)
-    baseline = statistics.fmean(r["goodput"] for r in runs)
-    noise, flips = noise_of(runs)
-    rows = [Row.of(current, runs[0], baseline)]
+
+    for _ in range(max(2, noise_runs)):
+        run_current()
+    tried: list[tuple[Candidate, dict]] = []
     left: list[Candidate] = []
     search = clock()
     for i, c in enumerate(todo):
         if clock() - search >= budget_s:
             left = todo[i:]
             break
-        rows.append(Row.of(c, replay(c.change), baseline))
+        tried.append((c, replay(c.change)))
         if progress is not None:
             progress.update(1)
+    search_s = clock() - search
+    # The closing run: the current configuration once more after the candidates, counted in the noise and
+    # the baseline. The machine's speed can drift while the candidates replay (another job starts on a
+    # shared CPU; on seed 972663 the current configuration's replays went from 31 s to 50-56 s of wall
+    # time within minutes), and a candidate's gain must beat that drift too, not only the noise of runs
+    # made back to back before it.
+    if tried:
+        run_current()
+    baseline = statistics.fmean(r["goodput"] for r in runs)
+    noise, flips = noise_of(runs)
+    rows = [Row.of(current, runs[0], baseline)] + [Row.of(c, r, baseline) for c, r in tried]
     ranked = rank(rows, noise, baseline, slo)
     best = next((r for r in ranked if r.candidate.source != "current"), None)
     recommended = best if best is not None and best.goodput - baseline > noise else None
@@ -239,7 +256,7 @@ def tune(
         round(clock() - start, 3),
         [r["goodput"] for r in runs],
         flips,
-        round(clock() - search, 3),
+        round(search_s, 3),
     )
 
 
@@ -371,7 +388,7 @@ def main(args, diagnosis: dict) -> int:
     def replay(change: dict) -> dict:
         return replayer.run({**base, **change}, tier_sets_model="model" not in change)
 
-    bar = progress_bar(NOISE_RUNS + len(todo))
+    bar = progress_bar(NOISE_RUNS + len(todo) + 1)
     try:
         slo = (args.ttft_slo, args.tpot_slo)
         result = tune(diagnosis["findings"], replay, budget_s=args.budget_s, progress=bar, slo=slo)

@@ -34,9 +34,9 @@ REQUESTS = 20  # one request is 0.05 of goodput: the smallest difference a repla
 
 class FakeReplay:
     """Goodput and cost (and optionally TTFT p99) by candidate name; the current configuration answers
-    ``current`` in turn (its noise runs). Each call advances a clock by ``step_s``."""
+    ``current`` in turn (its noise runs, then the closing run). Each call advances a clock by ``step_s``."""
 
-    def __init__(self, goodput: dict, current=(0.5, 0.5, 0.5), step_s: float = 10.0):
+    def __init__(self, goodput: dict, current=(0.5,) * 4, step_s: float = 10.0):
         self.goodput, self.current, self.step_s = goodput, list(current), step_s
         self.now, self.calls = 0.0, []
 
@@ -95,8 +95,8 @@ GOODPUT = {  # name -> (goodput, cost)
 def test_ranked_by_goodput_then_cost_and_the_best_recommended():
     fake, bar = FakeReplay(GOODPUT), Counter()
     t = tune(FINDINGS, fake, budget_s=1e9, clock=lambda: fake.now, progress=bar)
-    assert fake.calls[:NOISE_RUNS] == ["current"] * NOISE_RUNS and len(fake.calls) == NOISE_RUNS + 5
-    assert bar.n == NOISE_RUNS + 5
+    assert fake.calls[:NOISE_RUNS] == ["current"] * NOISE_RUNS and len(fake.calls) == NOISE_RUNS + 6
+    assert fake.calls[-1] == "current" and bar.n == NOISE_RUNS + 6  # the closing run after the candidates
     assert [r.candidate.name for r in t.rows] == [
         "max_num_seqs=8, kv_dtype=int8",  # 0.90
         "max_num_seqs=16",  # 0.80 at cost 1
@@ -106,25 +106,25 @@ def test_ranked_by_goodput_then_cost_and_the_best_recommended():
         "max_num_seqs=4",  # 0.40
     ]
     # the current runs all agree: no request changed sides, the noise is the one unseen flip, one request
-    assert t.baseline == 0.5 and t.noise == 0.05 and t.flips == 0 and t.current_runs == [0.5] * NOISE_RUNS
+    assert t.baseline == 0.5 and t.noise == 0.05 and t.flips == 0 and t.current_runs == [0.5] * (NOISE_RUNS + 1)
     assert t.recommended is t.rows[0] and t.rows[0].vs_current == 0.4 and t.rows[-1].vs_current == -0.1
-    assert t.not_replayed == [] and t.elapsed_s == 10.0 * (NOISE_RUNS + 5) and t.search_s == 50.0
+    assert t.not_replayed == [] and t.elapsed_s == 10.0 * (NOISE_RUNS + 6) and t.search_s == 50.0
     text = table(t)
     assert text.splitlines()[1].startswith("*max_num_seqs=8, kv_dtype=int8") and "+0.400" in text
     assert text.splitlines()[-1] == "recommended: max_num_seqs=8, kv_dtype=int8 (goodput 0.500 -> 0.900, noise 0.050)"
 
 
 def test_a_gain_within_the_replays_own_noise_is_not_advice():
-    """The current configuration replays at 0.50, 0.70 and 0.60: baseline 0.60; the spread is at least 4
+    """The current configuration replays at 0.50, 0.70, 0.60 and (closing) 0.60: baseline 0.60; the spread is at least 4
     requests changing sides, plus one unseen: noise 0.25. The best candidate's 0.75 beats the baseline by
     0.15, within the noise: no change helps. At 0.90 it helps."""
     close = {name: (0.75 if name == "max_num_seqs=8" else 0.3, 1.0) for name in GOODPUT}
-    fake = FakeReplay(close, current=(0.5, 0.7, 0.6))
+    fake = FakeReplay(close, current=(0.5, 0.7, 0.6, 0.6))
     t = tune(FINDINGS, fake, clock=lambda: fake.now)
     assert (t.baseline, t.noise, t.flips) == (0.6, 0.25, 4) and t.rows[0].candidate.name == "max_num_seqs=8"
     assert t.recommended is None and t.verdict.startswith("no change helps")
     assert fragment(t, "smollm2-135m") is None  # nothing to write
-    far = FakeReplay({**close, "max_num_seqs=8": (0.9, 1.0)}, current=(0.5, 0.7, 0.6))
+    far = FakeReplay({**close, "max_num_seqs=8": (0.9, 1.0)}, current=(0.5, 0.7, 0.6, 0.6))
     assert tune(FINDINGS, far, clock=lambda: far.now).recommended.candidate.name == "max_num_seqs=8"
 
 
@@ -140,6 +140,17 @@ def test_the_noise_counts_the_requests_that_changed_sides_not_only_the_goodputs(
     assert noise_of(runs[:1] * 3) == (0.25, 0)  # identical runs: one request's share
     # without per-request sides: the fewest flips that explain the spread (0.25 to 0.75 of 4: 2)
     assert noise_of([{"goodput": 0.25, "requests": 4}, {"goodput": 0.75, "requests": 4}]) == (0.75, 2)
+
+
+def test_drift_over_the_search_widens_the_noise():
+    """Three current runs at 0.50 back to back, a candidate at 0.80, then the closing current run at 0.80:
+    the machine got faster while the candidates replayed. Counted over all four runs the noise is 6 flips
+    + 1 = 0.35 and the baseline 0.575, so the candidate's 0.80 is no advice; from the first three alone
+    (noise 0.05) it would have been."""
+    fake = FakeReplay({name: (0.8 if name == "max_num_seqs=8" else 0.2, 1.0) for name in GOODPUT}, (0.5,) * 3 + (0.8,))
+    t = tune(FINDINGS, fake, clock=lambda: fake.now)
+    assert t.current_runs == [0.5, 0.5, 0.5, 0.8] and (t.baseline, t.noise, t.flips) == (0.575, 0.35, 6)
+    assert t.recommended is None
 
 
 def test_goodputs_within_the_noise_are_ranked_by_p99_then_cost():
@@ -160,8 +171,8 @@ def test_goodputs_within_the_noise_are_ranked_by_p99_then_cost():
     assert t.recommended.candidate.name == "max_num_seqs=16"
     # a faster candidate within the noise of the best that does not itself beat the current one is not advice
     near = {**goodput, "max_num_seqs=16": (0.56, 0.1, 0.1), "kv_dtype=int8": (0.2, 1.0)}
-    near = FakeReplay(near, current=(0.5, 0.55, 0.55))
-    t = tune(FINDINGS, near, clock=lambda: near.now, slo=(1.0, 0.1))  # baseline 0.533, noise 0.10
+    near = FakeReplay(near, current=(0.5, 0.55, 0.55, 0.55))
+    t = tune(FINDINGS, near, clock=lambda: near.now, slo=(1.0, 0.1))  # baseline 0.54, noise 0.10
     assert t.noise == 0.1 and t.recommended.candidate.name == "max_num_seqs=8"
 
 
@@ -183,7 +194,8 @@ def test_the_budget_counts_the_candidates_search_and_lists_what_was_not_replayed
     fake = FakeReplay(GOODPUT)
     t = tune(FINDINGS, fake, budget_s=35.0, clock=lambda: fake.now)
     assert fake.calls == ["current"] * NOISE_RUNS + ["max_num_seqs=8", "kv_dtype=int8", "max_num_seqs=4"] + [
-        "max_num_seqs=16"
+        "max_num_seqs=16",
+        "current",
     ]
     assert [c.name for c in t.not_replayed] == ["max_num_seqs=8, kv_dtype=int8"]
     assert t.recommended.candidate.name == "max_num_seqs=16"  # the best of what was replayed, cheaper than 8
@@ -191,7 +203,8 @@ def test_the_budget_counts_the_candidates_search_and_lists_what_was_not_replayed
     # a slow machine's noise runs (40 s each, more than the budget together) leave the candidates' search whole
     slow = FakeReplay(GOODPUT, step_s=40.0)
     t = tune(FINDINGS, slow, budget_s=60.0, clock=lambda: slow.now)
-    assert slow.calls == ["current"] * NOISE_RUNS + ["max_num_seqs=8", "kv_dtype=int8"] and len(t.not_replayed) == 3
+    assert slow.calls == ["current"] * NOISE_RUNS + ["max_num_seqs=8", "kv_dtype=int8", "current"]
+    assert len(t.not_replayed) == 3
     # no budget at all: nothing was tried, and it does not say "no change helps"
     t = tune(FINDINGS, FakeReplay(GOODPUT), budget_s=0.0, clock=lambda: 0.0)
     assert t.recommended is None and len(t.not_replayed) == 5
@@ -244,7 +257,7 @@ def test_the_command_line_prints_the_table_and_writes_the_change(tmp_path, monke
     assert main(argv + ["--model", "smollm2-135m"]) == 0
     text = capsys.readouterr().out
     assert "*max_num_seqs=8" in text and "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800" in text
-    assert [k["max_num_seqs"] for k in seen] == [2] * NOISE_RUNS + [8, 4, 16] and all(
+    assert [k["max_num_seqs"] for k in seen] == [2] * NOISE_RUNS + [8, 4, 16, 2] and all(
         k["model"] == "smollm2-135m" for k in seen
     )
     assert yaml.safe_load(out.read_text()) == {"models": [{"name": "smollm2-135m", "engine": {"max_num_seqs": 8}}]}

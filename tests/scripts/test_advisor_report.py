@@ -112,7 +112,8 @@ def row(goodput: float, ttft: float = 0.5, tpot: float = 0.05, requests: int = 2
 
 class FakeReplayer:
     """Goodput by ``max_num_seqs``; any other value (the base's, or none) is the current configuration,
-    whose runs answer ``current`` in turn (the held-out pair, then the tuner's noise runs)."""
+    whose runs answer ``current`` in turn (the first held-out run, the tuner's noise runs and, after the
+    candidates, its closing run, then the second held-out run)."""
 
     def __init__(self, by_seqs: dict, current: list[float]):
         self.by_seqs, self.current, self.keys = by_seqs, list(current), []
@@ -130,23 +131,23 @@ DIAGNOSIS = {"findings": [{"symptom": "ttft", "cause": "queueing", "key": "k", "
 
 
 def test_a_candidate_beyond_the_noise_is_recommended_and_its_goodput_is_the_after():
-    # held-out 0.50, 0.55; noise runs 0.50, 0.55, 0.50 (1 request apart: noise 2/20 = 0.10, baseline 0.5167);
-    # max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60 and 16 -> 0.75
-    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.5, 0.55, 0.5])
+    # held-out 0.50 before the tuner and 0.55 after; its current runs 0.55, 0.50, 0.55 and (closing) 0.50: 1
+    # request apart, noise 2/20 = 0.10, baseline 0.525; max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60, 16 -> 0.75
+    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.5, 0.55, 0.5, 0.55])
     out = report.tune_workload([], DIAGNOSIS, {"model": "m", "max_num_seqs": 2}, budget_s=100, slo=SLO, replayer=fake)
     assert out["recommended"] == {"max_num_seqs": 8} and out["recommended_is"] == "best"
-    assert out["goodput_before"] == pytest.approx(0.516667) and out["goodput_after"] == 0.8 and out["noise"] == 0.1
+    assert out["goodput_before"] == pytest.approx(0.525) and out["goodput_after"] == 0.8 and out["noise"] == 0.1
     assert out["goodput_rose"] and out["some_candidate_helps"] and out["recommendation_ok"]
     assert out["latency_before"]["ttft_p50_s"] == 0.5 and out["latency_after"]["ttft_p50_s"] == 0.1
-    assert out["held_out"] == [0.5, 0.55] and out["current_runs"] == [0.5, 0.55, 0.5] and out["noise_ok"]
-    assert [k.get("max_num_seqs") for k in fake.keys] == [2] * 5 + [8, 4, 16]  # the base's own value for current
+    assert out["held_out"] == [0.5, 0.55] and out["current_runs"] == [0.55, 0.5, 0.55, 0.5] and out["noise_ok"]
+    assert [k.get("max_num_seqs") for k in fake.keys] == [2] * 4 + [8, 4, 16] + [2] * 2  # the base's own for current
     assert out["top_finding"] == {"symptom": "ttft", "cause": "queueing", "key": "k"}
 
 
 def test_no_candidate_beyond_the_noise_is_no_change_and_a_held_out_pair_outside_it_is_reported():
-    # held-out 0.75 and 0.50; noise runs 0.50, 0.60, 0.55 (2 requests apart: noise 0.15, baseline 0.55); the
-    # best candidate 0.60 is within it; the held-out pair differs by 0.25, outside it
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.75, 0.5, 0.5, 0.6, 0.55])
+    # held-out 0.75 and 0.50; current runs 0.50, 0.60, 0.55, 0.55 (2 requests apart: noise 0.15, baseline
+    # 0.55); the best candidate 0.60 is within it; the held-out pair differs by 0.25, outside it
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.75, 0.5, 0.6, 0.55, 0.55, 0.5])
     out = report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, slo=SLO, replayer=fake)
     assert out["recommended"] is None and not out["some_candidate_helps"] and out["recommendation_ok"]
     assert out["goodput_after"] == out["goodput_before"] == pytest.approx(0.55) and not out["goodput_rose"]
@@ -181,17 +182,17 @@ def test_judge_fails_a_recommendation_that_breaks_the_rule():
 
 
 def test_the_markdown_table_says_where_goodput_did_not_rise(tmp_path):
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.9, 0.5, 0.5, 0.5, 0.6, 0.55])  # the calibration run first
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.9, 0.5, 0.5, 0.6, 0.55, 0.55, 0.5])  # calibration first
     body = {"workload": "s1-w0", "kind": "burst"}
     body |= report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, replayer=fake, quantiles=(0.6, 0.7))
     result = {"seed": 1, "engine": {"max_num_seqs": 2}, "rows": [body]}
     text = report.markdown(result)
     # levels from the calibration run (the fake's first current run): TTFT 0.6 .. 0.7 of its 0.1 .. 1.0 s
     assert "| s1-w0 (burst) | 0.7 / 80 (q 0.60, 0.70) | [ttft] queueing | no change | 0.55 -> 0.55 |" in text
-    assert "| 0.15 (2; 0.50, 0.60, 0.55) |" in text
+    assert "| 0.15 (2; 0.50, 0.60, 0.55, 0.55) |" in text
     assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes | yes (0.50, 0.50) |" in text
     # a budget of nothing: nothing was tried, and the check says so instead of "yes"
-    cut = FakeReplayer({}, [0.5] * 5)
+    cut = FakeReplayer({}, [0.5] * 9)
     body2 = {**body, "workload": "s1-w1"} | report.tune_workload(
         [], DIAGNOSIS, {"model": "m"}, budget_s=1e-9, slo=SLO, replayer=cut
     )
