@@ -17,8 +17,9 @@ Figures quoted in docs/DECODE.md.
 
 ``--compare-fusion N`` instead: three engines in one process, built with the layers' matrices as loaded
 (``unfused``: q, k, v, gate, up apart), stacked (``stacked``: ``runtime.quant.weights.fuse_linears``, the
-one-call kernels that need them declined) and as served (``fused``: stacked, the MLP block and the attention
-norm with q/k/v one call each), then N rounds
+one-call kernels that need them declined) and as served (``fused``: stacked, the attention norm with q/k/v,
+RoPE with the KV write and attention (``--attention-backend cpu``), and the attention output's residual add
+with the MLP block one call each), then N rounds
 that each time one generation of ``--tokens`` tokens on each engine in turn (so load on a shared machine
 falls on all three alike): per engine the median decode tok/s and its rounds, and XLA ops per step.
 """
@@ -149,16 +150,19 @@ def compare_fusion(args) -> int:
     from runtime.engine import builder
     from runtime.engine.offline import Generator
     from runtime.quant import cpu as quant_cpu
+    from runtime.worker import cpu_attention
     from runtime.worker.model_runner import enable_compilation_cache
 
     enable_compilation_cache()
     fuse, gated_mlp, norm_matmul = builder.fuse_linears, quant_cpu.gated_mlp, quant_cpu.norm_matmul
+    rope_write = cpu_attention.rope_write_attention_cpu
     variants = {"unfused": (False, False), "stacked": (True, False), "fused": (True, True)}
     gens = {}
     for name, (stack, one_call) in variants.items():  # the switches act while the engine loads and compiles
         builder.fuse_linears = fuse if stack else (lambda params: params)
         quant_cpu.gated_mlp = gated_mlp if one_call else (lambda *a, **k: None)
         quant_cpu.norm_matmul = norm_matmul if one_call else (lambda *a, **k: None)
+        cpu_attention.rope_write_attention_cpu = rope_write if one_call else (lambda *a, **k: None)
         gens[name] = Generator(
             "smollm2-135m",
             weight_quant=args.weight_quant,
@@ -168,6 +172,7 @@ def compare_fusion(args) -> int:
         ids = gens[name].encode_prompt("Write a short story about a lighthouse keeper.", chat=True)
         gens[name].generate(ids, SamplingParams(max_tokens=args.tokens, ignore_eos=True))  # compiles every bucket
     builder.fuse_linears, quant_cpu.gated_mlp, quant_cpu.norm_matmul = fuse, gated_mlp, norm_matmul
+    cpu_attention.rope_write_attention_cpu = rope_write
     sp = SamplingParams(max_tokens=args.tokens, ignore_eos=True, temperature=0.0)
     rates = {name: [] for name in gens}
     tokens = {}

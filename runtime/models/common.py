@@ -24,9 +24,11 @@ Parameter layout (``[in, out]`` kernels, as ``flax.linen.Dense``):
 Linear layers that read the same x may instead be one kernel, their outputs side by side
 (``linears``; ``runtime.quant.weights.fuse_linears`` builds them on the host for the CPU kernels):
     layers_i/attn/qkv/kernel [D, (H + 2 KVH) * Dh] for q, k, v; layers_i/mlp/gate_up/kernel [D, 2F].
-With a stacked gate/up whose matrix offers ``gated_mlp`` (the CPU kernels), a layer's whole MLP block, norm
-to residual add, is one call (``fused_mlp_block``); the modules below remain its definition and run wherever
-that call declines (prefill chunks, other platforms, ``init``).
+With a stacked gate/up whose matrix offers ``gated_mlp`` (the CPU kernels), a layer's whole MLP block, the
+attention block's residual add through norm to its own residual add, is one call (``fused_mlp_block``); with
+a stacked q/k/v and an attention function that offers ``rope_write_attend`` (the ``cpu`` backend), RoPE, the
+KV write and attention are one call (``fused_rope_write_attend``). The modules below remain the definition
+and run wherever a call declines (prefill chunks, other platforms, other cache formats, ``init``).
 """
 
 from __future__ import annotations
@@ -90,27 +92,37 @@ def linears(module: nn.Module, x: jax.Array, parts: dict[str, int], fused: str) 
     return [Linear(features, name=name)(x) for name, features in parts.items()]
 
 
-def fused_norm_qkv(module: nn.Module, x: jax.Array, c: ModelConfig) -> list[jax.Array] | None:
-    """``[q, k, v]`` of ``Attention`` from the layer's input x: ``attn_norm`` then the stacked q/k/v matmul as one
-    call when that matrix offers one (its ``norm_matvec`` method: the CPU kernels, ``runtime.quant.weights``),
-    else None and the layer runs ``RMSNorm`` and ``Attention``'s ``linears``. Reads ``attn_norm`` and
-    ``attn/qkv`` as those modules would; there are none at ``init``."""
+def fused_norm_qkv(module: nn.Module, x: jax.Array, c: ModelConfig) -> jax.Array | None:
+    """``Attention``'s q, k and v side by side, [T, (H + 2 KVH) * Dh], from the layer's input x: ``attn_norm`` then
+    the stacked q/k/v matmul as one call when that matrix offers one (its ``norm_matvec`` method: the CPU kernels,
+    ``runtime.quant.weights``), else None and the layer runs ``RMSNorm`` and ``Attention``'s matmuls. Reads
+    ``attn_norm`` and ``attn/qkv`` as those modules would; there are none at ``init``."""
     params = module.variables.get("params", {})
     qkv = params.get("attn", {}).get("qkv", {}).get("kernel")
     if not hasattr(qkv, "norm_matvec"):
         return None
-    y = qkv.norm_matvec(x, params["attn_norm"]["scale"], eps=c.rms_norm_eps)
-    if y is None:
+    return qkv.norm_matvec(x, params["attn_norm"]["scale"], eps=c.rms_norm_eps)
+
+
+def fused_rope_write_attend(
+    attend: Callable, qkv: jax.Array | None, cos, sin, kv, md: AttentionMetadata, c: ModelConfig, spec: LayerSpec
+):
+    """``Attention``'s RoPE, ``write_kv`` and ``attend`` as one call when the attention function offers one (its
+    ``rope_write_attend`` attribute: the ``cpu`` backend, ``runtime.worker.attention``) and takes this call:
+    (out [T, H, Dh], (k_pages, v_pages)); else None and ``Attention`` runs the three. Needs q, k and v side by
+    side (``qkv`` [T, (H + 2 KVH) * Dh], a stacked projection) and no q/k norm (Gemma's sits before RoPE)."""
+    fused = getattr(attend, "rope_write_attend", None)
+    if fused is None or qkv is None or spec.qk_norm:
         return None
-    q_features, kv_features = c.num_heads * c.head_dim, c.num_kv_heads * c.head_dim
-    return jnp.split(y, [q_features, q_features + kv_features], axis=-1)
+    return fused(qkv, cos, sin, kv[0], kv[1], md, num_heads=c.num_heads)
 
 
-def fused_mlp_block(module: nn.Module, x: jax.Array, spec: LayerSpec, eps: float) -> jax.Array | None:
+def fused_mlp_block(module: nn.Module, x: jax.Array, spec: LayerSpec, eps: float, residual=None) -> jax.Array | None:
     """``DecoderLayer``'s MLP block, ``x + [post_ffn_norm](down(act(gate(h)) * up(h)))`` with ``h = ffn_norm(x)``,
-    as one call when the layer's stacked gate/up kernel offers one (its ``gated_mlp`` method: the CPU kernels,
-    ``runtime.quant.weights``), else None and the layer runs the modules below. Reads the parameters the
-    modules would (``ffn_norm``, ``mlp/gate_up``, ``mlp/down``, ``post_ffn_norm``); there are none at ``init``."""
+    x being ``x + residual`` where the attention block's output is given as ``residual``, as one call when the
+    layer's stacked gate/up kernel offers one (its ``gated_mlp`` method: the CPU kernels, ``runtime.quant.weights``),
+    else None and the layer runs the modules below. Reads the parameters the modules would (``ffn_norm``,
+    ``mlp/gate_up``, ``mlp/down``, ``post_ffn_norm``); there are none at ``init``."""
     params = module.variables.get("params", {})
     mlp = params.get("mlp", {})
     gate_up = mlp.get("gate_up", {}).get("kernel")
@@ -118,7 +130,13 @@ def fused_mlp_block(module: nn.Module, x: jax.Array, spec: LayerSpec, eps: float
         return None
     post = params["post_ffn_norm"]["scale"] if spec.sandwich_norm else None
     return gate_up.gated_mlp(
-        mlp["down"]["kernel"], x, params["ffn_norm"]["scale"], post, activation=spec.activation_kernel, eps=eps
+        mlp["down"]["kernel"],
+        x,
+        params["ffn_norm"]["scale"],
+        post,
+        activation=spec.activation_kernel,
+        eps=eps,
+        residual=residual,
     )
 
 
@@ -195,21 +213,30 @@ class Attention(nn.Module):
 
     @nn.compact
     def __call__(self, x, cos, sin, kv, md: AttentionMetadata, qkv=None):
-        """x [T, D] normed, or ``qkv`` = [q, k, v] already projected from it (``fused_norm_qkv``)."""
+        """x [T, D] normed, or ``qkv`` [T, (H + 2 KVH) * Dh] already projected from it (``fused_norm_qkv``)."""
         c = self.config
         kv_features = c.num_kv_heads * c.head_dim
-        if qkv is None:
-            qkv = linears(self, x, {"q": c.num_heads * c.head_dim, "k": kv_features, "v": kv_features}, "qkv")
-        q, k, v = qkv
-        T = q.shape[0]
-        q = q.reshape(T, c.num_heads, c.head_dim)  # (T, H, Dh)
-        k, v = k.reshape(T, c.num_kv_heads, c.head_dim), v.reshape(T, c.num_kv_heads, c.head_dim)  # (T, KVH, Dh)
-        if self.spec.qk_norm:
-            q = RMSNorm(c.rms_norm_eps, name="q_norm")(q)  # per head, over Dh
-            k = RMSNorm(c.rms_norm_eps, name="k_norm")(k)
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-        k_pages, v_pages = write_kv(kv[0], kv[1], k, v, md.slot_mapping)
-        out = self.attend(q, k_pages, v_pages, md)  # (T, H, Dh)
+        parts = {"q": c.num_heads * c.head_dim, "k": kv_features, "v": kv_features}
+        if qkv is None and self.has_variable("params", "qkv"):
+            qkv = Linear(sum(parts.values()), name="qkv")(x)  # the stacked q/k/v: outputs side by side
+        fused = fused_rope_write_attend(self.attend, qkv, cos, sin, kv, md, c, self.spec)
+        if fused is not None:
+            out, (k_pages, v_pages) = fused
+        else:
+            if qkv is not None:
+                q, k, v = jnp.split(qkv, np.cumsum(list(parts.values()))[:-1].tolist(), axis=-1)
+            else:
+                q, k, v = linears(self, x, parts, "qkv")
+            T = q.shape[0]
+            q = q.reshape(T, c.num_heads, c.head_dim)  # (T, H, Dh)
+            k, v = k.reshape(T, c.num_kv_heads, c.head_dim), v.reshape(T, c.num_kv_heads, c.head_dim)  # (T, KVH, Dh)
+            if self.spec.qk_norm:
+                q = RMSNorm(c.rms_norm_eps, name="q_norm")(q)  # per head, over Dh
+                k = RMSNorm(c.rms_norm_eps, name="k_norm")(k)
+            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+            k_pages, v_pages = write_kv(kv[0], kv[1], k, v, md.slot_mapping)
+            out = self.attend(q, k_pages, v_pages, md)  # (T, H, Dh)
+        T = out.shape[0]
         out = Linear(c.hidden_size, name="o")(out.reshape(T, c.num_heads * c.head_dim))
         return out, (k_pages, v_pages)
 
@@ -227,8 +254,9 @@ class GatedMLP(nn.Module):
 
 class DecoderLayer(nn.Module):
     """Pre-norm attention and MLP, each added to the residual stream (normed again with sandwich norms); the
-    attention norm with q/k/v, and the MLP block, as one kernel call each where the weights offer one
-    (``fused_norm_qkv``, ``fused_mlp_block``)."""
+    attention norm with q/k/v, RoPE with the KV write and attention, and the attention output's residual add
+    with the MLP block, as one kernel call each where the weights and the attention function offer one
+    (``fused_norm_qkv``, ``fused_rope_write_attend``, ``fused_mlp_block``)."""
 
     config: ModelConfig
     spec: LayerSpec
@@ -242,10 +270,10 @@ class DecoderLayer(nn.Module):
         h, kv = Attention(c, spec, self.attend, name="attn")(normed, cos, sin, kv, md, qkv=qkv)
         if spec.sandwich_norm:
             h = RMSNorm(eps, name="post_attn_norm")(h)
-        x = x + h
-        fused = fused_mlp_block(self, x, spec, eps)
+        fused = fused_mlp_block(self, x, spec, eps, residual=h)  # the residual add too
         if fused is not None:
             return fused, kv
+        x = x + h
         h = GatedMLP(c, spec.activation, name="mlp")(RMSNorm(eps, name="ffn_norm")(x))
         if spec.sandwich_norm:
             h = RMSNorm(eps, name="post_ffn_norm")(h)

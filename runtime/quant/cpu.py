@@ -39,6 +39,10 @@ from pallas_kernels.quant_matmul.gguf_blocks import dequantize_blocks, gguf_matm
 log = logging.getLogger("runtime.quant")
 
 SOURCE = Path(__file__).parent / "quant_matmul.cc"
+# The headers every NativeKernels source may include (``#include "kernel_isa.h"``: the ISA macros), from this
+# directory on the include path; their bytes are part of the build's cache key.
+INCLUDE_DIR = Path(__file__).parent
+HEADERS = (INCLUDE_DIR / "kernel_isa.h",)
 FLAGS = ("-O3", "-std=c++17", "-shared", "-fPIC", "-fopenmp-simd")  # omp simd: the portable loops' reductions
 # The kernel's instruction set (JAXSERVE_KERNEL_ISA): "native" (the default) compiles for this CPU,
 # which picks the AVX-512 path where the CPU has AVX-512 BW/VL, else AVX2 + FMA + F16C, else portable
@@ -95,11 +99,12 @@ class NativeKernels:
     """A C++ source of XLA FFI handlers, built on first use, loaded and registered with XLA:CPU once per process.
 
     Shared by this module's matmuls and ``runtime.worker.cpu_attention``: ``build`` compiles ``source`` with
-    ``$CXX`` (``FLAGS`` + ``ISA_FLAGS[isa]``) into ``cache_dir()`` under a hash of source, compiler, flags,
-    JAX version and CPU flags (each process builds to a private temporary name and ``os.replace``s it into
-    place); ``available`` builds, loads and registers ``targets`` (``(ffi name, C symbol)`` pairs) once,
-    reads the ISA the library compiled from ``isa_symbol`` and calls ``on_load(lib)``, or logs one warning
-    (``what``: cannot build ...; ``fallback``) on ``log`` and returns False from then on.
+    ``$CXX`` (``FLAGS`` + ``ISA_FLAGS[isa]``, ``INCLUDE_DIR`` on the include path) into ``cache_dir()`` under a
+    hash of source, ``HEADERS``, compiler, flags, JAX version and CPU flags (each process builds to a private
+    temporary name and ``os.replace``s it into place); ``available`` builds, loads and registers ``targets``
+    (``(ffi name, C symbol)`` pairs) once, reads the ISA the library compiled from ``isa_symbol`` and calls
+    ``on_load(lib)``, or logs one warning (``what``: cannot build ...; ``fallback``) on ``log`` and returns
+    False from then on.
 
     ``state``: ``available`` (None until first tried), ``registered`` (XLA keeps a handler for the process's
     lifetime, so it is registered once even if a test forces another build), ``isa`` ("avx512", "avx2",
@@ -131,6 +136,7 @@ class NativeKernels:
             b"\0".join(
                 [
                     self.source.read_bytes(),
+                    *(h.read_bytes() for h in HEADERS),
                     cxx.encode(),
                     " ".join(flags).encode(),
                     jax.__version__.encode(),
@@ -143,7 +149,7 @@ class NativeKernels:
             return target
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        cmd = [cxx, *flags, "-isystem", jax.ffi.include_dir(), str(self.source), "-o", str(tmp)]
+        cmd = [cxx, *flags, "-I", str(INCLUDE_DIR), "-isystem", jax.ffi.include_dir(), str(self.source), "-o", str(tmp)]
         try:
             subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=600)
             os.replace(tmp, target)
@@ -348,15 +354,18 @@ def fused_calls_keep_the_numbers(*matrices) -> bool:
     return all(op is not None and op[0] == 3 for op in operands)
 
 
-def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float) -> jax.Array | None:
+def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float, residual=None) -> jax.Array | None:
     """``x + post(down(act(gate(h)) * up(h)))``, ``h = rms_norm(x) * norm``, as one kernel call (``JaxserveGatedMlp``):
-    x [M, D] float32 the residual stream; ``gate_up`` [2F, D] gate's rows then up's (``weights.fuse_linears``),
-    ``down`` [D, F], each a QuantizedMatrix, GGUFMatrix or DenseMatrix; ``post_norm`` [D] the sandwich norm's
+    x [M, D] float32 the residual stream, or with ``residual`` [M, D] float32 (the attention block's output)
+    ``x + residual`` in its place (one float32 add, the bits of the layer's own ``x + h``); ``gate_up`` [2F, D]
+    gate's rows then up's (``weights.fuse_linears``), ``down`` [D, F], each a QuantizedMatrix, GGUFMatrix or DenseMatrix; ``post_norm`` [D] the sandwich norm's
     scale or None; ``activation`` a ``MLP_ACTIVATION_ID`` name. None where the kernel does not take the call
     (more than ``MAX_KERNEL_ROWS`` rows, another dtype or format, no kernel): the caller runs the XLA layers.
     Each matmul is the one its format's own kernel computes (int8 activations where those do); the norm and
     the activation are float32 with a few roundings of their own (quant_matmul.cc says which)."""
     if x.ndim != 2 or x.dtype != jnp.float32 or x.shape[0] > MAX_KERNEL_ROWS or activation not in MLP_ACTIVATION_ID:
+        return None
+    if residual is not None and (residual.shape != x.shape or residual.dtype != jnp.float32):
         return None
     gu, dn = kernel_operands(gate_up), kernel_operands(down)
     if gu is None or dn is None or gu[2].shape[0] % 2 or not kernel_available():
@@ -365,6 +374,7 @@ def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float)
     call = jax.ffi.ffi_call(MLP_TARGET[0], jax.ShapeDtypeStruct(x.shape, jnp.float32))
     return call(
         x,
+        jnp.zeros((0,), jnp.float32) if residual is None else residual,
         norm.astype(jnp.float32),
         post,
         gu[2],

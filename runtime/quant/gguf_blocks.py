@@ -87,12 +87,12 @@ class GGUFMatrix:
 
         return fused_norm_matvec(self, x, norm, eps=eps)
 
-    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float, residual=None) -> jax.Array | None:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None
         (``runtime.quant.weights.fused_gated_mlp``)."""
         from runtime.quant.weights import fused_gated_mlp
 
-        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
+        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps, residual=residual)
 
     def stack_rows(self, mats: list[GGUFMatrix]) -> GGUFMatrix | None:
         """``runtime.quant.weights.concat_rows`` for this kind: None unless every one has this block type and K."""

@@ -40,21 +40,11 @@
 #include <immintrin.h>
 #endif
 
-// The instruction set is chosen at build time from the compiler's target (runtime/quant/cpu.py builds
-// with -march=native, or the ISA that JAXSERVE_KERNEL_ISA asks for): AVX-512 (BW, VL), else AVX2 with
-// FMA and F16C (every x86 CPU since 2013-2015 that has AVX2), else portable loops that the compiler
-// vectorizes for whatever the target has (SSE, NEON on ARM). jaxserve_kernel_isa() tells which.
-#if !defined(JAXSERVE_PORTABLE) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-#define JAXSERVE_AVX512 1
-#define JAXSERVE_ISA "avx512"
-#elif !defined(JAXSERVE_PORTABLE) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#define JAXSERVE_AVX2 1
-#define JAXSERVE_ISA "avx2"
-#ifndef JAXSERVE_FLOAT_ACTIVATIONS
+// The instruction set is chosen at build time (kernel_isa.h: AVX-512, AVX2 + FMA + F16C, or portable loops);
+// jaxserve_kernel_isa() tells which.
+#include "kernel_isa.h"
+#if defined(JAXSERVE_AVX2) && !defined(JAXSERVE_FLOAT_ACTIVATIONS)
 #define JAXSERVE_Q8X 1  // int8, int4 and the GGUF kernels quantize x to int8 blocks (see quantize_x)
-#endif
-#else
-#define JAXSERVE_ISA "portable"
 #endif
 
 // Loops over the MT x R register tile must unroll fully, or GCC keeps the accumulators on the stack.
@@ -1374,9 +1364,10 @@ ffi::Error DenseImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<
 
 // ---- a layer's gated MLP in one call ----------------------------------------------------------------
 //
-//   y = x + post(down(act(gate(h)) * up(h))),   h = rms_norm(x) * norm
+//   y = x + post(down(act(gate(h)) * up(h))),   h = rms_norm(x) * norm,   x = x_in + residual or x_in
 //
-// x [M, D] the residual stream; gate and up one stacked matrix [2F, D] (runtime/quant/weights.py
+// x_in [M, D] the residual stream; residual [M, D] the attention block's output to add to it first (one
+// float32 add, as DecoderLayer's x + h: the same bits) or [0]; gate and up one stacked matrix [2F, D] (runtime/quant/weights.py
 // fuse_linears: gate's rows, then up's), down [D, F], each in any of the formats above; post the
 // sandwich norm rms_norm(.) * post_norm (Gemma 3) when post_norm has D entries, else nothing; act SiLU
 // or tanh-GELU. runtime.models.common.DecoderLayer is the definition (runtime/quant/cpu.py gated_mlp
@@ -1485,18 +1476,28 @@ ffi::Error NormMatmulImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Bu
   return ffi::Error::Success();
 }
 
-ffi::Error GatedMlpImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi::F32> norm,
-                        ffi::Buffer<ffi::F32> post_norm, ffi::AnyBuffer gu_w, ffi::Buffer<ffi::F32> gu_s,
+ffi::Error GatedMlpImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x_in, ffi::Buffer<ffi::F32> residual,
+                        ffi::Buffer<ffi::F32> norm, ffi::Buffer<ffi::F32> post_norm, ffi::AnyBuffer gu_w, ffi::Buffer<ffi::F32> gu_s,
                         ffi::AnyBuffer dn_w, ffi::Buffer<ffi::F32> dn_s, ffi::ResultBuffer<ffi::F32> y,
                         int64_t gate_up_kind, int64_t gate_up_param, int64_t down_kind, int64_t down_param,
                         int64_t activation, float eps, int64_t threads) {
-  const auto xd = x.dimensions();
+  const auto xd = x_in.dimensions();
   if (auto e = check(xd.size() == 2 && norm.element_count() == static_cast<size_t>(xd[1]) &&
-                         (post_norm.element_count() == 0 || post_norm.element_count() == norm.element_count()),
-                     "gated mlp: x [M, D], norm [D], post_norm [D] or [0]");
+                         (post_norm.element_count() == 0 || post_norm.element_count() == norm.element_count()) &&
+                         (residual.element_count() == 0 || residual.element_count() == x_in.element_count()),
+                     "gated mlp: x [M, D], residual [M, D] or [0], norm [D], post_norm [D] or [0]");
       e.failure())
     return e;
   const int64_t M = xd[0], D = xd[1];
+  thread_local std::vector<float> xr;
+  const float* x = x_in.typed_data();
+  if (residual.element_count() != 0) {
+    xr.resize(M * D);
+    const float* r = residual.typed_data();
+#pragma omp simd
+    for (int64_t i = 0; i < M * D; ++i) xr[i] = x[i] + r[i];
+    x = xr.data();
+  }
   WeightMatrix gu, dn;
   if (auto e = weight_matrix(gu_w, gu_s, gate_up_kind, gate_up_param, D, &gu); e.failure()) return e;
   const int64_t F = gu.N / 2;
@@ -1508,7 +1509,7 @@ ffi::Error GatedMlpImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buff
   g.resize(M * 2 * F);
   a.resize(M * F);
   o.resize(M * D);
-  rms_norm_rows(x.typed_data(), norm.typed_data(), M, D, eps, h.data());
+  rms_norm_rows(x, norm.typed_data(), M, D, eps, h.data());
   matmul_any(pool, gu, h.data(), M, D, g.data(), threads);
   for (int64_t m = 0; m < M; ++m) {
     const float* gate = g.data() + m * 2 * F;
@@ -1528,10 +1529,9 @@ ffi::Error GatedMlpImpl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buff
   }
   matmul_any(pool, dn, a.data(), M, F, o.data(), threads);
   if (post_norm.element_count() != 0) rms_norm_rows(o.data(), post_norm.typed_data(), M, D, eps, o.data());
-  const float* xs = x.typed_data();
   float* out = y->typed_data();
 #pragma omp simd
-  for (int64_t i = 0; i < M * D; ++i) out[i] = xs[i] + o[i];
+  for (int64_t i = 0; i < M * D; ++i) out[i] = x[i] + o[i];
   return ffi::Error::Success();
 }
 
@@ -1587,6 +1587,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveGatedMlp, GatedMlpImpl,
                               ffi::Ffi::Bind()
                                   .Ctx<ffi::ThreadPool>()
                                   .Arg<ffi::Buffer<ffi::F32>>()  // x [M, D]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // residual [M, D] or [0]
                                   .Arg<ffi::Buffer<ffi::F32>>()  // norm [D]
                                   .Arg<ffi::Buffer<ffi::F32>>()  // post_norm [D] or [0]
                                   .Arg<ffi::AnyBuffer>()         // gate_up codes / blocks / weights

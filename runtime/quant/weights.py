@@ -135,9 +135,9 @@ class QuantizedMatrix:
         """``(rms_norm(x) * norm) . W^T`` as one kernel call, or None (``fused_norm_matvec``)."""
         return fused_norm_matvec(self, x, norm, eps=eps)
 
-    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float, residual=None) -> jax.Array | None:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
-        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
+        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps, residual=residual)
 
     def stack_rows(self, mats: list[QuantizedMatrix]) -> QuantizedMatrix | None:
         """``concat_rows`` for this kind: None unless every one has this bits, group and K."""
@@ -210,9 +210,9 @@ class DenseMatrix:
         """``(rms_norm(x) * norm) . W^T`` as one kernel call, or None (``fused_norm_matvec``)."""
         return fused_norm_matvec(self, x, norm, eps=eps)
 
-    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+    def gated_mlp(self, down, x, norm, post_norm, *, activation: str, eps: float, residual=None) -> jax.Array | None:
         """With self a layer's stacked gate/up: its MLP block as one kernel call, or None (``fused_gated_mlp``)."""
-        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps)
+        return fused_gated_mlp(self, down, x, norm, post_norm, activation=activation, eps=eps, residual=residual)
 
     def stack_rows(self, mats: list[DenseMatrix]) -> DenseMatrix | None:
         """``concat_rows`` for this kind: None unless every one has this K."""
@@ -258,7 +258,9 @@ def by_parts(m, x: jax.Array) -> bool:
     return rows > quant_cpu.MAX_KERNEL_ROWS or not quant_cpu.kernel_available()
 
 
-def fused_gated_mlp(gate_up, down, x, norm, post_norm, *, activation: str, eps: float) -> jax.Array | None:
+def fused_gated_mlp(
+    gate_up, down, x, norm, post_norm, *, activation: str, eps: float, residual=None
+) -> jax.Array | None:
     """The ``gated_mlp`` method of the kernel matrices: a layer's MLP block, norm to residual add, as one CPU
     kernel call (``runtime.quant.cpu.gated_mlp``, its docstring has the shapes), or None where there is none
     (another platform, too many rows, formats the kernel does not take): the model then runs its layers."""
@@ -268,7 +270,7 @@ def fused_gated_mlp(gate_up, down, x, norm, post_norm, *, activation: str, eps: 
 
     if not quant_cpu.fused_calls_keep_the_numbers(gate_up, down):
         return None
-    return quant_cpu.gated_mlp(x, norm, post_norm, gate_up, down, activation=activation, eps=eps)
+    return quant_cpu.gated_mlp(x, norm, post_norm, gate_up, down, activation=activation, eps=eps, residual=residual)
 
 
 def fused_norm_matvec(m, x, norm, *, eps: float) -> jax.Array | None:

@@ -41,17 +41,9 @@
 #include <limits>
 #include <vector>
 
-// The instruction set, as runtime/quant/quant_matmul.cc names it (the same macros, the same build flags):
-// only reported here (jaxserve_attention_isa), the loops are vectorized by the compiler for the target.
-#if !defined(JAXSERVE_PORTABLE) && defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-#define JAXSERVE_AVX512 1
-#define JAXSERVE_ISA "avx512"
-#elif !defined(JAXSERVE_PORTABLE) && defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
-#define JAXSERVE_AVX2 1
-#define JAXSERVE_ISA "avx2"
-#else
-#define JAXSERVE_ISA "portable"
-#endif
+// The instruction set, as runtime/quant/quant_matmul.cc names it (one header, the same build flags): only
+// reported here (jaxserve_attention_isa), the loops are vectorized by the compiler for the target.
+#include "kernel_isa.h"  // runtime/quant/, on the include path (runtime/quant/cpu.py NativeKernels)
 
 // Loops over a compile-time head_dim must unroll fully, or GCC keeps the accumulator on the stack.
 #define UNROLL _Pragma("GCC unroll 256")
@@ -336,6 +328,91 @@ ffi::Error QuantizedImpl(ffi::Buffer<ffi::F32> q, ffi::AnyBuffer k_pages, ffi::A
              sliding_window, soft_cap);
 }
 
+// ---- RoPE, the KV write and attention in one call ---------------------------------------------------
+//
+//   q, k, v  = qkv[:, :H D], qkv[:, H D : (H + KVH) D], qkv[:, (H + KVH) D :]   (the stacked projection)
+//   q, k     = rope(q), rope(k)            rotate-half, cos / sin [T, D / 2] (runtime.models.common.apply_rope)
+//   pages'   = pages with slot_mapping[t] = page * page_size + offset set to k[t] / v[t]  (write_kv)
+//   out      = attention(q, pages')        as above
+//
+// runtime.models.common.Attention is the definition (runtime/worker/cpu_attention.py rope_write_attention
+// the call); a float32 cache only. The rotation is written as XLA:CPU compiles apply_rope on this JAX
+// (fma(x1, c, -(x2 s)), fma(x2, c, x1 s): each output two roundings), so the pages get the bits the XLA ops
+// wrote. The pages are results aliased to the operands (input_output_aliases): with the cache donated
+// into the step XLA hands the same buffer back, and the rows go in place; if it ever copies, the copy is
+// taken first. Why: RoPE and the two scatters were three XLA:CPU ops a layer, each dispatched on its own.
+void rope_rows(const float* src, const float* cos, const float* sin, int64_t heads, int64_t D, float* dst) {
+  const int64_t half = D / 2;
+  for (int64_t h = 0; h < heads; ++h) {
+    const float* x = src + h * D;
+    float* y = dst + h * D;
+    for (int64_t i = 0; i < half; ++i) {
+      const float x1 = x[i], x2 = x[i + half], c = cos[i], s = sin[i];
+      y[i] = std::fma(x1, c, -(x2 * s));
+      y[i + half] = std::fma(x2, c, x1 * s);
+    }
+  }
+}
+
+ffi::Error RopeWriteImpl(ffi::Buffer<ffi::F32> qkv, ffi::Buffer<ffi::F32> cos, ffi::Buffer<ffi::F32> sin,
+                         ffi::Buffer<ffi::F32> k_pages, ffi::Buffer<ffi::F32> v_pages, ffi::Buffer<ffi::S32> slot_mapping,
+                         ffi::Buffer<ffi::S32> kv_lens, ffi::Buffer<ffi::S32> page_indices,
+                         ffi::Buffer<ffi::S32> cu_q_lens, ffi::Buffer<ffi::S32> num_seqs, ffi::ResultBuffer<ffi::F32> out,
+                         ffi::ResultBuffer<ffi::F32> k_out, ffi::ResultBuffer<ffi::F32> v_out, float sm_scale,
+                         int64_t sliding_window, float soft_cap, int64_t num_heads) {
+  const auto xd = qkv.dimensions(), kd = k_pages.dimensions(), cd = cos.dimensions();
+  if (xd.size() != 2 || kd.size() != 4 || cd.size() != 2) return invalid("cpu rope attention: bad ranks");
+  const int64_t T = xd[0], P = kd[0], page = kd[1], KVH = kd[2], D = kd[3], H = num_heads;
+  if (H < 1 || KVH < 1 || H % KVH != 0 || D % 2 != 0 || xd[1] != (H + 2 * KVH) * D || cd[0] != T ||
+      cd[1] != D / 2 || sin.element_count() != cos.element_count() ||
+      v_pages.element_count() != k_pages.element_count() ||
+      slot_mapping.element_count() != static_cast<size_t>(T))
+    return invalid("cpu rope attention: qkv [T, (H + 2 KVH) D], cos / sin [T, D / 2], pages [P, page, KVH, D]");
+  const size_t cache_bytes = sizeof(float) * k_pages.element_count();
+  float* kc = k_out->typed_data();
+  float* vc = v_out->typed_data();
+  if (kc != k_pages.typed_data()) std::memcpy(kc, k_pages.typed_data(), cache_bytes);  // not aliased: copy first
+  if (vc != v_pages.typed_data()) std::memcpy(vc, v_pages.typed_data(), cache_bytes);
+  thread_local std::vector<float> q, k;
+  q.resize(T * H * D);
+  k.resize(KVH * D);
+  const float* x = qkv.typed_data();
+  const int32_t* slots = slot_mapping.typed_data();
+  for (int64_t t = 0; t < T; ++t) {
+    const float* row = x + t * (H + 2 * KVH) * D;
+    const float* c = cos.typed_data() + t * (D / 2);
+    const float* s = sin.typed_data() + t * (D / 2);
+    rope_rows(row, c, s, H, D, q.data() + t * H * D);
+    const int64_t slot = slots[t], pg = slot / page;
+    if (slot < 0 || pg >= P) continue;  // never built by the engine (the XLA scatter promises in bounds)
+    const int64_t at = slot * KVH * D;  // [P, page, KVH, D] viewed as [P * page, KVH, D]
+    rope_rows(row + H * D, c, s, KVH, D, kc + at);
+    std::memcpy(vc + at, row + (H + KVH) * D, sizeof(float) * KVH * D);
+  }
+  Problem p{};
+  p.q = q.data();
+  p.out = out->typed_data();
+  p.T = T, p.H = H, p.D = D;
+  p.P = P, p.page = page, p.KVH = KVH;
+  const auto pd = page_indices.dimensions();
+  p.S = kv_lens.dimensions()[0];
+  p.pages_per_seq = pd.size() == 2 ? pd[1] : 0;
+  if (pd.size() != 2 || p.S < 1 || pd[0] != p.S || cu_q_lens.dimensions()[0] != p.S + 1 || P < 1 || page < 1 ||
+      p.pages_per_seq < 1)
+    return invalid("cpu rope attention: kv_lens [S], page_indices [S, pages_per_seq], cu_q_lens [S + 1] do not match");
+  p.k = Cache{kc, nullptr, false, Kind::kF32, D};
+  p.v = Cache{vc, nullptr, false, Kind::kF32, D};
+  p.kv_lens = kv_lens.typed_data();
+  p.page_indices = page_indices.typed_data();
+  p.cu_q_lens = cu_q_lens.typed_data();
+  p.num_seqs = num_seqs.typed_data()[0];
+  p.sm_scale = sm_scale;
+  p.soft_cap = soft_cap;
+  p.window = sliding_window;
+  attend(p);
+  return ffi::Error::Success();
+}
+
 }  // namespace
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveRaggedAttention, FloatImpl,
@@ -369,3 +446,23 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveRaggedAttentionQuantized, QuantizedImpl,
                                   .Attr<float>("soft_cap"));
 
 extern "C" const char* jaxserve_attention_isa() { return JAXSERVE_ISA; }
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(JaxserveRopeWriteAttention, RopeWriteImpl,
+                              ffi::Ffi::Bind()
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // qkv [T, (H + 2 KVH) D]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // cos [T, D / 2]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // sin [T, D / 2]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // k_pages [P, page, KVH, D]
+                                  .Arg<ffi::Buffer<ffi::F32>>()  // v_pages
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // slot_mapping [T]
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // kv_lens
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // page_indices
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // cu_q_lens
+                                  .Arg<ffi::Buffer<ffi::S32>>()  // num_seqs
+                                  .Ret<ffi::Buffer<ffi::F32>>()  // out [T, H, D]
+                                  .Ret<ffi::Buffer<ffi::F32>>()  // k_pages, aliased to the operand
+                                  .Ret<ffi::Buffer<ffi::F32>>()  // v_pages, aliased to the operand
+                                  .Attr<float>("sm_scale")
+                                  .Attr<int64_t>("sliding_window")
+                                  .Attr<float>("soft_cap")
+                                  .Attr<int64_t>("num_heads"));

@@ -16,6 +16,10 @@ per-head float32 or bfloat16 scales, ``runtime/quant/kv.py``), each key widened 
 Online softmax in float32. The one difference, on inputs the engine never builds: a ``kv_lens`` entry
 larger than its page table holds reads no key past the table (the XLA path would wrap around it).
 
+``rope_write_attention_cpu``: the same call with the layer's RoPE and KV write in front (a float32 cache):
+q, k and v side by side before RoPE in, the pages written in place (aliased results) and attention's output
+out; the ``cpu`` backend's ``attend`` offers it to the model (``runtime.worker.attention``).
+
 Why: the XLA path is ~40 small XLA:CPU ops per layer (two nested ``while`` loops, gathers of the page
 table and of every key block, copies), each with its own dispatch; a batch-1 decode step spent more time
 in them than in attention's arithmetic. The kernel walks each row's keys in place, in one call.
@@ -32,6 +36,7 @@ import numpy as np
 
 from pallas_kernels.ragged_paged_attention import ragged_paged_attention_xla
 from pallas_kernels.ragged_paged_attention.kernel import PagedCall, paged_attention_api
+from runtime.models.kv_cache import AttentionMetadata
 from runtime.quant.cpu import NativeKernels
 
 log = logging.getLogger("runtime.worker")
@@ -39,10 +44,11 @@ log = logging.getLogger("runtime.worker")
 SOURCE = Path(__file__).parent / "cpu_attention.cc"
 FLOAT_TARGET = ("jaxserve_ragged_attention", "JaxserveRaggedAttention")  # float32 / bfloat16 pages
 QUANTIZED_TARGET = ("jaxserve_ragged_attention_q8", "JaxserveRaggedAttentionQuantized")  # 8-bit codes + scales
+ROPE_WRITE_TARGET = ("jaxserve_rope_write_attention", "JaxserveRopeWriteAttention")  # RoPE + KV write + attention
 
 _KERNELS = NativeKernels(
     SOURCE,
-    (FLOAT_TARGET, QUANTIZED_TARGET),
+    (FLOAT_TARGET, QUANTIZED_TARGET, ROPE_WRITE_TARGET),
     isa_symbol="jaxserve_attention_isa",
     log=log,
     what="cpu attention",
@@ -87,3 +93,63 @@ def ragged_paged_attention_cpu(call: PagedCall):
         call.q.astype(jnp.float32), *pages, call.kv_lens, call.page_indices, call.cu_q_lens, call.num_seqs, **attrs
     )
     return out.astype(call.q.dtype)
+
+
+def rope_write_attention_cpu(
+    qkv: jax.Array,
+    cos: jax.Array,
+    sin: jax.Array,
+    k_pages,
+    v_pages,
+    md: AttentionMetadata,
+    *,
+    num_heads: int,
+    sm_scale: float,
+    sliding_window: int | None = None,
+    soft_cap: float | None = None,
+) -> tuple[jax.Array, tuple[jax.Array, jax.Array]] | None:
+    """A layer's RoPE, KV write and attention as one kernel call (``JaxserveRopeWriteAttention``), or None where
+    the kernel does not take it (no kernel, activations or cache not float32, an 8-bit cache): the model then
+    runs ``apply_rope``, ``write_kv`` and ``attend`` (``runtime.models.common.Attention``, the definition).
+
+    qkv [T, (H + 2 KVH) * D] float32: q, k and v side by side, before RoPE (the stacked q/k/v projection);
+    cos, sin [T, D / 2] float32 (``rope_cos_sin``); k_pages, v_pages [P, page, KVH, D] float32, donated: the
+    rows at ``md.slot_mapping`` are set in place. Returns (out [T, H, D] float32, (k_pages, v_pages)). The
+    rotation rounds as XLA:CPU's ``apply_rope`` does here (two roundings an element), the attention is
+    ``ragged_paged_attention_cpu``'s."""
+    if not (isinstance(k_pages, jax.Array) and isinstance(v_pages, jax.Array)):
+        return None  # QuantizedPages: the module path quantizes (runtime.quant.kv)
+    if qkv.ndim != 2 or k_pages.ndim != 4 or k_pages.shape != v_pages.shape:
+        return None
+    T, KVH, D = qkv.shape[0], k_pages.shape[2], k_pages.shape[3]
+    if qkv.shape[1] != (num_heads + 2 * KVH) * D or num_heads % KVH or cos.shape != (T, D // 2):
+        return None
+    if any(a.dtype != jnp.float32 for a in (qkv, cos, sin, k_pages, v_pages)) or not kernel_available():
+        return None
+    f32 = jnp.float32
+    call = jax.ffi.ffi_call(
+        ROPE_WRITE_TARGET[0],
+        (
+            jax.ShapeDtypeStruct((T, num_heads, D), f32),
+            jax.ShapeDtypeStruct(k_pages.shape, f32),
+            jax.ShapeDtypeStruct(v_pages.shape, f32),
+        ),
+        input_output_aliases={3: 1, 4: 2},
+    )
+    out, k_pages, v_pages = call(
+        qkv,
+        cos,
+        sin,
+        k_pages,
+        v_pages,
+        md.slot_mapping,
+        md.kv_lens,
+        md.page_indices,
+        md.cu_q_lens,
+        md.num_seqs,
+        sm_scale=np.float32(sm_scale),
+        sliding_window=np.int64(sliding_window or 0),
+        soft_cap=np.float32(soft_cap or 0.0),
+        num_heads=np.int64(num_heads),
+    )
+    return out, (k_pages, v_pages)

@@ -21,6 +21,7 @@ from runtime.quant import cpu as quant_cpu
 from runtime.quant.gguf_blocks import GGUFMatrix
 from runtime.quant.weights import DenseMatrix, QuantizedMatrix, concat_rows, fuse_linears
 from tests.runtime.quant.test_gguf_blocks import make_blocks
+from tests.support.cpu_kernels import kernel_fixture
 
 FORMATS = ["int8", "int4", "q8_0", "q4_1", "dense"]
 HEIGHTS = (72, 24, 24)  # q, k, v of a 3:1 grouped-query layer; not multiples of the kernel's 32-row tiles
@@ -40,11 +41,7 @@ def matvec(x, m):
     return np.asarray(jax.jit(lambda x, m: m.matvec(x))(x, jax.tree.map(jnp.asarray, m)))
 
 
-@pytest.fixture(scope="module")
-def kernel():
-    if jax.default_backend() != "cpu":
-        pytest.skip("the fused matrices are for the CPU kernels")
-    assert quant_cpu.kernel_available(), "g++ could not build runtime/quant/quant_matmul.cc (see the warning)"
+kernel = kernel_fixture(quant_cpu.kernel_available, "runtime/quant/quant_matmul.cc", autouse=False)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

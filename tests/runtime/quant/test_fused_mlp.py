@@ -23,8 +23,8 @@ from runtime.quant import cpu as quant_cpu
 from runtime.quant.gguf_blocks import GGUFMatrix
 from runtime.quant.weights import DenseMatrix, QuantizedMatrix, concat_rows
 from tests.runtime.quant.test_gguf_blocks import make_blocks
+from tests.support.cpu_kernels import U32, gamma, kernel_fixture
 
-U32 = 2.0**-24
 D, F = 96, 160  # multiples of 32 (GGUF blocks); F not a multiple of int4's group 64 (a padded last group)
 EPS = 1e-5
 LIPSCHITZ = {"silu": 1.1, "gelu_tanh": 1.13}  # max |act'(g)|: 1.0998 (SiLU), 1.1289 (tanh-GELU)
@@ -34,15 +34,7 @@ ACT = {
 }
 
 
-def gamma(n: int) -> float:
-    return n * U32 / (1 - n * U32)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def kernel():
-    if jax.default_backend() != "cpu":
-        pytest.skip("the fused MLP is a CPU kernel")
-    assert quant_cpu.kernel_available(), "g++ could not build runtime/quant/quant_matmul.cc (see the warning)"
+kernel = kernel_fixture(quant_cpu.kernel_available, "runtime/quant/quant_matmul.cc")
 
 
 def make(fmt: str, rows: int, K: int, seed: int):
@@ -130,6 +122,37 @@ def test_gated_mlp_against_the_layer_math(gu_fmt, dn_fmt, activation, sandwich, 
     err = np.abs(np.asarray(y, np.float64) - ref)
     assert np.all(err <= bound), (
         f"worst excess {np.max(err - bound)} at {np.unravel_index(np.argmax(err - bound), err.shape)}"
+    )
+
+
+@pytest.mark.parametrize("gu_fmt,dn_fmt", [("int8", "int8"), ("q4_1", "q8_0"), ("dense", "dense")])
+@pytest.mark.parametrize("M", [1, 3, 16])
+def test_gated_mlp_adds_the_residual_first(gu_fmt, dn_fmt, M):
+    """With ``residual`` r (the attention block's output) the call runs on x + r, one float32 add as the layer's
+    own ``x + h``: the same bits as the call on that sum, which is the block's math within its bound."""
+    rng = np.random.default_rng(M + 7)
+    gate_up = concat_rows([make(gu_fmt, F, D, 1), make(gu_fmt, F, D, 2)])
+    down = make(dn_fmt, D, F, 3)
+    x = (rng.standard_normal((M, D)) * 2).astype(np.float32)
+    r = (rng.standard_normal((M, D)) * 3).astype(np.float32)
+    norm = rng.uniform(0.5, 1.5, D).astype(np.float32)
+    dev = jax.tree.map(jnp.asarray, (gate_up, down))
+    call = jax.jit(
+        lambda x, r, norm, gu, dn: quant_cpu.gated_mlp(x, norm, None, gu, dn, activation="silu", eps=EPS, residual=r)
+    )
+    y = np.asarray(call(jnp.asarray(x), jnp.asarray(r), jnp.asarray(norm), *dev))
+    summed = x + r  # float32, rounded once
+    y_sum = jax.jit(lambda x, norm, gu, dn: quant_cpu.gated_mlp(x, norm, None, gu, dn, activation="silu", eps=EPS))(
+        jnp.asarray(summed), jnp.asarray(norm), *dev
+    )
+    np.testing.assert_array_equal(y, np.asarray(y_sum))
+    ref, bound = reference_and_bound(summed, norm, None, gate_up, down, "silu")
+    assert np.all(np.abs(y.astype(np.float64) - ref) <= bound)
+    assert (
+        quant_cpu.gated_mlp(
+            jnp.asarray(x), jnp.asarray(norm), None, *dev, activation="silu", eps=EPS, residual=jnp.ones((M + 1, D))
+        )
+        is None
     )
 
 

@@ -37,23 +37,14 @@ from tests.support.attention_cases import (
     run_paged,
     run_xla,
 )
+from tests.support.cpu_kernels import U32, gamma, kernel_fixture
 
-U32 = 2.0**-24  # float32 unit roundoff
 # Half an ulp of the output's dtype, relative: float32 results are compared in float32, bfloat16 ones
 # after each implementation rounded its float32 result once more.
 OUTPUT_ROUNDING = {np.dtype(jnp.float32): 0.0, np.dtype(jnp.bfloat16): 2.0**-8}
 
 
-def gamma(n: int) -> float:
-    """Higham's gamma_n = n u / (1 - n u): the relative error bound of an n-term float32 sum or dot."""
-    return n * U32 / (1 - n * U32)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def kernel():
-    if jax.default_backend() != "cpu":
-        pytest.skip("the FFI kernel is the CPU path")
-    assert cpu_attention.kernel_available(), "g++ could not build runtime/worker/cpu_attention.cc (see the warning)"
+kernel = kernel_fixture(cpu_attention.kernel_available, "runtime/worker/cpu_attention.cc")
 
 
 def run_cpu(b, **kw):
@@ -71,7 +62,7 @@ def float_keys(b):
     return k.astype(np.float64), v.astype(np.float64)
 
 
-def reference64(b, *, sm_scale, sliding_window=None, soft_cap=None):
+def reference64(b, *, sm_scale, sliding_window=None, soft_cap=None, q_error=None):
     """(out, bound): the exact result (float64) of attention on the float32 inputs, and per element a bound
     on how far a float32 implementation may be from it.
 
@@ -81,6 +72,8 @@ def reference64(b, *, sm_scale, sliding_window=None, soft_cap=None):
       weights w_j = exp(s_j - m) / l: relative error <= 2 e_s (the logit and the max) + gamma(L + 8) (exp,
       the running sum of L terms, the rescalings by alpha per block, the division);
       out_d = sum_j w_j v_jd: |error| <= (2 e_s + gamma(L + 8) + gamma(L)) * sum_j w_j |v_jd|.
+    ``q_error`` [T, H, D]: how far the q an implementation uses may be from ``b["q"]``, elementwise (a q it
+    computed itself, e.g. rotated): the logit moves by at most sm_scale * q_error . |k_j| more, added to e_s.
     """
     q = np.asarray(b["q"], np.float32).astype(np.float64)
     k, v = float_keys(b)
@@ -99,6 +92,8 @@ def reference64(b, *, sm_scale, sliding_window=None, soft_cap=None):
                 kh, vh = k[i, keys, h // G], v[i, keys, h // G]  # [L, D]
                 s = sm_scale * (kh @ q[t, h])
                 e_s = gamma(D + 2) * sm_scale * np.max(np.abs(kh) @ np.abs(q[t, h]))
+                if q_error is not None:
+                    e_s += (1 + gamma(D + 2)) * sm_scale * np.max(np.abs(kh) @ q_error[t, h])
                 if soft_cap is not None:
                     s = soft_cap * np.tanh(s / soft_cap)
                     e_s += 4 * U32 * np.max(np.abs(s))
