@@ -18,9 +18,7 @@ import math
 import typing
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
-
-from runtime.structured.spec import StructuredSpec
+from typing import Protocol, runtime_checkable
 
 DTYPE_NAMES = ("float32", "bfloat16")  # weights and activations
 QUANTIZED_KV_DTYPE_NAMES = ("int8", "fp8")  # 8-bit KV codes with a bfloat16 scale per token and kv head
@@ -102,6 +100,23 @@ MIN_TOKENS = Bound(ge=0)
 MAX_LOGPROBS = 20  # top_logprobs: at most this many alternatives per token (OpenAI's limit)
 
 
+@runtime_checkable
+class StructuredOutput(Protocol):
+    """The shape a grammar-constrained answer must have (``SamplingParams.structured``). This contract names
+    what the engine and the wire read; the one implementation, ``runtime.structured.StructuredSpec`` (frozen,
+    hashable: it keys the grammar cache), is parsed once from OpenAI's request parts at the edge."""
+
+    tool_mode: str | None  # None: a JSON answer; "auto" | "required" | "function": tool calls
+
+    def grammar(self) -> str:
+        """The llguidance grammar text the sampler enforces."""
+        ...
+
+    def to_json(self) -> str:
+        """The wire form a runtime server reads back (``StructuredSpec.from_json``)."""
+        ...
+
+
 @dataclass(frozen=True)
 class SamplingParams:
     """How to pick each next token. The defaults are greedy decoding of at most 16 tokens.
@@ -121,8 +136,8 @@ class SamplingParams:
     the likeliest), ``top_k`` and ``top_p`` shape the distribution a token is drawn from.
     ``logprobs``: None, or return each token's log-probability and that many (0..20) likeliest
     alternatives, from the model's own distribution (before any of the processing above).
-    ``structured``: None, or grammar-constrained decoding: a ``StructuredSpec`` (built from OpenAI's
-    ``response_format``, ``tools``, ``tool_choice`` and ``parallel_tool_calls`` by ``from_openai``); each
+    ``structured``: None, or grammar-constrained decoding: a ``StructuredOutput``, in practice
+    ``runtime.structured.StructuredSpec.from_openai(response_format, tools, tool_choice, ...)``; each
     token is drawn from those the grammar allows after every other step above, and the request ends
     when the grammar does.
     """
@@ -142,7 +157,7 @@ class SamplingParams:
     logit_bias: tuple[tuple[int, float], ...] = ()  # a {token id: bias} mapping is accepted and stored sorted
     min_tokens: int = 0
     logprobs: int | None = None
-    structured: StructuredSpec | None = None
+    structured: StructuredOutput | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, (int, float)):
@@ -193,7 +208,7 @@ class SamplingParams:
             raise ValueError(f"min_tokens ({self.min_tokens}) must be <= max_tokens ({self.max_tokens})")
         if self.logprobs is not None and (not is_int(self.logprobs) or not 0 <= self.logprobs <= MAX_LOGPROBS):
             raise ValueError(f"logprobs must be None or an int in [0, {MAX_LOGPROBS}], got {self.logprobs!r}")
-        if self.structured is not None and not isinstance(self.structured, StructuredSpec):
+        if self.structured is not None and not isinstance(self.structured, StructuredOutput):
             raise ValueError(f"structured must be None or a StructuredSpec, got {self.structured!r}")
 
     @property

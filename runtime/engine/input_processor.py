@@ -7,16 +7,12 @@ for this request alone; the engine keeps serving the others.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from runtime.api import RequestError, SamplingParams
+from runtime.api import RequestError, SamplingParams, StructuredOutput
 from runtime.core.request import Request
 from runtime.loading.tokenizer import Tokenizer
-
-if TYPE_CHECKING:
-    from runtime.structured.spec import StructuredSpec
 
 
 class InputProcessor:
@@ -61,7 +57,7 @@ class InputProcessor:
             request.grammar = self.grammar_matcher(sampling_params.structured)
         return request
 
-    def grammar_matcher(self, spec: StructuredSpec):
+    def grammar_matcher(self, spec: StructuredOutput):
         """A fresh matcher of ``SamplingParams.structured`` (RequestError naming the field when llguidance
         cannot compile it). The compiler is built on first use (the tokenizer's preparation: 0.3 s for
         SmolLM2, 2 s for Gemma 3) and caches compiled grammars by spec."""
@@ -72,7 +68,7 @@ class InputProcessor:
         try:
             return self._grammars.compile(spec).matcher()
         except ValueError as exc:
-            raise RequestError(str(exc), "response_format" if spec.tools == () else "tools") from None
+            raise RequestError(str(exc), "response_format" if spec.tool_mode is None else "tools") from None
 
     def check_length(self, num_prompt_tokens: int, max_tokens: int = 1) -> None:
         """``RequestError`` unless a prompt of this length and ``max_tokens`` answer tokens fit the context."""

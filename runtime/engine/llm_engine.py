@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from runtime.api import EngineConfig, EngineStats, RequestError, RequestOutput, SamplingParams
+from runtime.api import EngineConfig, EngineStats, RequestError, RequestOutput, SamplingParams, StructuredOutput
 from runtime.distributed.kv_transfer import PrefilledKV
 from runtime.engine import batch
 from runtime.engine.builder import MemoryStats, build
@@ -30,7 +30,6 @@ from runtime.engine.input_processor import InputProcessor
 from runtime.engine.output_processor import OutputProcessor
 from runtime.engine.stats import StepCounters
 from runtime.loading.gguf import LoadedGGUF
-from runtime.structured.spec import StructuredSpec
 
 
 class LLMEngine:
@@ -81,7 +80,7 @@ class LLMEngine:
     def check_length(self, num_prompt_tokens: int, max_tokens: int = 1) -> None:
         self.inputs.check_length(num_prompt_tokens, max_tokens)
 
-    def grammar_matcher(self, spec: StructuredSpec):
+    def grammar_matcher(self, spec: StructuredOutput):
         return self.inputs.grammar_matcher(spec)
 
     def add_request(

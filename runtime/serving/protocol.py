@@ -1,7 +1,8 @@
 """The HTTP protocol a runtime server speaks, both sides of it in one module: request bodies, the NDJSON
 output lines, error bodies, and the state and helpers the server's handlers share.
 
-JAX-free: it imports ``runtime.api``, aiohttp and ``runtime.serving.errors`` (aiohttp only), so the
+JAX-free: it imports ``runtime.api``, aiohttp, ``runtime.serving.errors`` (aiohttp only) and
+``runtime.structured.spec`` (pure Python: the structured-output spec's wire form), so the
 gateway's ``RemoteBackend`` speaks it without loading the engine. Who uses what::
 
     gateway.backends.remote (client)        runtime.serving.server / disagg (server)

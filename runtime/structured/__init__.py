@@ -44,6 +44,8 @@ whole-vocabulary DFA per schema ahead of time: seconds to tens of seconds, no re
 The price: llguidance's one-off tokenizer preparation is ~2 s for Gemma's 262144 ids (once per model).
 """
 
+from typing import TYPE_CHECKING
+
 from runtime.structured.spec import (
     TOOL_CALL_MARKER,
     WHITESPACE_MAX,
@@ -56,6 +58,16 @@ from runtime.structured.spec import (
 # The matcher (llguidance's tokenizer side and NumPy bitmasks) loads on first use, so importing
 # ``runtime.structured.spec`` (as the JAX- and NumPy-free contract ``runtime.api`` does, to type
 # ``SamplingParams.structured``) stays pure Python.
+if TYPE_CHECKING:  # what __getattr__ below hands out, for type checkers and readers
+    from runtime.structured.matcher import (
+        BatchFiller,
+        CompiledGrammar,
+        GrammarCompiler,
+        Matcher,
+        bitmask_words,
+        build_ll_tokenizer,
+    )
+
 _MATCHER_NAMES = ("BatchFiller", "CompiledGrammar", "GrammarCompiler", "Matcher", "bitmask_words", "build_ll_tokenizer")
 
 
