@@ -40,7 +40,7 @@ serve-large: $(STAMP)
 test: $(STAMP) lint compile-check
 	bash scripts/ensure_redis.sh
 	bash scripts/ensure_chromium.sh
-	JAXSERVE_REQUIRE_COMPILERS=1 $(PY) -m pytest -q -n 2 --dist loadfile --durations=30
+	JAXSERVE_REQUIRE_COMPILERS=1 $(PY) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=30
 
 # The device compilers, without a device (tools/compile_check.py): libtpu (TPU v5e, v6e) in .venvs/tpu,
 # the CUDA plugin and nvcc's ptxas (H100, A100) in .venvs/cuda. Each sees .venv's packages through a .pth file
@@ -84,7 +84,7 @@ $(STAMP312): pyproject.toml Makefile
 
 test-py312: $(STAMP312)
 	@$(PY312) -c "import sys, jax; print('Python', sys.version.split()[0], 'with jax', jax.__version__)"
-	@{ $(PY312) -m pytest -q -n 2 --dist loadfile -rs $(if $(MARK312),-m "$(MARK312)") $(TESTS312); \
+	@{ $(PY312) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -rs $(if $(MARK312),-m "$(MARK312)") $(TESTS312); \
 	  echo $$? > $(VENV312)/last-test.rc; } 2>&1 \
 	  | tee $(VENV312)/last-test.log
 	@awk '/^SKIPPED \[[0-9]+\]/ { n = substr($$2, 2) + 0; sub(/^SKIPPED \[[0-9]+\] [^ ]+ /, ""); \

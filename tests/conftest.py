@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import resource
+import statistics
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +22,29 @@ _WORKER_PEAKS: dict[str, dict] = {}
 
 def pytest_configure(config):
     configure_xla()  # before any test touches JAX
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Longest files first (``tests/durations.json``, made by ``scripts/test_durations.py``): with ``--dist
+    loadfile`` and ``--no-loadscope-reorder`` (``make test``) xdist hands files out in this order, so the two
+    workers end together instead of one running a long module alone at the end. Within a file the order
+    stays as written; a file the table does not list counts as the median one."""
+    path = Path(__file__).with_name("durations.json")
+    try:
+        seconds = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    median = statistics.median(seconds.values()) if seconds else 0.0
+    root = Path(str(config.rootpath))
+
+    def cost(item) -> float:
+        try:
+            rel = Path(str(item.path)).relative_to(root).as_posix()
+        except ValueError:
+            return median
+        return seconds.get(rel, median)
+
+    items.sort(key=lambda item: -cost(item))  # stable: a file's tests keep their order
 
 
 def _note_peak(module: str) -> None:
@@ -61,7 +87,10 @@ def _trim() -> None:
     import ctypes
     import ctypes.util
     import gc
+    import sys
 
+    if "jax" in sys.modules:  # compiled programs and traces of the module's functions (the next module compiles
+        sys.modules["jax"].clear_caches()  # its own, or loads them from the persistent cache)
     gc.collect()
     libc = ctypes.util.find_library("c")
     if libc is not None and hasattr(ctypes.CDLL(libc), "malloc_trim"):

@@ -1,0 +1,61 @@
+"""Per-file test durations from a pytest JUnit XML report -> tests/durations.json (what conftest.py orders by).
+
+    .venv/bin/python -m pytest -n 2 --dist loadfile --junitxml=/tmp/junit.xml
+    .venv/bin/python scripts/test_durations.py /tmp/junit.xml            # writes tests/durations.json
+
+Why: ``make test`` gives each of two workers whole files (``--dist loadfile``); a worker takes the next file
+in the queue when it runs low. Handed out longest first (``tests/conftest.py`` sorts the collection by these
+seconds, and ``--no-loadscope-reorder`` keeps xdist from re-sorting by test count), the two workers end
+within about one file of each other; handed out by test count, a 4-minute parity module with 26 tests could
+start last and run alone. The figures only order the queue: no test reads them, and a file missing from them
+(new since the last regeneration) is placed by the median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "durations.json"
+
+
+def file_of(classname: str) -> str | None:
+    """``tests.gateway.test_load`` (or a class in it) -> ``tests/gateway/test_load.py`` (the longest dotted prefix that is
+    a file in this checkout)."""
+    parts = classname.split(".")
+    for n in range(len(parts), 0, -1):
+        path = Path(*parts[:n]).with_suffix(".py")
+        if (ROOT / path).is_file():
+            return path.as_posix()
+    return None
+
+
+def durations(junit: Path) -> dict[str, float]:
+    seconds: dict[str, float] = defaultdict(float)
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        path = file_of(case.get("classname", ""))
+        if path is not None:
+            seconds[path] += float(case.get("time") or 0.0)
+    return {path: round(s, 1) for path, s in sorted(seconds.items(), key=lambda kv: -kv[1])}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("junit", type=Path, help="pytest --junitxml report of a whole run")
+    ap.add_argument("--out", type=Path, default=OUT)
+    args = ap.parse_args()
+    table = durations(args.junit)
+    args.out.write_text(json.dumps(table, indent=1) + "\n")
+    total = sum(table.values())
+    print(
+        f"{len(table)} files, {total:.0f} s of tests in all; longest: "
+        + ", ".join(f"{p} {s:.0f} s" for p, s in list(table.items())[:5])
+    )
+
+
+if __name__ == "__main__":
+    main()
