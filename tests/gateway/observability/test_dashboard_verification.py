@@ -7,7 +7,8 @@ disagreements, the tightened scopes), without leaving loopback and without a pag
 whose entry is still cached has an Evict button that POSTs ``/dashboard/evict`` with the browser's own
 admin credentials and then reads "evicted" (and the JSON and the cache agree); one already evicted has
 its button disabled; a failed POST shows the error's message and leaves the button usable. A full-page
-screenshot goes to docs/results/dashboard_verification.png.
+screenshot goes to out/dashboard_verification.png (ignored by git, as test_dashboard.py's: a test run leaves the
+tree clean; docs/results/dashboard_verification.png is a copy of one, committed by hand).
 
 Chromium comes from ``scripts/ensure_chromium.sh``; without it the test fails, it does not skip.
 """
@@ -28,7 +29,7 @@ from tests.support.planting_store import WRONG, stored_misses, verifying_gateway
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-SCREENSHOT = Path(__file__).resolve().parents[3] / "docs" / "results" / "dashboard_verification.png"
+SCREENSHOT = Path(__file__).resolve().parents[3] / "out" / "dashboard_verification.png"
 ADMIN_KEY = "adm-key"
 ADMIN = {"Authorization": f"Bearer {ADMIN_KEY}"}
 N = 30  # hits, one per question: about 10 planted; at least 3 but for 3.5e-4 of runs
