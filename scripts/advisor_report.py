@@ -296,9 +296,10 @@ def tune_workload(
     # of the current configuration, so the engine is still open), so the pair spans the time the noise was
     # estimated over and not only one quiet or busy minute of a shared machine.
     held_out = [replay({})]
-    bar = tune.progress_bar(tune.NOISE_RUNS + len(tune.candidates(diagnosis["findings"])) + 1)
+    current = tune.settings_of(base)
+    bar = tune.progress_bar(tune.NOISE_RUNS + len(tune.candidates(diagnosis["findings"], current)) + 1)
     try:
-        tuning = tune.tune(diagnosis["findings"], replay, budget_s=budget_s, progress=bar, slo=slo)
+        tuning = tune.tune(diagnosis["findings"], replay, budget_s=budget_s, progress=bar, slo=slo, current=current)
         held_out.append(replay({}))
     finally:
         bar.close()

@@ -147,15 +147,18 @@ def _vary(key: str, value) -> list:
     return [max(FLOOR[key], int(value * f)) for f in NEIGHBOURS[key]]
 
 
-def candidates(findings: Iterable[dict]) -> list[Candidate]:
+def candidates(findings: Iterable[dict], current: dict | None = None) -> list[Candidate]:
     """The changes worth replaying for these findings (``asdict`` of ``symptoms.Finding``, in the tree's
     order), each once: the proposals, their neighbours, and the first two proposals together when they
-    change different keys."""
+    change different keys. ``current``: the settings the current configuration runs with
+    (``settings_of``); a change that sets nothing otherwise than they do is the current configuration
+    itself, already replayed, and is left out (a finding proposed max_num_seqs=4 to an engine at 4)."""
     proposals = [dict(f["proposal"]) for f in findings if f.get("proposal")]
     out: list[Candidate] = []
+    current = current or {}
 
     def add(change: dict, source: str) -> None:
-        if change and all(c.change != change for c in out):
+        if any(k not in current or current[k] != v for k, v in change.items()) and all(c.change != change for c in out):
             out.append(Candidate(change, source))
 
     for p in proposals:
@@ -167,6 +170,17 @@ def candidates(findings: Iterable[dict]) -> list[Candidate]:
     if len(proposals) >= 2 and not set(proposals[0]) & set(proposals[1]):
         add({**proposals[0], **proposals[1]}, "combined")
     return out
+
+
+def settings_of(keys: dict) -> dict:
+    """Every setting a replay of ``keys`` (``Replayer.run``'s: EngineConfig fields with ``model``, and the
+    replay's own keys) runs with: the EngineConfig's fields, defaults included, and the cache mode."""
+    from dataclasses import MISSING, fields
+
+    from runtime.api import EngineConfig
+
+    defaults = {f.name: f.default for f in fields(EngineConfig) if f.default is not MISSING}
+    return {**defaults, "cache": "none", **keys}
 
 
 def latency_of(row: Row, slo: tuple[float, float]) -> float:
@@ -200,6 +214,7 @@ def tune(
     progress=None,
     noise_runs: int = NOISE_RUNS,
     slo: tuple[float, float] = (TTFT_SLO, TPOT_SLO),
+    current: dict | None = None,
 ) -> Tuning:
     """Replay the current configuration ``noise_runs`` times (at least 2; always, budget or not: without
     them nothing can be judged), then each candidate, starting none after ``budget_s`` seconds of the
@@ -210,9 +225,10 @@ def tune(
     ``replay(change)`` answers a replay row (``gateway.advise.replay.replay``'s keys: goodput, ttft_s,
     tpot_s, output_tokens_per_s, cost_usd, requests, within). ``slo``: the service levels the replay judges
     by (TTFT, TPOT seconds), for the latency tie-break. ``progress``: something with ``update(n)`` (a tqdm
-    bar), told after each replay."""
+    bar), told after each replay. ``current``: the current configuration's settings (``settings_of``), so
+    that no candidate replays it again under another name."""
     start = clock()
-    todo = candidates(findings)
+    todo = candidates(findings, current)
     current = Candidate({}, "current")
     runs = []
 
@@ -379,7 +395,8 @@ def main(args, diagnosis: dict) -> int:
         print(f"error: {args.recording}: no request that reached a model", file=sys.stderr)
         return 2
     replayer = Replayer(shapes, args.ttft_slo, args.tpot_slo, args.time_scale, args.tiers or TIERS)
-    todo = candidates(diagnosis["findings"])
+    current = settings_of(base)
+    todo = candidates(diagnosis["findings"], current)
     print(
         f"{len(diagnosis['findings'])} findings, {len(todo)} candidates; replaying {len(shapes)} requests each",
         file=sys.stderr,
@@ -391,7 +408,7 @@ def main(args, diagnosis: dict) -> int:
     bar = progress_bar(NOISE_RUNS + len(todo) + 1)
     try:
         slo = (args.ttft_slo, args.tpot_slo)
-        result = tune(diagnosis["findings"], replay, budget_s=args.budget_s, progress=bar, slo=slo)
+        result = tune(diagnosis["findings"], replay, budget_s=args.budget_s, progress=bar, slo=slo, current=current)
     finally:
         bar.close()
         replayer.close()

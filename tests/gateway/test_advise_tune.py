@@ -20,9 +20,11 @@ from gateway.advise.tune import (
     noise_of,
     read_last,
     save_last,
+    settings_of,
     table,
     tune,
 )
+from runtime.api import EngineConfig
 
 FINDINGS = [  # as symptoms.report writes them (asdict): only the proposals matter here
     {"symptom": "ttft", "proposal": {"max_num_seqs": 8}},
@@ -81,6 +83,24 @@ def test_candidates_are_the_proposals_their_neighbours_and_the_top_two_combined(
     same = candidates([{"proposal": {"max_num_seqs": 8}}, {"proposal": {"max_num_seqs": 2}}])
     assert all(c.source != "combined" for c in same)
     assert candidates([]) == []
+
+
+def test_a_change_to_what_the_engine_already_runs_is_not_a_candidate():
+    """A finding proposed max_num_seqs=4 to an engine running 4 (seed 992542): that is the current
+    configuration, replayed already; its neighbours and combinations that do change something stay."""
+    current = settings_of({"model": "smollm2-135m", "max_num_seqs": 4})
+    assert current["max_num_seqs"] == 4 and current["cache"] == "none"
+    assert current["max_num_batched_tokens"] == EngineConfig().max_num_batched_tokens  # a default counts too
+    names = [c.name for c in candidates([{"proposal": {"max_num_seqs": 4}}, {"proposal": {"cache": "none"}}], current)]
+    assert names == ["max_num_seqs=2", "max_num_seqs=8"]
+    chunk = EngineConfig().max_num_batched_tokens
+    halved = [c.name for c in candidates([{"proposal": {"max_num_batched_tokens": chunk}}], current)]
+    assert halved == [f"max_num_batched_tokens={max(16, chunk // 2)}"]  # the default itself is left out
+    assert [c.name for c in candidates([{"proposal": {"max_num_seqs": 4}}])] == [
+        "max_num_seqs=4",
+        "max_num_seqs=2",
+        "max_num_seqs=8",
+    ]
 
 
 GOODPUT = {  # name -> (goodput, cost)
