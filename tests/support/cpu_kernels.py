@@ -33,3 +33,16 @@ def kernel_fixture(available: Callable[[], bool], source: str, *, autouse: bool 
         assert available(), f"g++ could not build {source} (see the warning)"
 
     return kernel
+
+
+def smollm2_generator(weight_quant: str):
+    """SmolLM2 on the CPU kernels (``attention_backend="cpu"``), as the fused-call tests compare it."""
+    from runtime.engine.offline import Generator
+
+    return Generator("smollm2-135m", weight_quant=weight_quant, max_model_len=256, attention_backend="cpu")
+
+
+def smollm2_chat_prompts(gen) -> list:
+    """The two chat prompts the fused-call tests take SmolLM2's greedy tokens on."""
+    texts = ("What is the capital of France?", "Write a short story about a lighthouse keeper.")
+    return [gen.encode_prompt(t, chat=True) for t in texts]

@@ -23,7 +23,7 @@ from runtime.quant import cpu as quant_cpu
 from runtime.quant.gguf_blocks import GGUFMatrix
 from runtime.quant.weights import DenseMatrix, QuantizedMatrix, concat_rows
 from tests.runtime.quant.test_gguf_blocks import make_blocks
-from tests.support.cpu_kernels import U32, gamma, kernel_fixture
+from tests.support.cpu_kernels import U32, gamma, kernel_fixture, smollm2_chat_prompts, smollm2_generator
 
 D, F = 96, 160  # multiples of 32 (GGUF blocks); F not a multiple of int4's group 64 (a padded last group)
 EPS = 1e-5
@@ -254,15 +254,8 @@ def test_tiny_models_answer_alike_with_the_fused_mlp(monkeypatch, tmp_path, fami
 @pytest.mark.slow
 @pytest.mark.parametrize("weight_quant", ["int8", "gguf"])
 def test_smollm2_greedy_tokens_with_the_fused_mlp(monkeypatch, weight_quant):
-    from runtime.engine.offline import Generator
-
-    def make_gen():
-        return Generator("smollm2-135m", weight_quant=weight_quant, max_model_len=256, attention_backend="cpu")
-
-    def prompts(gen):
-        texts = ("What is the capital of France?", "Write a short story about a lighthouse keeper.")
-        return [gen.encode_prompt(t, chat=True) for t in texts]
-
-    (n_fused, _, fused_tokens), (_, _, tokens) = with_and_without(monkeypatch, make_gen, prompts, 32)
+    (n_fused, _, fused_tokens), (_, _, tokens) = with_and_without(
+        monkeypatch, lambda: smollm2_generator(weight_quant), smollm2_chat_prompts, 32
+    )
     assert (n_fused > 0) == model_takes_fused_calls(weight_quant)
     assert fused_tokens == tokens

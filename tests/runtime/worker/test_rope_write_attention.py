@@ -29,7 +29,7 @@ from runtime.worker import cpu_attention
 from runtime.worker.cpu_attention import ragged_paged_attention_cpu, rope_write_attention_cpu
 from tests.runtime.worker.test_cpu_attention import assert_within, reference64
 from tests.support.attention_cases import CASES, F32, case_id, edge_batch, make_batch
-from tests.support.cpu_kernels import U32, gamma, kernel_fixture
+from tests.support.cpu_kernels import U32, gamma, kernel_fixture, smollm2_chat_prompts, smollm2_generator
 
 kernel = kernel_fixture(cpu_attention.kernel_available, "runtime/worker/cpu_attention.cc")
 
@@ -238,15 +238,8 @@ def test_tiny_models_answer_alike_with_the_call(monkeypatch, tmp_path, family, w
 @pytest.mark.slow
 @pytest.mark.parametrize("weight_quant", ["int8", "gguf"])
 def test_smollm2_greedy_tokens_with_the_call(monkeypatch, weight_quant):
-    from runtime.engine.offline import Generator
-
-    def make_gen():
-        return Generator("smollm2-135m", weight_quant=weight_quant, max_model_len=256, attention_backend="cpu")
-
-    def prompts(gen):
-        texts = ("What is the capital of France?", "Write a short story about a lighthouse keeper.")
-        return [gen.encode_prompt(t, chat=True) for t in texts]
-
-    (n_fused, _, fused_tokens), (_, _, tokens) = with_and_without(monkeypatch, make_gen, prompts, 32)
+    (n_fused, _, fused_tokens), (_, _, tokens) = with_and_without(
+        monkeypatch, lambda: smollm2_generator(weight_quant), smollm2_chat_prompts, 32
+    )
     assert n_fused > 0
     assert fused_tokens == tokens
