@@ -42,7 +42,7 @@ from runtime.api import (
     TOP_P,
 )
 from runtime.serving.errors import APIError, invalid
-from runtime.structured.spec import TOOL_CALL_MARKER, StructuredSpec
+from runtime.structured.spec import TOOL_CALL_MARKER, StructuredSpec, error_field
 
 MAX_STOP = 4
 OPENAI_MAX_TEMPERATURE = 2.0  # OpenAI's API stops at 2; the runtime takes any finite temperature >= 0
@@ -395,8 +395,7 @@ class ChatCompletionRequest(_SamplingRequest):
         try:
             return StructuredSpec.from_openai(**parts)
         except ValueError as exc:
-            field = str(exc).split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
-            raise invalid(str(exc), field or None) from None
+            raise invalid(str(exc), error_field(exc)) from None
 
     def to_chat(self) -> ChatRequest:
         structured = self.structured()

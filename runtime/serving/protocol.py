@@ -42,7 +42,7 @@ from aiohttp import web
 
 from runtime.api import RequestMetrics, RequestOutput, SamplingParams
 from runtime.serving.errors import APIError, invalid, read_json
-from runtime.structured.spec import PARTS, StructuredSpec
+from runtime.structured.spec import StructuredSpec, error_field
 
 if TYPE_CHECKING:
     from runtime.serving.local import LocalEngine
@@ -162,8 +162,7 @@ def parse_generate(body: dict) -> tuple[list[int], SamplingParams, str]:
         if "structured" in params:
             params["structured"] = StructuredSpec.from_json(params["structured"])
     except ValueError as exc:
-        field = str(exc).split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
-        raise invalid(str(exc), field if field in PARTS else "structured") from None
+        raise invalid(str(exc), error_field(exc) or "structured") from None
     try:
         sp = SamplingParams(**params)
     except (TypeError, ValueError) as exc:

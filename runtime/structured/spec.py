@@ -216,6 +216,13 @@ class StructuredSpec:
 # --- request parsing ---------------------------------------------------------------------------
 
 
+def error_field(exc: ValueError) -> str | None:
+    """The request part a spec error names (its message starts with the field's path, ``tools[1].function...:``):
+    ``"tools"``; None where the message names no part of ``PARTS`` (the caller then names its own field)."""
+    head = str(exc).split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
+    return head if head in PARTS else None
+
+
 def _parse_response_format(rf: Any) -> tuple[Format, str | None, str | None, bool]:
     if rf is None:
         return "text", None, None, False

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from runtime.structured import StructuredSpec
+from runtime.structured.spec import error_field
 
 WEATHER = {
     "type": "function",
@@ -175,6 +176,14 @@ def test_bad_requests_name_the_field(response_format, tools, tool_choice, field)
     with pytest.raises(ValueError) as info:
         StructuredSpec.from_openai(response_format, tools, tool_choice)
     assert str(info.value).startswith(field + ":"), str(info.value)
+    # the request part a 400 names (gateway and runtime server alike): the path's first part
+    assert error_field(info.value) == field.split(".")[0].split("[")[0]
+
+
+def test_an_error_naming_no_request_part_has_no_field():
+    assert error_field(ValueError("structured: not JSON: '{'")) is None
+    assert error_field(ValueError("grammar: bad")) is None
+    assert error_field(ValueError("tools[2].function.name: required")) == "tools"
 
 
 def test_closed_schemas_admit_no_keys_they_do_not_list():
