@@ -56,6 +56,13 @@ class StepInputs(NamedTuple):
     sampling: SamplingArrays
 
 
+def _stop_thread(stop: threading.Event, thread: threading.Thread | None, timeout: float | None = 60) -> None:
+    """Ask a background compile thread to stop after its bucket, and wait for it (not from the thread itself)."""
+    stop.set()
+    if thread is not None and thread is not threading.current_thread():
+        thread.join(timeout)
+
+
 def enable_compilation_cache(directory: str | None = None) -> None:
     """Persist compiled programs across restarts (the first start compiles, later ones load)."""
     directory = directory or os.environ.get("JAXSERVE_COMPILATION_CACHE", os.path.expanduser("~/.cache/jaxserve/xla"))
@@ -332,6 +339,7 @@ class ModelRunner:
         self._compiled: dict[tuple[int, int], Any] = {}
         self._background: threading.Thread | None = None
         self._stop = threading.Event()
+        self._atexit: functools.partial | None = None  # the exit hook that stops the compile thread (``warmup``)
 
     @property
     def buckets(self) -> list[tuple[int, int]]:
@@ -393,12 +401,16 @@ class ModelRunner:
                 progress(t, s)
         rest = [b for b in buckets if b not in self._compiled]
         if rest:
-            # Stopped and joined before the interpreter finalizes (atexit runs before daemon threads are
-            # killed): a thread killed inside XLA's compiler aborts the process ("terminate called ...").
-            atexit.register(self.stop_background)
             self._background = threading.Thread(
                 target=self._compile_all, args=(rest, progress), name="jaxserve-compile", daemon=True
             )
+            # Stopped and joined before the interpreter finalizes (atexit runs before daemon threads are
+            # killed): a thread killed inside XLA's compiler aborts the process ("terminate called ...").
+            # The hook holds the thread and its stop event, not this runner: a bound method registered
+            # here kept every engine that ever warmed up in the background alive until exit (its weights:
+            # 586 MB of live arrays after a SmolLM2 gateway test module had closed its engine).
+            self._atexit = functools.partial(_stop_thread, self._stop, self._background)
+            atexit.register(self._atexit)
             self._background.start()
         return len(buckets)
 
@@ -421,9 +433,10 @@ class ModelRunner:
 
     def stop_background(self, timeout: float | None = 60) -> None:
         """Stop the background compilation after the bucket it is on, and wait for it (shutdown)."""
-        self._stop.set()
-        if self._background is not None and self._background is not threading.current_thread():
-            self._background.join(timeout)
+        if self._atexit is not None:
+            atexit.unregister(self._atexit)
+            self._atexit = None
+        _stop_thread(self._stop, self._background, timeout)
 
     @property
     def all_compiled(self) -> bool:
