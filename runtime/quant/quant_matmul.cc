@@ -767,6 +767,16 @@ void rows_q_ymm(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) 
 //
 // Why not integer sums over the whole K for int8's per-row scale: x's scale changes every 32 columns
 // (quantize_activations, the numerical contract), so each block's sum is scaled on its own.
+//
+// Why opt-in (JAXSERVE_KERNEL_ISA=avx512_vnni), not the AVX-512 default: measured on a 2-core AMD EPYC
+// (with avx512_vnni and avx512_bf16), SmolLM2-135M's 211 matrices at one row of x, two runs each, interleaved
+// (scripts/bench_cpu_kernels.py --rows 1,4 --runs 10 --formats int8,gguf): the file's blocks are faster
+// here (Q8_0 9.1 / 9.9 ms vs 13.8 / 10.6 with x in float32; Q4_1 6.6 / 5.8 vs 8.2 / 8.8), int8 with its
+// per-row scale slower (9.1 / 11.6 vs 8.2 / 6.0: the float32 path's one FMA per 16 weights beats a
+// conversion, a scale multiply and an FMA per pair of blocks), and at 4 rows no format gained. The build
+// is one switch for every format, and int8 activations also turn off the fused layer calls
+// (cpu.fused_calls_keep_the_numbers); choosing it per format is the next step, with the file's blocks as
+// the serving default (issue 31).
 
 constexpr int64_t kVnniPrefetch = 1024;  // bytes ahead in each row's stream
 
