@@ -4,7 +4,9 @@ Flow: the first ``matmul`` traced on CPU compiles the C++ source with ``$CXX`` (
 ``-O3 -march=native``) into ``$JAXSERVE_KERNEL_CACHE`` (default ``~/.cache/jaxserve/kernels``) under
 a hash of source, flags, JAX version and CPU flags (about 8 s, once per machine), loads it and
 registers its handlers with XLA:CPU. The source holds three paths, picked by the compiler's target:
-AVX-512 (BW, VL), AVX2 + FMA + F16C, and portable loops the compiler vectorizes (SSE, NEON);
+AVX-512 (BW, VL), AVX2 + FMA + F16C, and portable loops the compiler vectorizes (SSE, NEON); on AVX2, and
+with ``JAXSERVE_KERNEL_ISA=avx512_vnni`` on AVX-512 with VNNI, the int8 / int4 / GGUF kernels quantize x
+to int8 blocks and take integer dot products (``kernel_quantizes_activations``);
 ``JAXSERVE_KERNEL_ISA`` forces one (``ISA_FLAGS``) and ``kernel_isa()`` says which one runs. Concurrent processes each build to a private temporary
 name and ``os.replace`` it into place (atomic), so they never see a half-written library. If there
 is no compiler or the build fails, one warning is logged and every call takes the XLA path
@@ -51,6 +53,9 @@ FLAGS = ("-O3", "-std=c++17", "-shared", "-fPIC", "-fopenmp-simd")  # omp simd: 
 ISA_FLAGS = {
     "native": ("-march=native",),
     "avx512": ("-march=skylake-avx512", "-mtune=native"),
+    # AVX-512 with int8 activations and VNNI dot products (opt-in: quant_matmul.cc "AVX-512 VNNI" says why);
+    # on a CPU without avx512_vnni this builds the float32 path
+    "avx512_vnni": ("-march=native", "-DJAXSERVE_INT8_ACTIVATIONS"),
     "avx2": ("-march=haswell", "-mtune=native"),
     "avx2_float": ("-march=haswell", "-mtune=native", "-DJAXSERVE_FLOAT_ACTIVATIONS"),  # x kept in float32
     "portable": ("-march=native", "-DJAXSERVE_PORTABLE"),
@@ -226,13 +231,14 @@ def kernel_isa() -> str | None:
 
 
 def kernel_quantizes_activations() -> bool:
-    """Whether this process's int8 / int4 / GGUF kernels quantize x to int8 blocks (the AVX2 path, unless
-    built as ``avx2_float``): they then compute ``quantize_activations(x) . W^T``."""
+    """Whether this process's int8 / int4 / GGUF kernels quantize x to int8 blocks (the AVX2 path unless built
+    as ``avx2_float``; AVX-512 built as ``avx512_vnni`` on a CPU with VNNI): they then compute
+    ``quantize_activations(x) . W^T``."""
     return bool(_STATE["q8x"]) if kernel_available() else False
 
 
 def quantize_activations(x: np.ndarray, width: int | None = None) -> np.ndarray:
-    """What the AVX2 kernels multiply W by: x [M, K] with each whole block of 32 columns snapped to int8
+    """What the int8-activation kernels (AVX2, AVX-512 VNNI) multiply W by: x [M, K] with each whole block of 32 columns snapped to int8
     codes (``d = max|x| / 127``, ``q = round-half-even(x * (1 / d))``, value ``q * d``); the columns past
     the last whole block unchanged. The same float32 operations as ``quantize_x`` in quant_matmul.cc,
     so the codes are the kernel's; the error of each column is at most ``d / 2`` of its block.
@@ -344,7 +350,7 @@ def kernel_operands(m) -> tuple[int, int, jax.Array, jax.Array] | None:
 
 def fused_calls_keep_the_numbers(*matrices) -> bool:
     """Whether the model may take the fused layer calls (``gated_mlp``, ``norm_matmul``) for these matrices:
-    not where a kernel in them quantizes x to int8 blocks (the AVX2 path; float32 rows, kind 3, never do). There the kernel's norm, rounded otherwise than XLA's RMSNorm in
+    not where a kernel in them quantizes x to int8 blocks (AVX2, AVX-512 VNNI; float32 rows, kind 3, never do). There the kernel's norm, rounded otherwise than XLA's RMSNorm in
     the last bits, now and then moves an activation across an int8 rounding boundary, and a near-tie greedy
     token flipped (SmolLM2 int8, tests/runtime/quant/test_fused_mlp.py under JAXSERVE_KERNEL_ISA=avx2); the
     layers then run as modules, each matmul still one kernel call."""

@@ -15,3 +15,9 @@
 #else
 #define JAXSERVE_ISA "portable"
 #endif
+
+// AVX-512 with VNNI (vpdpbusd: 64 products of unsigned by signed bytes summed into 16 int32 lanes in one
+// instruction; Cascade Lake, Ice Lake and later Xeons, Zen 4): the matmul kernels' int8-activation path.
+#if defined(JAXSERVE_AVX512) && defined(__AVX512VNNI__)
+#define JAXSERVE_AVX512_VNNI 1
+#endif

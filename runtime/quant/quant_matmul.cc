@@ -43,8 +43,14 @@
 // The instruction set is chosen at build time (kernel_isa.h: AVX-512, AVX2 + FMA + F16C, or portable loops);
 // jaxserve_kernel_isa() tells which.
 #include "kernel_isa.h"
-#if defined(JAXSERVE_AVX2) && !defined(JAXSERVE_FLOAT_ACTIVATIONS)
+// AVX-512 takes int8 activations only when asked (JAXSERVE_INT8_ACTIVATIONS: runtime/quant/cpu.py
+// JAXSERVE_KERNEL_ISA=avx512_vnni) and the CPU has VNNI: see "AVX-512 VNNI" below for why not by default.
+#if !defined(JAXSERVE_FLOAT_ACTIVATIONS) && \
+    (defined(JAXSERVE_AVX2) || (defined(JAXSERVE_AVX512_VNNI) && defined(JAXSERVE_INT8_ACTIVATIONS)))
 #define JAXSERVE_Q8X 1  // int8, int4 and the GGUF kernels quantize x to int8 blocks (see quantize_x)
+#endif
+#if defined(JAXSERVE_Q8X) && defined(JAXSERVE_AVX512)
+#define JAXSERVE_VNNI 1  // ... and take their dot products 64 bytes at a time with vpdpbusd (see "AVX-512 VNNI")
 #endif
 
 // Loops over the MT x R register tile must unroll fully, or GCC keeps the accumulators on the stack.
@@ -527,16 +533,44 @@ void run_tiles(ffi::ThreadPool& pool, int64_t N, int64_t w_bytes, int64_t max_th
 // Columns past the last whole block (int8's K % 32) stay float32.
 
 struct QuantizedX {
-  std::vector<int8_t> q;  // [M, nb * 32]
+  std::vector<int8_t> q;  // [M, stride] row m's blocks of 32 codes from q + m * stride
   std::vector<float> d;   // [M, nb] the blocks' scales
   std::vector<float> c;   // [M, nb] d * sum(q): a block's sum of x as quantized (int4's code offset)
-  int64_t nb = 0;
+  int64_t nb = 0, stride = 0;
+#ifdef JAXSERVE_VNNI
+  // The 512-bit kernels read x's blocks in pairs (2j, 2j + 1): 64 codes, a row's stride np * 64 with the
+  // missing half of an odd last pair zero, and per pair 16 lanes of scales, lanes 0-7 block 2j's, 8-15
+  // block 2j + 1's (0 for a missing block): the lanes of a vpdpbusd result hold the sums of 4 products of
+  // one block or the other in that order.
+  std::vector<float> dv;  // [M, np, 16] d
+  std::vector<float> cv;  // [M, np, 16] c / 8: 8 lanes of it sum to c (exactly: a power of 2)
+  int64_t np = 0;
+#endif
 };
 
+#ifdef JAXSERVE_AVX512
+// The AVX2 path's helpers that its 256-bit kernels use (compiled here for the int4 kernel, see below).
+inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+template <int MT>
+constexpr int rows_for() {
+  return MT == 1 ? 8 : MT == 4 ? 3 : 4;
+}
+#endif
+
 // Sums of 4 adjacent products of unsigned bytes a and signed bytes b: 8 int32 lanes. No saturation:
-// |a| <= 128 and |b| <= 127, so each int16 pair sum is at most 2 * 128 * 127 = 32512.
+// |a| <= 128 and |b| <= 127, so each int16 pair sum is at most 2 * 128 * 127 = 32512 (vpdpbusd, where
+// there is VNNI, sums in int32: the same integers).
 inline __m256i dot_u8_i8(__m256i a, __m256i b) {
+#ifdef JAXSERVE_VNNI
+  return _mm256_dpbusd_epi32(_mm256_setzero_si256(), a, b);
+#else
   return _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1));
+#endif
 }
 
 // Signed by signed: |w| times x carrying w's sign.
@@ -552,7 +586,17 @@ inline int32_t hsum_i32(__m256i v) {
 void quantize_x(const float* x, int64_t M, int64_t K, int64_t stride, QuantizedX* out) {
   const int64_t nb = K / 32;
   out->nb = nb;
+#ifdef JAXSERVE_VNNI
+  const int64_t np = (nb + 1) / 2;
+  out->np = np;
+  out->stride = np * 64;
+  out->q.assign(M * out->stride, 0);
+  out->dv.assign(M * np * 16, 0.0f);
+  out->cv.assign(M * np * 16, 0.0f);
+#else
+  out->stride = nb * 32;
   out->q.resize(M * nb * 32);
+#endif
   out->d.resize(M * nb);
   out->c.resize(M * nb);
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
@@ -575,15 +619,23 @@ void quantize_x(const float* x, int64_t M, int64_t K, int64_t stride, QuantizedX
                     i2 = _mm256_cvtps_epi32(_mm256_mul_ps(v2, inv)), i3 = _mm256_cvtps_epi32(_mm256_mul_ps(v3, inv));
       const int32_t sum = hsum_i32(_mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3)));
       const __m256i packed = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out->q.data() + (m * nb + b) * 32),
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out->q.data() + m * out->stride + b * 32),
                           _mm256_permutevar8x32_epi32(packed, order));
       out->d[m * nb + b] = d;
       out->c[m * nb + b] = d * static_cast<float>(sum);
+#ifdef JAXSERVE_VNNI
+      float* dv = out->dv.data() + (m * np + b / 2) * 16 + (b & 1) * 8;
+      float* cv = out->cv.data() + (m * np + b / 2) * 16 + (b & 1) * 8;
+      for (int i = 0; i < 8; ++i) {
+        dv[i] = d;
+        cv[i] = out->c[m * nb + b] * 0.125f;
+      }
+#endif
     }
 }
 
 inline __m256i load_q(const QuantizedX& qx, int64_t m, int64_t b) {
-  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qx.q.data() + (m * qx.nb + b) * 32));
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qx.q.data() + m * qx.stride + b * 32));
 }
 
 // int8 W (per-row scale): MT rows of x times R rows of W.
@@ -691,7 +743,7 @@ void rows_q_tiles(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1
 }
 
 template <bool INT4>
-void rows_q(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+void rows_q_ymm(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
   switch (p.M) {
     case 1: rows_q_tiles<INT4, rows_for<1>()>(p, qx, n0, n1); break;
     case 2: rows_q_tiles<INT4, rows_for<2>()>(p, qx, n0, n1); break;
@@ -699,6 +751,121 @@ void rows_q(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
     default: rows_q_tiles<INT4, rows_for<4>()>(p, qx, n0, n1); break;
   }
 }
+
+#ifdef JAXSERVE_VNNI
+
+// ---- AVX-512 VNNI: the int8-activation kernels, 64 columns a step -----------------------------------
+//
+// The same products as the AVX2 path above (x's int8 blocks from quantize_x, the same integers), taken
+// 512 bits at a time: one vpdpbusd sums 64 products of unsigned by signed bytes into 16 int32 lanes,
+// lanes 0-7 from x's block 2j and 8-15 from block 2j + 1, so one conversion and one FMA with a vector of
+// the two blocks' scales (QuantizedX::dv) fold a pair of blocks into the float32 accumulator, and each
+// accumulator is summed across its lanes once per output, at the end. W's signed codes (int8, Q8_0)
+// enter as |w| with x negated where w < 0 (AVX-512 has no vpsignb: a mask from w's sign bits and a
+// masked subtract); Q4_1's nibbles are unsigned already. Like the float32 path, R rows of W share each
+// load of x and MT <= 4 rows of x share each load of W; more rows of x re-read the R-row tile from L1.
+//
+// Why not integer sums over the whole K for int8's per-row scale: x's scale changes every 32 columns
+// (quantize_activations, the numerical contract), so each block's sum is scaled on its own.
+//
+// Why opt-in (JAXSERVE_KERNEL_ISA=avx512_vnni), not the AVX-512 default: measured on a 2-core AMD EPYC
+// (with avx512_vnni and avx512_bf16), SmolLM2-135M's 211 matrices at one row of x, two runs each, interleaved
+// (scripts/bench_cpu_kernels.py --rows 1,4 --runs 10 --formats int8,gguf): the file's blocks are faster
+// here (Q8_0 9.1 / 9.9 ms vs 13.8 / 10.6 with x in float32; Q4_1 6.6 / 5.8 vs 8.2 / 8.8), int8 with its
+// per-row scale slower (9.1 / 11.6 vs 8.2 / 6.0: the float32 path's one FMA per 16 weights beats a
+// conversion, a scale multiply and an FMA per pair of blocks), and at 4 rows no format gained. The build
+// is one switch for every format, and int8 activations also turn off the fused layer calls
+// (cpu.fused_calls_keep_the_numbers); choosing it per format is the next step, with the file's blocks as
+// the serving default (issue 31).
+
+constexpr int64_t kVnniPrefetch = 1024;  // bytes ahead in each row's stream
+
+inline __m512i load_q2(const QuantizedX& qx, int64_t m, int64_t j) {  // x's blocks 2j, 2j + 1 of row m
+  return _mm512_loadu_si512(qx.q.data() + m * qx.stride + j * 64);
+}
+
+inline const float* dv_at(const QuantizedX& qx, int64_t m, int64_t j) { return qx.dv.data() + (m * qx.np + j) * 16; }
+inline const float* cv_at(const QuantizedX& qx, int64_t m, int64_t j) { return qx.cv.data() + (m * qx.np + j) * 16; }
+
+// |w| . (x carrying w's sign): 16 int32 lanes of sums of 4 products.
+inline __m512i dot_i8_i8_512(__m512i aw, __mmask64 neg, __m512i x) {
+  const __m512i xs = _mm512_mask_sub_epi8(x, neg, _mm512_setzero_si512(), x);
+  return _mm512_dpbusd_epi32(_mm512_setzero_si512(), aw, xs);
+}
+
+// int8 W (per-row scale): MT rows of x times R rows of W.
+template <int MT, int R>
+inline void int8_block_v(const Problem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  __m512 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
+  const int8_t* w = reinterpret_cast<const int8_t*>(p.w) + n0 * p.row_bytes;
+  auto step = [&](int64_t j, __mmask64 km) {
+    __m512i xq[MT];
+    __m512 dv[MT];
+    UNROLL for (int m = 0; m < MT; ++m) {
+      xq[m] = load_q2(qx, m0 + m, j);
+      dv[m] = _mm512_loadu_ps(dv_at(qx, m0 + m, j));
+    }
+    UNROLL for (int r = 0; r < R; ++r) {
+      const int8_t* wr = w + r * p.row_bytes + j * 64;
+      _mm_prefetch(reinterpret_cast<const char*>(wr) + kVnniPrefetch, _MM_HINT_T0);
+      const __m512i wv = _mm512_maskz_loadu_epi8(km, wr);
+      const __m512i aw = _mm512_abs_epi8(wv);
+      const __mmask64 neg = _mm512_movepi8_mask(wv);
+      UNROLL for (int m = 0; m < MT; ++m)
+        acc[m][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot_i8_i8_512(aw, neg, xq[m])), dv[m], acc[m][r]);
+    }
+  };
+  const int64_t full = qx.nb / 2;
+  for (int64_t j = 0; j < full; ++j) step(j, ~__mmask64{0});
+  if (qx.nb & 1) step(full, __mmask64{0xFFFFFFFF});  // the last block alone (x's other half is 0)
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) {
+      float t = _mm512_reduce_add_ps(acc[m][r]);
+      for (int64_t k = qx.nb * 32; k < p.K; ++k)  // the float32 tail
+        t += p.x[(m0 + m) * p.K + k] * static_cast<float>(w[r * p.row_bytes + k]);
+      p.y[(m0 + m) * p.N + n0 + r] = t * p.s[n0 + r];
+    }
+}
+
+// Every row of x against the rows [n0, n1) of W: R-row tiles (R1 rows for one row of x, R rows for
+// more), 4 rows of x at a time, then single rows. block(MT, RR, m0, n) computes one register tile.
+template <int R1, int R, typename Block>
+inline void tiles_v(int64_t M, int64_t n0, int64_t n1, Block&& block) {
+  auto tile = [&](auto r_tag, int64_t n) {
+    int64_t m = 0;
+    for (; m + 4 <= M; m += 4) block(std::integral_constant<int, 4>{}, r_tag, m, n);
+    switch (M - m) {
+      case 3: block(std::integral_constant<int, 3>{}, r_tag, m, n); break;
+      case 2: block(std::integral_constant<int, 2>{}, r_tag, m, n); break;
+      case 1: block(std::integral_constant<int, 1>{}, r_tag, m, n); break;
+      default: break;
+    }
+  };
+  int64_t n = n0;
+  if (M == 1)
+    for (; n + R1 <= n1; n += R1) tile(std::integral_constant<int, R1>{}, n);
+  for (; n + R <= n1; n += R) tile(std::integral_constant<int, R>{}, n);
+  for (; n < n1; ++n) tile(std::integral_constant<int, 1>{}, n);
+}
+
+template <bool INT4>
+void rows_q(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  if (INT4) return rows_q_ymm<true>(p, qx, n0, n1);  // int4: the AVX2 path's 256-bit kernel, vpdpbusd dots
+  tiles_v<8, 4>(p.M, n0, n1, [&](auto mt, auto rt, int64_t m, int64_t n) {
+    int8_block_v<decltype(mt)::value, decltype(rt)::value>(p, qx, m, n);
+  });
+}
+
+#else
+
+template <bool INT4>
+void rows_q(const Problem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  rows_q_ymm<INT4>(p, qx, n0, n1);
+}
+
+#endif
 
 #endif
 
@@ -733,8 +900,8 @@ ffi::Error Q8Impl(ffi::ThreadPool pool, ffi::Buffer<ffi::F32> x, ffi::Buffer<ffi
 
 // int4 (p.group, p.num_groups set) with x [M, K] for any K up to the padded Kp = num_groups * group.
 void q4_matmul(ffi::ThreadPool& pool, Problem p, int64_t threads) {
-#ifndef JAXSERVE_AVX512
-  // The AVX2 and portable loops read x in whole groups: a K that ends inside the last group gets a
+#if !defined(JAXSERVE_AVX512) || defined(JAXSERVE_Q8X)
+  // The AVX2, int8-activation and portable loops read x in whole groups: a K that ends inside the last group gets a
   // zero-padded copy of x (M x Kp floats; the padded codes are 8, i.e. 0.0, so the sum is unchanged).
   std::vector<float> padded;
   if (const int64_t kp = p.num_groups * p.group; kp != p.K) {
@@ -1154,7 +1321,7 @@ void gguf_rows_q_tiles(const GgufProblem& p, const QuantizedX& qx, int64_t n0, i
 }
 
 template <bool Q4>
-void gguf_rows_q(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+void gguf_rows_q_ymm(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
   switch (p.M) {
     // one row of x: Q4_1 8 rows of W a block, Q8_0 4 (its 34-byte blocks: measured 3.1 vs 4.3 ms for
     // SmolLM2's LM head at 4, 8; Q4_1 6.7 vs 7.0 ms for its layers at 8, 4)
@@ -1164,6 +1331,128 @@ void gguf_rows_q(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t
     default: gguf_rows_q_tiles<Q4, rows_for<4>()>(p, qx, n0, n1); break;
   }
 }
+
+#ifdef JAXSERVE_VNNI
+
+// The file's blocks, two at a time, against x's pairs of blocks (see "AVX-512 VNNI" above). A pair of
+// blocks of a row is 68 (Q8_0) or 40 (Q4_1) bytes: its codes gather into one zmm, its two f16 scales
+// (and Q4_1's two minimums) into lanes 0-7 and 8-15 of a vector. An odd last block pairs with itself
+// (its copy meets x's zero half).
+
+inline uint32_t load_u32(const uint8_t* p) {
+  uint32_t v;
+  __builtin_memcpy(&v, p, 4);
+  return v;
+}
+
+inline uint32_t load_u16(const uint8_t* p) {
+  uint16_t v;
+  __builtin_memcpy(&v, p, 2);
+  return v;
+}
+
+template <int MT, int R>
+inline void gguf_q8_0_block_v(const GgufProblem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  __m512 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const __m512i spread = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1);
+  auto step = [&](int64_t j, bool pair) {
+    __m512i xq[MT];
+    __m512 dv[MT];
+    UNROLL for (int m = 0; m < MT; ++m) {
+      xq[m] = load_q2(qx, m0 + m, j);
+      dv[m] = _mm512_loadu_ps(dv_at(qx, m0 + m, j));
+    }
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + j * 68;
+      _mm_prefetch(reinterpret_cast<const char*>(blk) + kVnniPrefetch, _MM_HINT_T0);
+      const uint8_t* blk1 = pair ? blk + 34 : blk;
+      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 2));
+      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk1 + 2));
+      const __m512i wv = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+      const __m128 d2 = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(load_u16(blk) | load_u16(blk1) << 16)));
+      const __m512 dw = _mm512_permutexvar_ps(spread, _mm512_castps128_ps512(d2));
+      const __m512i aw = _mm512_abs_epi8(wv);
+      const __mmask64 neg = _mm512_movepi8_mask(wv);
+      UNROLL for (int m = 0; m < MT; ++m)
+        acc[m][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot_i8_i8_512(aw, neg, xq[m])), _mm512_mul_ps(dw, dv[m]), acc[m][r]);
+    }
+  };
+  const int64_t full = qx.nb / 2;
+  for (int64_t j = 0; j < full; ++j) step(j, true);
+  if (qx.nb & 1) step(full, false);
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = _mm512_reduce_add_ps(acc[m][r]);
+}
+
+// Q4_1: d_w * d_x * (nibbles . q_x) + m_w * (d_x * sum(q_x)), the second term as m_w times x's c / 8 in
+// each of the block's 8 lanes (QuantizedX::cv).
+template <int MT, int R>
+inline void gguf_q4_1_block_v(const GgufProblem& p, const QuantizedX& qx, int64_t m0, int64_t n0) {
+  __m512 acc[MT][R];
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
+  const uint8_t* w = p.w + n0 * p.row_bytes;
+  const __m512i d_lanes = _mm512_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2);
+  const __m512i m_lanes = _mm512_setr_epi32(1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 3);
+  const __m512i low4 = _mm512_set1_epi8(0x0F);
+  auto step = [&](int64_t j, bool pair) {
+    __m512i xq[MT];
+    __m512 dv[MT], cv[MT];
+    UNROLL for (int m = 0; m < MT; ++m) {
+      xq[m] = load_q2(qx, m0 + m, j);
+      dv[m] = _mm512_loadu_ps(dv_at(qx, m0 + m, j));
+      cv[m] = _mm512_loadu_ps(cv_at(qx, m0 + m, j));
+    }
+    UNROLL for (int r = 0; r < R; ++r) {
+      const uint8_t* blk = w + r * p.row_bytes + j * 40;
+      _mm_prefetch(reinterpret_cast<const char*>(blk) + kVnniPrefetch, _MM_HINT_T0);
+      const uint8_t* blk1 = pair ? blk + 20 : blk;
+      // 128-bit lanes: block 2j's 16 bytes twice, then block 2j + 1's twice; the second copy of each
+      // shifted right by 4 (the high nibbles: elements 16-31), then the low 4 bits of every byte.
+      __m512i z = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 4)));
+      z = _mm512_mask_broadcast_i32x4(z, 0xFF00, _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk1 + 4)));
+      z = _mm512_and_si512(_mm512_mask_srli_epi16(z, 0xFF00FF00u, z, 4), low4);
+      const __m128 dm = _mm_cvtph_ps(_mm_insert_epi32(_mm_cvtsi32_si128(static_cast<int>(load_u32(blk))),
+                                                      static_cast<int>(load_u32(blk1)), 1));  // d0 m0 d1 m1
+      const __m512 dm5 = _mm512_castps128_ps512(dm);
+      const __m512 dw = _mm512_permutexvar_ps(d_lanes, dm5), mw = _mm512_permutexvar_ps(m_lanes, dm5);
+      UNROLL for (int m = 0; m < MT; ++m) {
+        const __m512i dot = _mm512_dpbusd_epi32(_mm512_setzero_si512(), z, xq[m]);
+        acc[m][r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dot), _mm512_mul_ps(dw, dv[m]), acc[m][r]);
+        acc[m][r] = _mm512_fmadd_ps(mw, cv[m], acc[m][r]);
+      }
+    }
+  };
+  const int64_t full = qx.nb / 2;
+  for (int64_t j = 0; j < full; ++j) step(j, true);
+  if (qx.nb & 1) step(full, false);
+  UNROLL for (int m = 0; m < MT; ++m)
+    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = _mm512_reduce_add_ps(acc[m][r]);
+}
+
+template <bool Q4>
+void gguf_rows_q(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  if (Q4)
+    tiles_v<8, 3>(p.M, n0, n1, [&](auto mt, auto rt, int64_t m, int64_t n) {
+      gguf_q4_1_block_v<decltype(mt)::value, decltype(rt)::value>(p, qx, m, n);
+    });
+  else
+    tiles_v<4, 4>(p.M, n0, n1, [&](auto mt, auto rt, int64_t m, int64_t n) {
+      gguf_q8_0_block_v<decltype(mt)::value, decltype(rt)::value>(p, qx, m, n);
+    });
+}
+
+#else
+
+template <bool Q4>
+void gguf_rows_q(const GgufProblem& p, const QuantizedX& qx, int64_t n0, int64_t n1) {
+  gguf_rows_q_ymm<Q4>(p, qx, n0, n1);
+}
+
+#endif
 
 #endif
 

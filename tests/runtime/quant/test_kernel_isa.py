@@ -1,8 +1,9 @@
 """The CPU kernel's other instruction-set paths on this machine.
 
 ``runtime/quant/quant_matmul.cc`` compiles one of three paths (AVX-512, AVX2 + FMA, portable loops) from
-the compiler's target (AVX2 with int8 activations, or ``avx2_float`` with x in float32); the rest of the
-suite runs the one ``-march=native`` picks. Here each other path
+the compiler's target (AVX2 with int8 activations, or ``avx2_float`` with x in float32; AVX-512 with x in
+float32, or ``avx512_vnni`` with int8 activations and VNNI dot products where the CPU has them); the rest of
+the suite runs the one ``-march=native`` picks. Here each other path
 this CPU can execute is built (``JAXSERVE_KERNEL_ISA``) and the kernel comparisons of the quant tests are
 run against it in a child process, so an AVX-512 machine also proves the AVX2 path, and every machine
 the portable one (what an ARM CPU, or an x86 one without AVX2, runs)."""
@@ -32,9 +33,11 @@ KERNEL_TESTS = [
 def runnable_isas() -> list[str]:
     """The kernel paths this CPU executes, the native build's first."""
     path = cpu_info()["isa_path"]
-    return {"avx512": ["avx512", "avx2", "avx2_float", "portable"], "avx2": ["avx2", "avx2_float", "portable"]}.get(
-        path, ["portable"]
-    )
+    vnni = ["avx512_vnni"] if "avx512_vnni" in cpu_info()["simd_flags"] else []
+    return {
+        "avx512": ["avx512", *vnni, "avx2", "avx2_float", "portable"],
+        "avx2": ["avx2", "avx2_float", "portable"],
+    }.get(path, ["portable"])
 
 
 OTHER_ISAS = runnable_isas()[1:]
@@ -52,6 +55,8 @@ def test_native_build_takes_the_cpus_best_path():
     if os.environ.get("JAXSERVE_KERNEL_ISA", "native") != "native":
         pytest.skip("this run asked for another path")
     assert quant_cpu.kernel_isa() == runnable_isas()[0]
+    # int8 activations by default on AVX2 only (AVX-512 VNNI: opt-in, avx512_vnni)
+    assert quant_cpu.kernel_quantizes_activations() == (runnable_isas()[0] == "avx2")
 
 
 @pytest.mark.slow
@@ -59,14 +64,21 @@ def test_native_build_takes_the_cpus_best_path():
 def test_kernel_cases_on_another_path(isa, tmp_path):
     env = dict(os.environ, JAXSERVE_KERNEL_ISA=isa)
     probe = subprocess.run(
-        [sys.executable, "-c", "from runtime.quant import cpu; print(cpu.kernel_isa())"],
+        [
+            sys.executable,
+            "-c",
+            "from runtime.quant import cpu; print(cpu.kernel_isa(), cpu.kernel_quantizes_activations())",
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert probe.returncode == 0 and probe.stdout.split()[-1] == isa.removesuffix("_float"), probe.stderr[-2000:]
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    built, quantizes = probe.stdout.split()[-2:]
+    assert built == isa.split("_")[0]
+    assert quantizes == str(isa in ("avx2", "avx512_vnni"))  # int8 activations: those two builds
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *KERNEL_TESTS],
         cwd=ROOT,

@@ -132,12 +132,14 @@ def cpu_matmul(x, qm):
 
 
 @pytest.mark.parametrize("mode,group", MODES)
-# 1-4: widening in registers (a register tile for each M); 6 and 16: the dequantized-tile path
+# 1-4: widening in registers (a register tile for each M); 6 and 16: the dequantized-tile path (float32
+# x) or 4-row tiles and a tail (int8 x)
 @pytest.mark.parametrize("M", [1, 2, 3, 4, 6, 16])
-@pytest.mark.parametrize("K,N", [(77, 45), (200, 130), (576, 257)])
+# K = 112: an odd count of x's 32-column blocks (the AVX-512 VNNI kernels take blocks in pairs), a 16-column tail
+@pytest.mark.parametrize("K,N", [(77, 45), (112, 37), (200, 130), (576, 257)])
 def test_cpu_kernel_matches_reference(cpu_kernel, mode, group, M, K, N):
-    """Against the reference on x as the kernel sees it (its int8 blocks on the AVX2 path, where the
-    products are exact integers and only the float32 accumulation differs), and against x itself
+    """Against the reference on x as the kernel sees it (its int8 blocks on the AVX2 and AVX-512 VNNI
+    paths, where the products are exact integers and only the float32 accumulation differs), and against x itself
     within the activations' rounding: each column is off by at most half its block's step."""
     x, qm = random_case(mode, group, M, K, N, seed=M * K)
     width = padded_in_features(K, qm.bits, group)
