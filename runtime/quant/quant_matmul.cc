@@ -86,6 +86,21 @@ inline void prefetch_ahead(const void* block, int64_t row_bytes, int64_t byte_in
   UNROLL for (int r = 0; r < R; r += 4) _mm_prefetch(front + r * 16, _MM_HINT_T0);
 }
 
+// The sum of a ymm's 8 floats (the AVX2 kernels; on AVX-512 the int8-activation int4 kernel, which
+// runs the AVX2 path's 256-bit code).
+inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+}
+
+// The 256-bit register tile for MT rows of x: MT * R accumulators of the 16 ymm registers (the AVX2
+// path's comment says why R = 8, 4, 4, 3).
+template <int MT>
+constexpr int rows_for() {
+  return MT == 1 ? 8 : MT == 4 ? 3 : 4;
+}
+
 #endif
 
 #ifdef JAXSERVE_AVX512
@@ -273,24 +288,12 @@ void rows(const Problem& p, int64_t n0, int64_t n1) {
 // subtract, then a float, then times its group's scale. K that is not a multiple of 8 ends in a scalar
 // tail (int8); int4's x is zero-padded to whole groups by Q4Impl, so its loops have no tail.
 
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-
 inline __m256 i8x8_to_f32(const void* p) {  // 8 int8 codes -> 8 floats
   return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(p))));
 }
 
 inline __m256i u8x8_to_i32(const void* p) {  // 8 bytes -> 8 int32 lanes
   return _mm256_cvtepu8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(p)));
-}
-
-// The register tile for MT rows of x: MT * R accumulators of the 16 ymm registers (see above).
-template <int MT>
-constexpr int rows_for() {
-  return MT == 1 ? 8 : MT == 4 ? 3 : 4;
 }
 
 // MT rows of x (MT <= 4) times R rows of W (int8), over the whole K.
@@ -548,19 +551,6 @@ struct QuantizedX {
 #endif
 };
 
-#ifdef JAXSERVE_AVX512
-// The AVX2 path's helpers that its 256-bit kernels use (compiled here for the int4 kernel, see below).
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  return _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
-}
-
-template <int MT>
-constexpr int rows_for() {
-  return MT == 1 ? 8 : MT == 4 ? 3 : 4;
-}
-#endif
 
 // Sums of 4 adjacent products of unsigned bytes a and signed bytes b: 8 int32 lanes. No saturation:
 // |a| <= 128 and |b| <= 127, so each int16 pair sum is at most 2 * 128 * 127 = 32512 (vpdpbusd, where
