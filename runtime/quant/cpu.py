@@ -10,8 +10,8 @@ to int8 blocks and take integer dot products (``kernel_quantizes_activations``);
 ``JAXSERVE_KERNEL_ISA`` forces one (``ISA_FLAGS``) and ``kernel_isa()`` says which one runs. Concurrent processes each build to a private temporary
 name and ``os.replace`` it into place (atomic), so they never see a half-written library. If there
 is no compiler or the build fails, one warning is logged and every call takes the XLA path
-(``dequantize_then_dot``), which gives the same numbers, slower. Calls with more than
-``MAX_KERNEL_ROWS`` rows of x (prefill chunks: compute-bound) take that path too. The build, cache,
+(``dequantize_then_dot``), which gives the same numbers, slower. Calls with more rows of x
+than ``max_kernel_rows`` (prefill chunks: compute-bound) take that path too. The build, cache,
 load and registration are ``NativeKernels``, which the CPU attention kernel
 (``runtime.worker.cpu_attention``) shares.
 
@@ -68,11 +68,32 @@ DENSE_TARGET = ("jaxserve_dense_matmul", "JaxserveDenseMatmul")  # float32 W [N,
 MLP_TARGET = ("jaxserve_gated_mlp", "JaxserveGatedMlp")
 MLP_ACTIVATION_ID = {"silu": 0, "gelu_tanh": 1}  # its "activation" attribute (LayerSpec.activation_kernel)
 NORM_MATMUL_TARGET = ("jaxserve_norm_matmul", "JaxserveNormMatmul")  # rms_norm(x) * norm, then a matmul
-# Above this many rows of x (prefill chunks) the dot is compute-bound (the same FMAs as float32):
-# one float32 dequantization of the matrix is amortized and XLA's GEMM beats the kernel's
-# dot-product blocking (measured, [M, 576] x [576, 1536] int8: M = 16 kernel 0.70 ms, XLA 0.73 ms;
-# M = 32 kernel 1.24 ms, XLA 1.07 ms; float32 1.0 ms).
+# The most rows of x (prefill chunks, large batches) a kernel takes; above them XLA's path runs, which
+# dequantizes the whole matrix to float32 on every call and then runs its GEMM. Measured on SmolLM2's 211
+# matrices (docs/DECODE.md, "Batching past 16 rows"), ms a row of x:
+# - int4 and the file's blocks (kinds 1, 2): the kernel costs less a row than XLA's path from 17 to 64 rows,
+#   and with a limit of 16 a row at 24 cost 2.4x (Q4_1: 3.9 -> 9.7 ms on AVX2 with float32 x; int4 5.5 ->
+#   9.2); with 64: 3.9 and 5.0. At 128 rows XLA's path wins Q4_1 back (AVX2: 3.2 vs 3.8).
+# - int8 and float32 rows (kinds 0, 3): XLA's GEMM is as fast from 24 rows and faster from 32-48 (int8 at 64:
+#   kernel 4.4, XLA 3.0 with float32 x on AVX2; float32 rows at 48: kernel 4.1, XLA 2.3), so they keep 16.
+# Where the kernel quantizes x to int8 blocks (AVX2, AVX-512 VNNI) every format keeps 16: a prefill chunk of
+# 17-64 rows through them would round every activation of the prompt to int8, and SmolLM2's prompt logits
+# then moved by 2.7% of their largest (0.68 of 25; each call agreed with its jnp emulation within 1e-4, but
+# float32 differences upstream moved activations across int8 rounding steps, amplified over 30 layers),
+# where XLA's float32 path keeps them within 1e-4 of the dequantized model. Lifting it there waits on a
+# perplexity measurement of int8-activation prefill (scripts/eval_quality.py).
 MAX_KERNEL_ROWS = 16
+MAX_QUANTIZED_KERNEL_ROWS = 64
+
+
+def max_kernel_rows(kind: int) -> int:
+    """The most rows of x the kernels take for a weight of ``kernel_operands``' ``kind`` (0 int8, 1 int4, 2 the
+    file's blocks, 3 float32 rows)."""
+    if kind in (1, 2) and not kernel_quantizes_activations():
+        return MAX_QUANTIZED_KERNEL_ROWS
+    return MAX_KERNEL_ROWS
+
+
 # Threads per kernel call (the caller plus helpers from XLA's intra-op pool), JAXSERVE_QUANT_THREADS.
 # One core already streams int8 weights at 18-22 GB/s here (the machine copies at ~24 GB/s), and
 # on a shared 2-core machine a helper is a liability: preempted while holding a tile, it makes the
@@ -272,10 +293,10 @@ def quantize_activations_jnp(x: jax.Array) -> jax.Array:
 
 def kernel_activations(x, width: int | None = None) -> np.ndarray:
     """x as this process's int8 / int4 / GGUF matmuls see it: ``quantize_activations`` where the kernel
-    takes the call and quantizes (``kernel_quantizes_activations``; up to ``MAX_KERNEL_ROWS`` rows), else
+    takes the call and quantizes (``kernel_quantizes_activations``; up to ``max_kernel_rows`` rows), else
     x itself (float32: XLA's path above that)."""
     x = np.asarray(x, np.float32)
-    quantized = kernel_quantizes_activations() and x.shape[0] <= MAX_KERNEL_ROWS
+    quantized = kernel_quantizes_activations() and x.shape[0] <= max_kernel_rows(0)  # 16 for every kind there
     return quantize_activations(x, width) if quantized else x
 
 
@@ -296,7 +317,7 @@ def activation_error_bound(x: np.ndarray, w: np.ndarray, width: int | None = Non
 
 def matmul(x: jax.Array, q: jax.Array, scale: jax.Array, *, bits: int, group: int, in_features: int) -> jax.Array:
     """``x [M, K] . dequantize(q, scale)^T -> [M, N]`` in x.dtype on CPU (layouts: pallas_kernels.quant_matmul)."""
-    if x.shape[0] > MAX_KERNEL_ROWS or not kernel_available():
+    if x.shape[0] > max_kernel_rows(0 if bits == 8 else 1) or not kernel_available():
         return dequantize_then_dot(x, q, scale, bits=bits, group=group, in_features=in_features)
     name, _ = TARGETS[bits]
     attrs = {"group": np.int64(group)} if bits == 4 else {}
@@ -307,7 +328,7 @@ def matmul(x: jax.Array, q: jax.Array, scale: jax.Array, *, bits: int, group: in
 
 def gguf_matmul(x: jax.Array, blocks: jax.Array, *, block_type: str, in_features: int) -> jax.Array:
     """``x [M, K] . W^T -> [M, N]`` in x.dtype, W held as GGUF blocks (``runtime.quant.gguf_blocks``)."""
-    if x.shape[0] > MAX_KERNEL_ROWS or not kernel_available():
+    if x.shape[0] > max_kernel_rows(2) or not kernel_available():
         N = blocks.shape[0]
         rows = max(8, CHUNK_BYTES // (4 * in_features))
         chunk = next((c for c in range(min(rows, N), 0, -1) if N % c == 0), N)
@@ -366,15 +387,18 @@ def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float,
     ``x + residual`` in its place (one float32 add, the bits of the layer's own ``x + h``); ``gate_up`` [2F, D]
     gate's rows then up's (``weights.fuse_linears``), ``down`` [D, F], each a QuantizedMatrix, GGUFMatrix or DenseMatrix; ``post_norm`` [D] the sandwich norm's
     scale or None; ``activation`` a ``MLP_ACTIVATION_ID`` name. None where the kernel does not take the call
-    (more than ``MAX_KERNEL_ROWS`` rows, another dtype or format, no kernel): the caller runs the XLA layers.
+    (more rows than ``max_kernel_rows`` of either matrix, another dtype or format, no kernel): the caller runs
+    the XLA layers.
     Each matmul is the one its format's own kernel computes (int8 activations where those do); the norm and
     the activation are float32 with a few roundings of their own (quant_matmul.cc says which)."""
-    if x.ndim != 2 or x.dtype != jnp.float32 or x.shape[0] > MAX_KERNEL_ROWS or activation not in MLP_ACTIVATION_ID:
+    if x.ndim != 2 or x.dtype != jnp.float32 or activation not in MLP_ACTIVATION_ID:
         return None
     if residual is not None and (residual.shape != x.shape or residual.dtype != jnp.float32):
         return None
     gu, dn = kernel_operands(gate_up), kernel_operands(down)
     if gu is None or dn is None or gu[2].shape[0] % 2 or not kernel_available():
+        return None
+    if x.shape[0] > min(max_kernel_rows(gu[0]), max_kernel_rows(dn[0])):
         return None
     post = jnp.zeros((0,), jnp.float32) if post_norm is None else post_norm.astype(jnp.float32)
     call = jax.ffi.ffi_call(MLP_TARGET[0], jax.ShapeDtypeStruct(x.shape, jnp.float32))
@@ -401,10 +425,10 @@ def norm_matmul(x, norm, m, *, eps: float) -> jax.Array | None:
     """``(rms_norm(x) * norm) . W^T`` as one kernel call (``JaxserveNormMatmul``): x [M, D] float32, norm [D], ``m``
     [N, D] a QuantizedMatrix, GGUFMatrix or DenseMatrix; None where the kernel does not take the call (as
     ``gated_mlp``). The matmul is the one ``m``'s own kernel computes; the norm is ``gated_mlp``'s."""
-    if x.ndim != 2 or x.dtype != jnp.float32 or x.shape[0] > MAX_KERNEL_ROWS:
+    if x.ndim != 2 or x.dtype != jnp.float32:
         return None
     ops = kernel_operands(m)
-    if ops is None or not kernel_available():
+    if ops is None or not kernel_available() or x.shape[0] > max_kernel_rows(ops[0]):
         return None
     call = jax.ffi.ffi_call(NORM_MATMUL_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], ops[2].shape[0]), jnp.float32))
     return call(

@@ -15,7 +15,7 @@ as before, and the engine logs how many bytes run natively.
 
 ``GGUFMatrix`` is a pytree (``blocks`` uint8 [rows, K / 32 * B]; static: block type, K) with the model
 seams' methods (``matvec``, ``take_rows``; ``runtime.models.common``). Its matmul by platform: CPU, the C++
-kernel in ``runtime/quant/quant_matmul.cc`` (``JaxserveGgufMatmul``) for up to ``MAX_KERNEL_ROWS`` rows
+kernel in ``runtime/quant/quant_matmul.cc`` (``JaxserveGgufMatmul``) for up to ``max_kernel_rows`` rows
 of x, else (prefill chunks, other platforms) dequantize with jnp and dot. The jnp dequantizer is the
 reference (``pallas_kernels.quant_matmul.gguf_blocks``), tested against the ``gguf`` package's own. The loader is
 ``runtime.loading.gguf.native_params``.

@@ -1048,7 +1048,7 @@ inline void gguf_block(const GgufProblem& p, int64_t m0, int64_t n0) {
 }
 
 // Rows [n0, n1) of W against every row of x, 4 rows of x at a time (more rows re-widen the blocks:
-// prefill chunks above MAX_KERNEL_ROWS take XLA's path).
+// prefill chunks above max_kernel_rows in cpu.py take XLA's path).
 template <bool Q4, int R>
 void gguf_rows_r(const GgufProblem& p, int64_t n0, int64_t n1, int64_t* n_done) {
   int64_t n = n0;
@@ -1138,7 +1138,10 @@ inline void gguf_q4_1_block(const GgufProblem& p, int64_t m0, int64_t n0) {
         t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 16), q2, t);
         t = _mm256_fmadd_ps(_mm256_loadu_ps(xb + 24), q3, t);
         acc[m][r] = _mm256_fmadd_ps(t, d, acc[m][r]);
-        offset[m][r] += mn * xsum[m * nb + b];
+        // One fused multiply-add, spelled out: left to the compiler, the contraction differed between the
+        // 4-row tile and the 1-row tail, and a row's output depended on where in W it sat (a stacked q, k, v
+        // gave other bits than the parts: tests/runtime/quant/test_fuse_linears.py, avx2_float).
+        offset[m][r] = std::fma(mn, xsum[m * nb + b], offset[m][r]);
       }
     }
   }
@@ -1172,7 +1175,7 @@ void gguf_tiles(const GgufProblem& p, int64_t n0, int64_t n1) {
   for (; n < n1; ++n) gguf_tile<Q4, 1>(p, n);
 }
 
-// Rows [n0, n1) of W against every row of x (more than MAX_KERNEL_ROWS rows: XLA's path).
+// Rows [n0, n1) of W against every row of x (more than max_kernel_rows in cpu.py: XLA's path).
 template <bool Q4>
 void gguf_rows(const GgufProblem& p, int64_t n0, int64_t n1) {
   switch (p.M) {

@@ -255,7 +255,9 @@ def by_parts(m, x: jax.Array) -> bool:
     from runtime.quant import cpu as quant_cpu
 
     rows = int(np.prod(x.shape[:-1]))
-    return rows > quant_cpu.MAX_KERNEL_ROWS or not quant_cpu.kernel_available()
+    operands = quant_cpu.kernel_operands(m)
+    limit = quant_cpu.max_kernel_rows(operands[0]) if operands is not None else 0
+    return rows > limit or not quant_cpu.kernel_available()
 
 
 def fused_gated_mlp(

@@ -105,11 +105,17 @@ FORMAT_PAIRS = [
 
 @pytest.mark.parametrize("gu_fmt,dn_fmt", FORMAT_PAIRS)
 @pytest.mark.parametrize("activation,sandwich", [("silu", False), ("gelu_tanh", True)])
-@pytest.mark.parametrize("M", [1, 3, 16])
+@pytest.mark.parametrize("M", [1, 3, 16, 40])  # 40: a prefill chunk (the kernel's for int4 and the blocks only)
 def test_gated_mlp_against_the_layer_math(gu_fmt, dn_fmt, activation, sandwich, M):
     rng = np.random.default_rng(M)
     gate_up = concat_rows([make(gu_fmt, F, D, 1), make(gu_fmt, F, D, 2)])
     down = make(dn_fmt, D, F, 3)
+    if M > min(quant_cpu.max_kernel_rows(quant_cpu.kernel_operands(m)[0]) for m in (gate_up, down)):
+        assert (
+            quant_cpu.gated_mlp(jnp.ones((M, D)), jnp.ones(D), None, gate_up, down, activation=activation, eps=EPS)
+            is None
+        )
+        return
     x = (rng.standard_normal((M, D)) * 2).astype(np.float32)
     x[0, :32] *= 30  # one block of large values: a wide dynamic range for the norm and the int8 blocks
     norm = rng.uniform(0.5, 1.5, D).astype(np.float32)
@@ -157,10 +163,13 @@ def test_gated_mlp_adds_the_residual_first(gu_fmt, dn_fmt, M):
 
 
 @pytest.mark.parametrize("fmt", ["int8", "int4", "q8_0", "q4_1", "dense"])
-@pytest.mark.parametrize("M", [1, 3, 16])
+@pytest.mark.parametrize("M", [1, 3, 16, 40])
 def test_norm_matmul_against_the_layer_math(fmt, M):
     rng = np.random.default_rng(M)
     m = concat_rows([make(fmt, 64, D, 1), make(fmt, 32, D, 2), make(fmt, 32, D, 3)])  # q, k, v
+    if M > quant_cpu.max_kernel_rows(quant_cpu.kernel_operands(m)[0]):  # float32 rows: XLA's layers from 17
+        assert quant_cpu.norm_matmul(jnp.ones((M, D)), jnp.ones(D), m, eps=EPS) is None
+        return
     x = (rng.standard_normal((M, D)) * 2).astype(np.float32)
     x[0, :32] *= 30
     norm = rng.uniform(0.5, 1.5, D).astype(np.float32)
@@ -179,13 +188,14 @@ def test_gated_mlp_declines_what_it_does_not_take():
     gate_up, down = jax.tree.map(jnp.asarray, (concat_rows([make("int8", F, D, 1)] * 2), make("int8", D, F, 3)))
     norm = jnp.ones(D, jnp.float32)
     call = lambda x, **kw: quant_cpu.gated_mlp(x, norm, None, gate_up, down, **{"activation": "silu", "eps": EPS, **kw})  # noqa: E731
-    assert call(jnp.ones((quant_cpu.MAX_KERNEL_ROWS + 1, D), jnp.float32)) is None  # prefill chunks: XLA's layers
+    assert call(jnp.ones((quant_cpu.max_kernel_rows(0) + 1, D), jnp.float32)) is None  # prefill: XLA's layers
     assert call(jnp.ones((1, D), jnp.bfloat16)) is None  # the XLA layers round to the activation dtype between ops
     assert call(jnp.ones((1, D), jnp.float32), activation="relu") is None
     assert (
         quant_cpu.gated_mlp(jnp.ones((1, D)), norm, None, np.ones((D, 2 * F)), down, activation="silu", eps=EPS) is None
     )
-    assert quant_cpu.norm_matmul(jnp.ones((quant_cpu.MAX_KERNEL_ROWS + 1, D), jnp.float32), norm, down, eps=EPS) is None
+    many = quant_cpu.max_kernel_rows(0) + 1
+    assert quant_cpu.norm_matmul(jnp.ones((many, D), jnp.float32), norm, down, eps=EPS) is None
     assert quant_cpu.norm_matmul(jnp.ones((1, D), jnp.float32), norm, np.ones((F, D), np.float32), eps=EPS) is None
 
 

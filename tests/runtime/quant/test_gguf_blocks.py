@@ -88,7 +88,8 @@ def kernel_matmul(x, m: GGUFMatrix):
 
 
 @pytest.mark.parametrize("block_type", ["q8_0", "q4_1"])
-@pytest.mark.parametrize("M", [1, 2, 3, 4, 7, 16, 40])  # <= 16: the kernel (4-row tiles and tails); 40: XLA
+# up to max_kernel_rows (16 with int8 activations, else 64): the kernel (4-row tiles and tails); 72: XLA's
+@pytest.mark.parametrize("M", [1, 2, 3, 4, 7, 16, 40, 72])
 @pytest.mark.parametrize("N", [1, 5, 64])  # rows of W: 4-row blocks and the tail
 def test_cpu_kernel_matches_float(cpu_kernel, block_type, M, N):
     K = 96
@@ -103,7 +104,7 @@ def test_cpu_kernel_matches_float(cpu_kernel, block_type, M, N):
     exact = x.astype(np.float64) @ w.T
     bound = (
         quant_cpu.activation_error_bound(x, w)
-        if M <= quant_cpu.MAX_KERNEL_ROWS and quant_cpu.kernel_quantizes_activations()
+        if M <= quant_cpu.max_kernel_rows(2) and quant_cpu.kernel_quantizes_activations()
         else 0
     )
     assert np.all(np.abs(y - exact) <= bound + 2e-5 * (1 + np.abs(exact)))
@@ -141,10 +142,10 @@ def test_engine_runs_the_files_blocks_like_the_dequantized_model():
     gens = {wq: Generator("smollm2-135m", weight_quant=wq, max_model_len=128) for wq in ("none", "gguf")}
     if quant_cpu.kernel_quantizes_activations():
         # The AVX2 kernels multiply W by x's int8 blocks (as llama.cpp does): the model they define is the
-        # file dequantized with the input of every matmul the kernel takes (up to MAX_KERNEL_ROWS rows) so
+        # file dequantized with the input of every matmul the kernel takes (up to max_kernel_rows rows) so
         # rounded; traced here with the jnp reference.
         def reference_matmul(x, blocks, *, block_type, in_features):
-            if x.shape[0] <= quant_cpu.MAX_KERNEL_ROWS:
+            if x.shape[0] <= quant_cpu.max_kernel_rows(2):
                 x = quant_cpu.quantize_activations_jnp(x)
             return gguf_matmul_reference(x, blocks, block_type=block_type, in_features=in_features)
 

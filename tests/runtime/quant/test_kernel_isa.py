@@ -22,11 +22,13 @@ from runtime.platform import cpu_info
 from runtime.quant import cpu as quant_cpu
 
 ROOT = Path(__file__).resolve().parents[3]
-# The kernel-against-reference cases of each kernel (int8 / int4, the file's blocks, float32 rows).
+# The kernel-against-reference cases of each kernel (int8 / int4, the file's blocks, float32 rows), and stacking.
 KERNEL_TESTS = [
     "tests/runtime/quant/test_quant.py::test_cpu_kernel_matches_reference",
     "tests/runtime/quant/test_gguf_blocks.py::test_cpu_kernel_matches_float",
     "tests/runtime/quant/test_dense.py::test_kernel_matches_float64",
+    # a row's output whatever its place in W (stacked q, k, v): avx2_float's Q4_1 tail once broke it
+    "tests/runtime/quant/test_fuse_linears.py::test_stacked_rows_give_the_parts_outputs_exactly",
 ]
 
 

@@ -133,8 +133,8 @@ def cpu_matmul(x, qm):
 
 @pytest.mark.parametrize("mode,group", MODES)
 # 1-4: widening in registers (a register tile for each M); 6 and 16: the dequantized-tile path (float32
-# x) or 4-row tiles and a tail (int8 x)
-@pytest.mark.parametrize("M", [1, 2, 3, 4, 6, 16])
+# x) or 4-row tiles and a tail (int8 x); 40: a prefill chunk (int4's kernel where x stays float32, else XLA's)
+@pytest.mark.parametrize("M", [1, 2, 3, 4, 6, 16, 40])
 # K = 112: an odd count of x's 32-column blocks (the AVX-512 VNNI kernels take blocks in pairs), a 16-column tail
 @pytest.mark.parametrize("K,N", [(77, 45), (112, 37), (200, 130), (576, 257)])
 def test_cpu_kernel_matches_reference(cpu_kernel, mode, group, M, K, N):
@@ -175,7 +175,7 @@ def test_activation_quantization_by_hand():
 
 
 def test_cpu_many_rows_take_the_xla_path(cpu_kernel):
-    x, qm = random_case("int8", 64, quant_cpu.MAX_KERNEL_ROWS + 1, 64, 48)
+    x, qm = random_case("int8", 64, quant_cpu.max_kernel_rows(0) + 1, 64, 48)
     assert "custom_call" not in jax.jit(lambda x: cpu_matmul(x, qm)).lower(x).as_text()
     assert_close(cpu_matmul(x, qm), reference(x, qm))
 
