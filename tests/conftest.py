@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import resource
 import statistics
 from pathlib import Path
@@ -22,6 +23,11 @@ _WORKER_PEAKS: dict[str, dict] = {}
 
 def pytest_configure(config):
     configure_xla()  # before any test touches JAX
+    folder = os.environ.get("JAXSERVE_COMPILE_REPORT")
+    if folder:  # per-test trace/lower/compile seconds (tests/support/compile_report.py; issue 33)
+        from tests.support.compile_report import CompileReport
+
+        config.pluginmanager.register(CompileReport(folder), "jaxserve-compile-report")
 
 
 def pytest_collection_modifyitems(session, config, items):
