@@ -48,6 +48,12 @@ def configure_xla() -> None:
     os.environ["XLA_FLAGS"] = flags
 
 
+def compilation_cache_dir() -> str:
+    """The persistent compilation cache's folder (``runtime.worker.model_runner.enable_compilation_cache``):
+    ``JAXSERVE_COMPILATION_CACHE``, else ~/.cache/jaxserve/xla."""
+    return os.environ.get("JAXSERVE_COMPILATION_CACHE", os.path.expanduser("~/.cache/jaxserve/xla"))
+
+
 def current_platform() -> str:
     import jax
 

@@ -3,7 +3,8 @@
 Runs SmolLM2 through ``Generator`` (one request), times ``prepare`` (host: the step's inputs) and the
 jitted step, then traces 10 decode steps with ``jax.profiler`` and sums the trace's events by op kind
 (a ``.123`` suffix dropped), per decode step (the traced prefill left out); ``xla_ops_per_step`` counts
-the step program's XLA:CPU ops (events of ``jit_step``, an op inside a loop body once per iteration).
+the step's XLA:CPU ops (events of its two programs, ``jit_logits_fn`` and ``jit_sample_step``; an op inside a loop
+body once per iteration).
 ``attention_ms_per_step``: the backend's attention alone, timed on one decode row at the timed run's
 mean context over every layer's cache (one jitted function chaining the layers); its share of
 ``step_ms``. ``matmul_ms_per_step``: the step's weight matrices alone (every matrix of the served parameter
@@ -118,8 +119,13 @@ def main(argv=None) -> int:
     return 0
 
 
+# A step's XLA programs (runtime/worker/model_runner.py, StepFns): the model per bucket, then the sampler per S.
+STEP_MODULES = ("jit_logits_fn", "jit_sample_step")
+
+
 def decode_step_events(gen, ids, steps: int) -> list[list[dict]]:
-    """The profiler's events of each decode step's ``jit_step`` execution (one run_id per execution; the first,
+    """The profiler's events of each decode step's two programs (``STEP_MODULES``: the model's, then the
+    sampler's; one run_id per execution) as one list per step (the first,
     the prefill that samples the first token, left out). Ops inside a loop body count once per iteration."""
     import jax
 
@@ -132,9 +138,14 @@ def decode_step_events(gen, ids, steps: int) -> list[list[dict]]:
     runs = collections.defaultdict(list)
     for e in events:
         a = e.get("args", {})
-        if e.get("ph") == "X" and a.get("hlo_module") == "jit_step":
-            runs[a.get("run_id")].append(e)
-    return sorted(runs.values(), key=lambda run: min(e["ts"] for e in run))[1:]
+        if e.get("ph") == "X" and a.get("hlo_module") in STEP_MODULES:
+            runs[(a["hlo_module"], a.get("run_id"))].append(e)
+    steps: list[list[dict]] = []
+    for (module, _), run in sorted(runs.items(), key=lambda kv: min(e["ts"] for e in kv[1])):
+        if module == STEP_MODULES[0] or not steps:  # a step starts with its model program, then samples
+            steps.append([])
+        steps[-1].extend(run)
+    return steps[1:]
 
 
 def count_step_ops(gen, ids, steps: int = 4) -> int:

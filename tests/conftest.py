@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from runtime.platform import configure_xla
+from runtime.platform import compilation_cache_dir, configure_xla
 
 # Each process's peak resident memory (GB) and the module during which it was reached, and the modules that
 # left the most memory behind (resident after the module's trim minus before it): printed at the end of
@@ -23,8 +23,17 @@ _WORKER_PEAKS: dict[str, dict] = {}
 
 def pytest_configure(config):
     configure_xla()  # before any test touches JAX
+    # One persistent compilation cache for the whole run, every program in it, in this process, its xdist workers
+    # and the servers the tests start (JAX reads these at import): a program that several modules compile
+    # (each module's trim clears the in-memory caches; the tiny engine's programs, the samplers, the parity
+    # engines) compiles once per run and loads after that; JAX's default keeps only programs over 1 s. Cold on
+    # a fresh machine: it only fills during the run (issue 33). JAXSERVE_TEST_COMPILATION_CACHE=0 turns it off.
+    if os.environ.get("JAXSERVE_TEST_COMPILATION_CACHE", "1") != "0":
+        os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", compilation_cache_dir())
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
     folder = os.environ.get("JAXSERVE_COMPILE_REPORT")
-    if folder:  # per-test trace/lower/compile seconds (tests/support/compile_report.py; issue 33)
+    controller = getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
+    if folder and not controller:  # per-test trace/lower/compile seconds (tests/support/compile_report.py; issue 33)
         from tests.support.compile_report import CompileReport
 
         config.pluginmanager.register(CompileReport(folder), "jaxserve-compile-report")

@@ -5,7 +5,8 @@ only when ``JAXSERVE_COMPILE_REPORT`` names a folder (tests/conftest.py register
     JAXSERVE_COMPILE_REPORT=/tmp/compiles .venv/bin/python -m pytest -n 2 --dist loadfile ...
     .venv/bin/python scripts/compile_report.py /tmp/compiles          # the tables
 
-Each process writes ``<folder>/<worker>.json`` at its end. The figures come from JAX's own monitoring events
+Each process that runs tests writes ``<folder>/<worker>.json`` at its end (not xdist's controller: it only
+relays the workers' reports). The figures come from JAX's own monitoring events
 (``jax.monitoring``: ``/jax/core/compile/jaxpr_trace_duration``, ``.../jaxpr_to_mlir_module_duration``,
 ``.../backend_compile_duration``), the same ones ``jax_log_compiles`` prints; a compile on a background
 thread (an engine's warm-up) counts for the test running at the time. Issue 33: a cold run's pytest time

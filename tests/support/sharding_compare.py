@@ -68,7 +68,9 @@ def layout(engine) -> dict:
     return {name: describe(x) for name, x in leaves.items()}
 
 
-def run(args, tp: int, loaded) -> dict:
+def run(args, tp: int, loaded, *, kv_dtype: str | None = None, score_only: list[int] | None = None) -> dict:
+    """One engine's outputs: ``kv_dtype`` overrides ``--kv-dtype``; with ``score_only`` (token ids) it serves
+    nothing and only scores those ids."""
     from runtime.api import EngineConfig, SamplingParams
     from runtime.engine.llm_engine import LLMEngine
 
@@ -78,7 +80,7 @@ def run(args, tp: int, loaded) -> dict:
         tensor_parallel=tp,
         attention_backend=args.backend,
         dtype=args.dtype,
-        kv_dtype=args.kv_dtype,
+        kv_dtype=kv_dtype or args.kv_dtype,
         num_blocks=48,
         block_size=8,
         max_num_seqs=args.max_num_seqs,
@@ -89,12 +91,15 @@ def run(args, tp: int, loaded) -> dict:
     )
     t0 = time.perf_counter()
     engine = LLMEngine(cfg, loaded=loaded)  # the same host weights for every engine (loaded once)
+    if score_only is not None:
+        return {"logits": engine.score(score_only, chunk=16).tolist()}
     params = [SamplingParams(max_tokens=n, temperature=0.0, ignore_eos=True) for n in MAX_TOKENS]
     outs = engine.generate(PROMPTS[: args.prompts], params[: args.prompts])
     tokens = [o.token_ids for o in outs]
     scored = engine.encode(PROMPTS[0]) + tokens[0]
     logits = engine.score(scored, chunk=16)
     result = {
+        "scored": scored,
         "tokens": tokens,
         "logits": logits.tolist(),
         "steps": engine.num_steps,
@@ -136,12 +141,15 @@ COLLECTIVES = ("all-reduce", "all-gather", "all-to-all", "collective-permute", "
 
 
 def collectives(engine) -> dict:
-    """Cross-device ops in the compiled step program of one bucket: a count per kind, and the result
-    shape of every op that moves data between devices other than an all-reduce (what was gathered)."""
+    """Cross-device ops in the compiled step programs of one bucket (the model's and the sampler's, as the
+    runner runs them): a count per kind, and the result shape of every op that moves data between devices
+    other than an all-reduce (what was gathered)."""
     runner = engine.runner
     T, S = runner.token_buckets[0], runner.seq_buckets[-1]
-    args = (runner.params, runner.kv_caches, runner.sampler_state, runner._dummy_inputs(T, S))
-    hlo = runner._step.lower(*args).compile().as_text()
+    inputs = runner._dummy_inputs(T, S)
+    model = runner._logits.lower(runner.params, runner.kv_caches, inputs)
+    sampler = runner._sample.lower(model.out_info[0], inputs.sampling, runner.sampler_state)
+    hlo = model.compile().as_text() + sampler.compile().as_text()
     counts = {k: len(re.findall(rf"\b{k}(?:-start)?\(", hlo)) for k in COLLECTIVES}
     moved = [
         [int(d) for d in dims.split(",") if d]
@@ -162,6 +170,11 @@ def main() -> int:
     p.add_argument("--max-num-seqs", type=int, default=2)
     p.add_argument("--prompts", type=int, default=4, help="serve the first N prompts")
     p.add_argument("--collectives", action="store_true", help="count the cross-device ops of the sharded step")
+    p.add_argument(
+        "--float-cache-reference",
+        action="store_true",
+        help="also score the single-device engine's sequence with an unquantized (--dtype) KV cache",
+    )
     args = p.parse_args()
     set_device_count(max(args.tp))
     from runtime.platform import configure_xla
@@ -174,6 +187,8 @@ def main() -> int:
 
     loaded = load_gguf(args.gguf or resolve_gguf(args.model))
     out = {"devices": len(jax.devices()), "single": run(args, 1, loaded)}
+    if args.float_cache_reference:
+        out["single_float_cache"] = run(args, 1, loaded, kv_dtype=args.dtype, score_only=out["single"]["scored"])
     for tp in args.tp:
         out[f"tp{tp}"] = run(args, tp, loaded)
     json.dump(out, sys.stdout)

@@ -54,7 +54,24 @@ def assert_same_outputs(result: dict, tp: int) -> None:
     assert sharded["tokens"] == single["tokens"]  # every request's greedy tokens, in order
     assert all(len(t) > 0 for t in single["tokens"])
     assert sharded["steps"] == single["steps"]  # the same schedule: batching is unchanged
-    np.testing.assert_allclose(np.array(sharded["logits"]), np.array(single["logits"]), **TOLERANCE["float32"])
+    got, want = np.array(sharded["logits"]), np.array(single["logits"])
+    tolerance = dict(TOLERANCE["float32"])
+    if "single_float_cache" in result:
+        # An 8-bit cache rounds each K and V element to a code: the float32 order change above can put an
+        # element on the other side of a rounding boundary, one code step (1/127 of its token's largest
+        # value) apart, and the rows after it move by that. Such a flip is part of the cache's own rounding
+        # error, so each row may move by as much as the 8-bit cache moves that row from an unquantized one
+        # on the same tokens (``--float-cache-reference``). Measured (tiny Gemma 3, TP 4, int8, an Intel
+        # Xeon): a flip moved rows 53-57 by up to 6.2e-3; the cache's own error there is 0.013-0.041 a row
+        # (0.079 at most); a wrong shard moves logits by O(1).
+        rounding = np.abs(want - np.array(result["single_float_cache"]["logits"])).max(axis=1, keepdims=True)
+        allowed = tolerance["atol"] + rounding + tolerance["rtol"] * np.abs(want)
+        worst = np.unravel_index(np.argmax(np.abs(got - want) - allowed), got.shape)
+        assert (np.abs(got - want) <= allowed).all(), (
+            f"row {worst[0]}: {got[worst]} vs {want[worst]}, allowed {allowed[worst]} (rounding {rounding[worst[0], 0]})"
+        )
+        return
+    np.testing.assert_allclose(got, want, **tolerance)
 
 
 def strip(spec: list) -> list:
@@ -147,6 +164,7 @@ def test_tiny_gemma3_tp4_int8_kv_pallas_equals_single_device(tmp_path):
         "--backend",
         "pallas_interpret",
         "--compilation-cache",
+        "--float-cache-reference",
     )
     assert_same_outputs(result, 4)
     layout = result["tp4"]["layout"]

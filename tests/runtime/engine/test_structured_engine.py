@@ -87,10 +87,11 @@ def test_structured_and_free_requests_share_a_batch_and_preemption(e):
 def test_the_grammar_adds_no_step_program_and_only_typed_specs_reach_the_engine(e):
     for _ in range(2):  # what the same plain request compiles: its prefill, then (a prefix hit) the rest of it
         e.generate([ASK], [SamplingParams(max_tokens=60, ignore_eos=True)])
-    compiled = e.runner._step._cache_size()
+    programs = (e.runner._logits._cache_size(), e.runner._sample._cache_size())
     out = e.generate([ASK], [SamplingParams(max_tokens=60, structured=FORMAT)])[0]
     jsonschema.validate(json.loads(out.text), SCHEMA)
-    assert e.runner._step._cache_size() == compiled  # same shapes: the bitmask is always an input
+    # same shapes: the bitmask is always an input (the model's program and the sampler's)
+    assert (e.runner._logits._cache_size(), e.runner._sample._cache_size()) == programs
     # A spec is parsed (and every field checked) before it reaches the engine: the engine takes only a typed one
     with pytest.raises(ValueError, match="structured must be None or a StructuredSpec"):
         e.add_request(ASK, SamplingParams(structured=FORMAT.to_json()))

@@ -311,7 +311,7 @@ def test_chunked_prefill_matches_reference(tiny, gen):
     from runtime.worker.model_runner import StepInputs, allocate_kv_cache, make_step_fn
     from runtime.worker.sampling import SamplingArrays
 
-    _, logits_fn = make_step_fn(gen.config, attention_backend="xla", dtype=jnp.float32)
+    logits_fn = make_step_fn(gen.config, attention_backend="xla", dtype=jnp.float32).logits
     ids = prompt(tiny, 23, seed=3)
     ref = reference_logits(tiny, ids)
     pages = np.array([5, 2, 7, 1, 3, 6], np.int32)  # shuffled physical pages; 0 is the null page
