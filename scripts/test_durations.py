@@ -2,6 +2,7 @@
 
     .venv/bin/python -m pytest -n 2 --dist loadfile --junitxml=/tmp/junit.xml
     .venv/bin/python scripts/test_durations.py /tmp/junit.xml            # writes tests/durations.json
+    .venv/bin/python scripts/test_durations.py /tmp/compiles             # or from a JAXSERVE_COMPILE_REPORT folder
 
 Why: ``make test`` gives each of two workers whole files (``--dist loadfile``); a worker takes the next file
 in the queue when it runs low. Handed out longest first (``tests/conftest.py`` sorts the collection by these
@@ -43,12 +44,25 @@ def durations(junit: Path) -> dict[str, float]:
     return {path: round(s, 1) for path, s in sorted(seconds.items(), key=lambda kv: -kv[1])}
 
 
+def durations_from_compile_report(folder: Path) -> dict[str, float]:
+    """The same table from a run's compile accounting (``JAXSERVE_COMPILE_REPORT``, tests/support/compile_report.py):
+    each test's setup + call + teardown seconds, summed per file."""
+    seconds: dict[str, float] = defaultdict(float)
+    for path in sorted(folder.glob("*.json")):
+        for nodeid, row in json.loads(path.read_text())["tests"].items():
+            if "::" in nodeid:
+                seconds[nodeid.split("::")[0]] += row.get("seconds", 0.0)
+    return {path: round(s, 1) for path, s in sorted(seconds.items(), key=lambda kv: -kv[1])}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("junit", type=Path, help="pytest --junitxml report of a whole run")
+    ap.add_argument(
+        "report", type=Path, help="pytest --junitxml report of a whole run, or a JAXSERVE_COMPILE_REPORT folder"
+    )
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args()
-    table = durations(args.junit)
+    table = durations_from_compile_report(args.report) if args.report.is_dir() else durations(args.report)
     args.out.write_text(json.dumps(table, indent=1) + "\n")
     total = sum(table.values())
     print(

@@ -34,3 +34,16 @@ def test_seconds_are_summed_per_file_and_listed_longest_first(tmp_path):
 def test_the_committed_table_names_files_that_exist():
     table = json.loads((test_durations.ROOT / "tests" / "durations.json").read_text())
     assert table and all((test_durations.ROOT / path).is_file() for path in table)
+
+
+def test_a_compile_report_folder_gives_the_same_table(tmp_path):
+    """Each worker's JAXSERVE_COMPILE_REPORT file (tests/support/compile_report.py): a test's seconds (its
+    setup, call and teardown) summed per file across workers; rows that are not tests are left out."""
+    for worker, tests in {
+        "gw0": {"tests/a/test_x.py::t1": {"seconds": 3.0, "compile": 2.0}, "(outside tests)": {"compile": 9.0}},
+        "gw1": {"tests/a/test_x.py::t2[p]": {"seconds": 1.5}, "tests/test_y.py::t": {"seconds": 10.0}},
+    }.items():
+        (tmp_path / f"{worker}.json").write_text(json.dumps({"tests": tests, "functions": {}}))
+    table = test_durations.durations_from_compile_report(tmp_path)
+    assert table == {"tests/test_y.py": 10.0, "tests/a/test_x.py": 4.5}
+    assert list(table) == ["tests/test_y.py", "tests/a/test_x.py"]
