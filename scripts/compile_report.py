@@ -11,25 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.support.compile_report import read_reports  # noqa: E402
+
 PHASES = ("trace", "lower", "compile")
-
-
-def load(folder: Path) -> tuple[dict, dict]:
-    tests: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    functions: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    files = sorted(folder.glob("*.json"))
-    if not files:
-        raise SystemExit(f"no worker reports in {folder}")
-    for path in files:
-        data = json.loads(path.read_text())
-        for table, into in ((data["tests"], tests), (data["functions"], functions)):
-            for name, row in table.items():
-                for k, v in row.items():
-                    into[name][k] += v
-    return tests, functions
 
 
 def jax_seconds(row) -> float:
@@ -70,7 +59,7 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--json", type=Path, help="also write the summary here")
     args = ap.parse_args()
-    summary = summarize(*load(args.folder), args.top)
+    summary = summarize(*read_reports(args.folder), args.top)
     if args.json:
         args.json.write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps(summary["totals"]))

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.support.compile_report
 OUT = ROOT / "tests" / "durations.json"
 
 
@@ -47,11 +49,12 @@ def durations(junit: Path) -> dict[str, float]:
 def durations_from_compile_report(folder: Path) -> dict[str, float]:
     """The same table from a run's compile accounting (``JAXSERVE_COMPILE_REPORT``, tests/support/compile_report.py):
     each test's setup + call + teardown seconds, summed per file."""
+    from tests.support.compile_report import read_reports  # the same reading as scripts/compile_report.py
+
     seconds: dict[str, float] = defaultdict(float)
-    for path in sorted(folder.glob("*.json")):
-        for nodeid, row in json.loads(path.read_text())["tests"].items():
-            if "::" in nodeid:
-                seconds[nodeid.split("::")[0]] += row.get("seconds", 0.0)
+    for nodeid, row in read_reports(folder)[0].items():
+        if "::" in nodeid:  # not "(outside tests)"
+            seconds[nodeid.split("::")[0]] += row.get("seconds", 0.0)
     return {path: round(s, 1) for path, s in sorted(seconds.items(), key=lambda kv: -kv[1])}
 
 

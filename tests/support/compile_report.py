@@ -73,3 +73,19 @@ class CompileReport:
         self.folder.mkdir(parents=True, exist_ok=True)
         data = {"tests": self.tests, "functions": self.functions}
         (self.folder / f"{worker}.json").write_text(json.dumps(data, indent=0))
+
+
+def read_reports(folder: Path) -> tuple[dict, dict]:
+    """A run's worker files in ``folder``, added up: ({test nodeid: {field: value}}, {function: {field: value}})."""
+    tests: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    functions: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    files = sorted(Path(folder).glob("*.json"))
+    if not files:
+        raise SystemExit(f"no worker reports in {folder}")
+    for path in files:
+        data = json.loads(path.read_text())
+        for table, into in ((data["tests"], tests), (data["functions"], functions)):
+            for name, row in table.items():
+                for k, v in row.items():
+                    into[name][k] += v
+    return tests, functions
