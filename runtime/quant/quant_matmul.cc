@@ -20,7 +20,7 @@
 // instead of 4 is the whole win. XLA:CPU does not fuse an int8 -> f32 convert into its dot (it
 // materializes the float32 matrix), so this kernel widens 16 codes at a time in registers (int8:
 // vpmovsxbd + vcvtdq2ps; int4: vpmovzxbd + a 16-entry vpermps table lookup) and feeds them to
-// FMAs, reusing each widened chunk for up to 4 rows of x (more rows: a dequantized tile in L1/L2).
+// FMAs, reusing each widened chunk for up to 4 rows of x (more rows: the tile widened again per 4, from L1).
 // Rows of W are split into tiles that the calling thread and (opt-in: the "threads" attribute)
 // helpers on XLA's intra-op thread pool claim from an atomic counter: a helper that starts late
 // finds no work, so the call never waits for a task that has not started (no deadlock when every
@@ -191,72 +191,22 @@ void rows_direct(const Problem& p, int64_t n0, int64_t n1, int64_t* n_done) {
   *n_done = n;
 }
 
-// R rows [n, n + R) of W -> float32 buf [R, kpad] with the scales folded in (columns past K: 0 for
-// int8, code 8 = 0.0 for int4's padding).
+// M > 4: each R-row tile of W against every row of x, 4 rows of x at a time, the tile's codes widened again
+// in registers for each block of 4 (their bytes come from memory once, from L1 after that). This replaced
+// dequantizing each tile into a float32 buffer and sweeping it with every row of x, which saved the widening
+// but measured 2-3x slower on an AVX-512 EPYC (scripts/bench_cpu_kernels.py, SmolLM2's 211 matrices, ms a
+// step, interleaved runs): int8 at 5 / 8 / 16 rows 16.7-17.9 / 19.8-20.5 / 31.7-31.9 -> 6.0-6.4 / 6.9-7.8 /
+// 14.5-15.2; int4 8.5-10.2 / 12.5-15.3 / 19.1-26.3 -> 5.6-6.4 / 6.8-8.0 / 13.0-13.1, int4 at 64 rows 63-92 -> 60.
 template <bool INT4, int R>
-inline void dequantize_rows(const Problem& p, int64_t n, float* buf, int64_t kpad) {
-  for (int r = 0; r < R; ++r) {
-    const uint8_t* w = p.w + (n + r) * p.row_bytes;
-    float* out = buf + r * kpad;
-    if (!INT4) {
-      const __m512 sc = _mm512_set1_ps(p.s[n + r]);
-      for (int64_t k = 0; k < kpad; k += 16) {
-        const __m128i codes = _mm_maskz_loadu_epi8(tail_mask(k, p.K), w + k);
-        _mm512_storeu_ps(out + k, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(codes)), sc));
-      }
-    } else {
-      const int64_t half = p.group / 2;
-      const __m512i low4 = _mm512_set1_epi32(0xF);
-      for (int64_t g = 0; g < p.num_groups; ++g) {
-        const __m512 sc = _mm512_set1_ps(p.s[(n + r) * p.num_groups + g]);
-        const __m512 off = _mm512_mul_ps(sc, _mm512_set1_ps(-8.0f));
-        for (int64_t j = 0; j < half; j += 16) {
-          const __m512i b = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + g * half + j)));
-          _mm512_storeu_ps(out + g * p.group + j, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_and_si512(b, low4)), sc, off));
-          _mm512_storeu_ps(out + g * p.group + half + j, _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(b, 4)), sc, off));
-        }
-      }
-    }
-  }
-}
-
-// MT rows of x times R dequantized rows (buf [R, kpad], scales folded in).
-template <int MT, int R>
-inline void f32_block(const Problem& p, const float* buf, int64_t kpad, int64_t m0, int64_t n0) {
-  __m512 acc[MT][R];
-  UNROLL for (int m = 0; m < MT; ++m)
-    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm512_setzero_ps();
-  const float* x = p.x + m0 * p.K;
-  for (int64_t k = 0; k < p.K; k += 16) {
-    const __mmask16 mask = tail_mask(k, p.K);
-    __m512 wf[R];
-    UNROLL for (int r = 0; r < R; ++r) wf[r] = _mm512_loadu_ps(buf + r * kpad + k);
-    UNROLL for (int m = 0; m < MT; ++m) {
-      const __m512 xv = _mm512_maskz_loadu_ps(mask, x + m * p.K + k);
-      UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm512_fmadd_ps(xv, wf[r], acc[m][r]);
-    }
-  }
-  UNROLL for (int m = 0; m < MT; ++m)
-    UNROLL for (int r = 0; r < R; ++r) p.y[(m0 + m) * p.N + n0 + r] = _mm512_reduce_add_ps(acc[m][r]);
-}
-
-// M > 4: widening a chunk per block of 4 rows of x would repeat the conversion M / 4 times, so each
-// R-row tile is dequantized once into an L1/L2-resident float buffer and then swept by every row
-// of x (FMA-bound like a float32 GEMM; the saving left is in reading W).
-template <bool INT4, int R>
-void rows_buffered(const Problem& p, int64_t n0, int64_t n1, int64_t* n_done) {
-  const int64_t kpad = INT4 ? p.num_groups * p.group : (p.K + 15) / 16 * 16;
-  thread_local std::vector<float> buf;
-  buf.resize(R * kpad);
+void rows_chunked(const Problem& p, int64_t n0, int64_t n1, int64_t* n_done) {
   int64_t n = n0;
   for (; n + R <= n1; n += R) {
-    dequantize_rows<INT4, R>(p, n, buf.data(), kpad);
     int64_t m = 0;
-    for (; m + 4 <= p.M; m += 4) f32_block<4, R>(p, buf.data(), kpad, m, n);
+    for (; m + 4 <= p.M; m += 4) INT4 ? int4_block<4, R>(p, m, n) : int8_block<4, R>(p, m, n);
     switch (p.M - m) {
-      case 3: f32_block<3, R>(p, buf.data(), kpad, m, n); break;
-      case 2: f32_block<2, R>(p, buf.data(), kpad, m, n); break;
-      case 1: f32_block<1, R>(p, buf.data(), kpad, m, n); break;
+      case 3: INT4 ? int4_block<3, R>(p, m, n) : int8_block<3, R>(p, m, n); break;
+      case 2: INT4 ? int4_block<2, R>(p, m, n) : int8_block<2, R>(p, m, n); break;
+      case 1: INT4 ? int4_block<1, R>(p, m, n) : int8_block<1, R>(p, m, n); break;
       default: break;
     }
   }
@@ -267,8 +217,8 @@ template <bool INT4>
 void rows(const Problem& p, int64_t n0, int64_t n1) {
   int64_t n = n0;
   if (p.M > 4) {
-    rows_buffered<INT4, 4>(p, n, n1, &n);
-    rows_buffered<INT4, 1>(p, n, n1, &n);
+    rows_chunked<INT4, 4>(p, n, n1, &n);
+    rows_chunked<INT4, 1>(p, n, n1, &n);
     return;
   }
   // int8 with one row of x: 8 rows of W (8 independent FMA chains); otherwise 4 (registers).
@@ -360,81 +310,29 @@ void rows_direct(const Problem& p, int64_t n0, int64_t n1) {
   for (; n < n1; ++n) INT4 ? int4_block<MT, 1>(p, 0, n) : int8_block<MT, 1>(p, 0, n);
 }
 
-// R rows [n, n + R) of W -> float32 buf [R, kpad] with the scales folded in (int8: columns K..kpad
-// zero; int4: K is already whole groups).
+// M > 4: each 3-row tile of W against every row of x, 4 rows at a time (12 accumulators), its codes widened
+// again for each block of 4, as the AVX-512 path does (its comment: why not a dequantized float32 buffer).
+// Measured here with -march=haswell (avx2_float), same benchmark: int8 at 5 / 8 / 16 rows 15.4-20.7 / 24.2-26.4 /
+// 53.2-56.4 -> 8.7-11.2 / 12.4-12.5 / 24.3-27.8 ms; int4 17.0-18.4 / 27.0-27.6 / 45.3-45.9 -> 11.5-12.6 /
+// 15.2-16.7 / 27.4-32.5.
 template <bool INT4, int R>
-inline void dequantize_rows(const Problem& p, int64_t n, float* buf, int64_t kpad) {
-  for (int r = 0; r < R; ++r) {
-    const uint8_t* w = p.w + (n + r) * p.row_bytes;
-    float* out = buf + r * kpad;
-    if (!INT4) {
-      const __m256 sc = _mm256_set1_ps(p.s[n + r]);
-      const int64_t k8 = p.K & ~int64_t{7};
-      for (int64_t k = 0; k < k8; k += 8) _mm256_storeu_ps(out + k, _mm256_mul_ps(i8x8_to_f32(w + k), sc));
-      for (int64_t k = k8; k < kpad; ++k)
-        out[k] = k < p.K ? static_cast<float>(static_cast<int8_t>(w[k])) * p.s[n + r] : 0.0f;
-    } else {
-      const int64_t half = p.group / 2;
-      const __m256i low4 = _mm256_set1_epi32(0xF), eight = _mm256_set1_epi32(8);
-      for (int64_t g = 0; g < p.num_groups; ++g) {
-        const __m256 sc = _mm256_set1_ps(p.s[(n + r) * p.num_groups + g]);
-        for (int64_t j = 0; j < half; j += 8) {
-          const __m256i b = u8x8_to_i32(w + g * half + j);
-          _mm256_storeu_ps(out + g * p.group + j,
-                           _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_and_si256(b, low4), eight)), sc));
-          _mm256_storeu_ps(out + g * p.group + half + j,
-                           _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 4), eight)), sc));
-        }
-      }
-    }
+void chunked_tile(const Problem& p, int64_t n) {
+  int64_t m = 0;
+  for (; m + 4 <= p.M; m += 4) INT4 ? int4_block<4, R>(p, m, n) : int8_block<4, R>(p, m, n);
+  switch (p.M - m) {
+    case 3: INT4 ? int4_block<3, R>(p, m, n) : int8_block<3, R>(p, m, n); break;
+    case 2: INT4 ? int4_block<2, R>(p, m, n) : int8_block<2, R>(p, m, n); break;
+    case 1: INT4 ? int4_block<1, R>(p, m, n) : int8_block<1, R>(p, m, n); break;
+    default: break;
   }
 }
 
-// MT rows of x times R dequantized rows (buf [R, kpad], scales folded in).
-template <int MT, int R>
-inline void f32_block(const Problem& p, const float* buf, int64_t kpad, int64_t m0, int64_t n0) {
-  __m256 acc[MT][R];
-  UNROLL for (int m = 0; m < MT; ++m)
-    UNROLL for (int r = 0; r < R; ++r) acc[m][r] = _mm256_setzero_ps();
-  const float* x = p.x + m0 * p.K;
-  const int64_t k8 = p.K & ~int64_t{7};
-  for (int64_t k = 0; k < k8; k += 8) {
-    UNROLL for (int r = 0; r < R; ++r) {
-      const __m256 wf = _mm256_loadu_ps(buf + r * kpad + k);
-      UNROLL for (int m = 0; m < MT; ++m) acc[m][r] = _mm256_fmadd_ps(_mm256_loadu_ps(x + m * p.K + k), wf, acc[m][r]);
-    }
-  }
-  UNROLL for (int m = 0; m < MT; ++m)
-    UNROLL for (int r = 0; r < R; ++r) {
-      float t = hsum8(acc[m][r]);
-      for (int64_t k = k8; k < p.K; ++k) t += x[m * p.K + k] * buf[r * kpad + k];
-      p.y[(m0 + m) * p.N + n0 + r] = t;
-    }
-}
-
-// M > 4: each 3-row tile of W is dequantized once into an L1-resident float buffer, then swept by every
-// row of x, 4 at a time (12 accumulators), as the AVX-512 path does.
 template <bool INT4>
-void rows_buffered(const Problem& p, int64_t n0, int64_t n1) {
-  constexpr int R = 3;
-  const int64_t kpad = INT4 ? p.num_groups * p.group : (p.K + 7) / 8 * 8;
-  thread_local std::vector<float> buf;
-  buf.resize(R * kpad);
-  auto sweep = [&](auto r_tag, int64_t n) {
-    constexpr int RR = decltype(r_tag)::value;
-    dequantize_rows<INT4, RR>(p, n, buf.data(), kpad);
-    int64_t m = 0;
-    for (; m + 4 <= p.M; m += 4) f32_block<4, RR>(p, buf.data(), kpad, m, n);
-    switch (p.M - m) {
-      case 3: f32_block<3, RR>(p, buf.data(), kpad, m, n); break;
-      case 2: f32_block<2, RR>(p, buf.data(), kpad, m, n); break;
-      case 1: f32_block<1, RR>(p, buf.data(), kpad, m, n); break;
-      default: break;
-    }
-  };
+void rows_chunked(const Problem& p, int64_t n0, int64_t n1) {
+  constexpr int R = rows_for<4>();
   int64_t n = n0;
-  for (; n + R <= n1; n += R) sweep(std::integral_constant<int, R>{}, n);
-  for (; n < n1; ++n) sweep(std::integral_constant<int, 1>{}, n);
+  for (; n + R <= n1; n += R) chunked_tile<INT4, R>(p, n);
+  for (; n < n1; ++n) chunked_tile<INT4, 1>(p, n);
 }
 
 template <bool INT4>
@@ -444,7 +342,7 @@ void rows(const Problem& p, int64_t n0, int64_t n1) {
     case 2: rows_direct<INT4, 2>(p, n0, n1); break;
     case 3: rows_direct<INT4, 3>(p, n0, n1); break;
     case 4: rows_direct<INT4, 4>(p, n0, n1); break;
-    default: rows_buffered<INT4>(p, n0, n1); break;
+    default: rows_chunked<INT4>(p, n0, n1); break;
   }
 }
 

@@ -327,3 +327,18 @@ def test_bench_accelerator_smoke_on_cpu(tmp_path):
     summary = report["summary"]
     assert summary["checks_passed"] and summary["decode_hbm_fraction"] is None
     assert summary["engine_decode_tokens_per_s"] == {"1": None, "2": None}
+
+
+def test_bench_step_rows_times_every_decode_bucket(tiny_path, capsys):
+    """scripts/bench_step_rows.py on the tiny model: a step time for each decode bucket (1, 2, 4, 8, 16
+    rows), its time per row, and as cliffs exactly the row counts that cost more per row than the one before."""
+    bench = load_script("bench_step_rows")
+    assert bench.main(["--model", "tiny", "--gguf", tiny_path, "--weight-quant", "int8", "--runs", "2"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["benchmark"] == "step_rows" and out["cpu"] == cpu_info()
+    assert list(out["rows"]) == ["1", "2", "4", "8", "16"]
+    per_row = [r["ms_per_row"] for r in out["rows"].values()]
+    assert all(
+        r["ms"] > 0 and math.isclose(r["ms_per_row"], r["ms"] / int(k), abs_tol=0.01) for k, r in out["rows"].items()
+    )
+    assert out["cliffs"] == [k for k, a, b in zip(list(out["rows"])[1:], per_row, per_row[1:]) if b > a]

@@ -132,8 +132,8 @@ def cpu_matmul(x, qm):
 
 
 @pytest.mark.parametrize("mode,group", MODES)
-# 1-4: widening in registers (a register tile for each M); 6 and 16: the dequantized-tile path (float32
-# x) or 4-row tiles and a tail (int8 x); 40: a prefill chunk (int4's kernel where x stays float32, else XLA's)
+# 1-4: widening in registers (a register tile for each M); 6 and 16: 4-row blocks and a tail (float32
+# x, each tile widened again per block; int8 x: its own tiles); 40: a prefill chunk (int4's kernel where x stays float32, else XLA's)
 @pytest.mark.parametrize("M", [1, 2, 3, 4, 6, 16, 40])
 # K = 112: an odd count of x's 32-column blocks (the AVX-512 VNNI kernels take blocks in pairs), a 16-column tail
 @pytest.mark.parametrize("K,N", [(77, 45), (112, 37), (200, 130), (576, 257)])
