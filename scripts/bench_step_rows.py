@@ -2,8 +2,8 @@
 
 For each of the runner's decode buckets of T rows (T = S = 1, 2, 4, 8, then 16), the median time of one
 step of SmolLM2-135M (``ModelRunner.prime``: the bucket's compiled model program and its sampler on dummy
-inputs; the attention sees no context, so what is timed is the matmuls and the rest of the layer) and the
-time per row. A row count that costs more per row than a smaller one is a cliff (issue 31: "every row
+inputs; the attention sees no context, so what is timed is the matmuls and the rest of the layer), its p99, and
+the time per row. A row count that costs more per row than a smaller one is a cliff (issue 31: "every row
 count from 1 to 64 costs no more per row than the one before"). One JSON object on stdout, with the CPU
 and the kernel's ISA path; ``JAXSERVE_KERNEL_ISA=avx2_float`` (etc.) times another path on the same machine.
 
@@ -61,7 +61,8 @@ def main(argv=None) -> int:
             runner.prime(t, s)
             times.append(time.perf_counter() - start)
         ms = statistics.median(times) * 1e3
-        rows[str(t)] = {"ms": round(ms, 2), "ms_per_row": round(ms / t, 2)}
+        p99 = statistics.quantiles(times, n=100, method="inclusive")[98] * 1e3 if len(times) > 1 else ms
+        rows[str(t)] = {"ms": round(ms, 2), "ms_p99": round(p99, 2), "ms_per_row": round(ms / t, 2)}
         print(f"{t:3d} rows: {ms:7.2f} ms a step, {ms / t:6.2f} ms a row", file=sys.stderr)
     per_row = [r["ms_per_row"] for r in rows.values()]
     cliffs = [k for (k, r), prev in zip(list(rows.items())[1:], per_row) if r["ms_per_row"] > prev]

@@ -73,6 +73,28 @@ struct Problem {
   int64_t M, N, K, row_bytes, group, num_groups;
 };
 
+// Every row of x against the rows [n0, n1) of W: R-row tiles (R1 rows for one row of x, R rows for
+// more), 4 rows of x at a time, then single rows. block(MT, RR, m0, n) computes one register tile
+// (MT, RR: std::integral_constant). Every SIMD path's tiling above 4 rows of x.
+template <int R1, int R, typename Block>
+inline void tiles_v(int64_t M, int64_t n0, int64_t n1, Block&& block) {
+  auto tile = [&](auto r_tag, int64_t n) {
+    int64_t m = 0;
+    for (; m + 4 <= M; m += 4) block(std::integral_constant<int, 4>{}, r_tag, m, n);
+    switch (M - m) {
+      case 3: block(std::integral_constant<int, 3>{}, r_tag, m, n); break;
+      case 2: block(std::integral_constant<int, 2>{}, r_tag, m, n); break;
+      case 1: block(std::integral_constant<int, 1>{}, r_tag, m, n); break;
+      default: break;
+    }
+  };
+  int64_t n = n0;
+  if (M == 1)
+    for (; n + R1 <= n1; n += R1) tile(std::integral_constant<int, R1>{}, n);
+  for (; n + R <= n1; n += R) tile(std::integral_constant<int, R>{}, n);
+  for (; n < n1; ++n) tile(std::integral_constant<int, 1>{}, n);
+}
+
 #if defined(JAXSERVE_AVX512) || defined(JAXSERVE_AVX2)
 
 // Software prefetch: a single core streaming R rows at once (R short runs per step) gets ~5 GB/s
@@ -191,34 +213,20 @@ void rows_direct(const Problem& p, int64_t n0, int64_t n1, int64_t* n_done) {
   *n_done = n;
 }
 
-// M > 4: each R-row tile of W against every row of x, 4 rows of x at a time, the tile's codes widened again
-// in registers for each block of 4 (their bytes come from memory once, from L1 after that). This replaced
+// M > 4 (rows below): each R-row tile of W against every row of x, 4 rows of x at a time (tiles_v), the tile's
+// codes widened again in registers for each block of 4 (their bytes come from memory once, from L1 after that). This replaced
 // dequantizing each tile into a float32 buffer and sweeping it with every row of x, which saved the widening
-// but measured 2-3x slower on an AVX-512 EPYC (scripts/bench_cpu_kernels.py, SmolLM2's 211 matrices, ms a
-// step, interleaved runs): int8 at 5 / 8 / 16 rows 16.7-17.9 / 19.8-20.5 / 31.7-31.9 -> 6.0-6.4 / 6.9-7.8 /
-// 14.5-15.2; int4 8.5-10.2 / 12.5-15.3 / 19.1-26.3 -> 5.6-6.4 / 6.8-8.0 / 13.0-13.1, int4 at 64 rows 63-92 -> 60.
-template <bool INT4, int R>
-void rows_chunked(const Problem& p, int64_t n0, int64_t n1, int64_t* n_done) {
-  int64_t n = n0;
-  for (; n + R <= n1; n += R) {
-    int64_t m = 0;
-    for (; m + 4 <= p.M; m += 4) INT4 ? int4_block<4, R>(p, m, n) : int8_block<4, R>(p, m, n);
-    switch (p.M - m) {
-      case 3: INT4 ? int4_block<3, R>(p, m, n) : int8_block<3, R>(p, m, n); break;
-      case 2: INT4 ? int4_block<2, R>(p, m, n) : int8_block<2, R>(p, m, n); break;
-      case 1: INT4 ? int4_block<1, R>(p, m, n) : int8_block<1, R>(p, m, n); break;
-      default: break;
-    }
-  }
-  *n_done = n;
-}
-
+// but measured 2-3x slower on an AVX-512 EPYC (scripts/bench_cpu_kernels.py, SmolLM2's 211 matrices, ms;
+// docs/results/bench_cpu_kernels_rows_native_{before,after}_epyc.json): int8 at 5 / 8 / 16 rows 17.4 / 24.9 /
+// 32.0 -> 8.0 / 7.0 / 15.2; int4 10.6 / 15.5 / 22.9 -> 6.7 / 7.8 / 15.7.
 template <bool INT4>
 void rows(const Problem& p, int64_t n0, int64_t n1) {
   int64_t n = n0;
   if (p.M > 4) {
-    rows_chunked<INT4, 4>(p, n, n1, &n);
-    rows_chunked<INT4, 1>(p, n, n1, &n);
+    tiles_v<4, 4>(p.M, n0, n1, [&](auto mt, auto rt, int64_t m, int64_t nt) {
+      constexpr int MT = decltype(mt)::value, RT = decltype(rt)::value;
+      INT4 ? int4_block<MT, RT>(p, m, nt) : int8_block<MT, RT>(p, m, nt);
+    });
     return;
   }
   // int8 with one row of x: 8 rows of W (8 independent FMA chains); otherwise 4 (registers).
@@ -312,29 +320,8 @@ void rows_direct(const Problem& p, int64_t n0, int64_t n1) {
 
 // M > 4: each 3-row tile of W against every row of x, 4 rows at a time (12 accumulators), its codes widened
 // again for each block of 4, as the AVX-512 path does (its comment: why not a dequantized float32 buffer).
-// Measured here with -march=haswell (avx2_float), same benchmark: int8 at 5 / 8 / 16 rows 15.4-20.7 / 24.2-26.4 /
-// 53.2-56.4 -> 8.7-11.2 / 12.4-12.5 / 24.3-27.8 ms; int4 17.0-18.4 / 27.0-27.6 / 45.3-45.9 -> 11.5-12.6 /
-// 15.2-16.7 / 27.4-32.5.
-template <bool INT4, int R>
-void chunked_tile(const Problem& p, int64_t n) {
-  int64_t m = 0;
-  for (; m + 4 <= p.M; m += 4) INT4 ? int4_block<4, R>(p, m, n) : int8_block<4, R>(p, m, n);
-  switch (p.M - m) {
-    case 3: INT4 ? int4_block<3, R>(p, m, n) : int8_block<3, R>(p, m, n); break;
-    case 2: INT4 ? int4_block<2, R>(p, m, n) : int8_block<2, R>(p, m, n); break;
-    case 1: INT4 ? int4_block<1, R>(p, m, n) : int8_block<1, R>(p, m, n); break;
-    default: break;
-  }
-}
-
-template <bool INT4>
-void rows_chunked(const Problem& p, int64_t n0, int64_t n1) {
-  constexpr int R = rows_for<4>();
-  int64_t n = n0;
-  for (; n + R <= n1; n += R) chunked_tile<INT4, R>(p, n);
-  for (; n < n1; ++n) chunked_tile<INT4, 1>(p, n);
-}
-
+// Measured with -march=haswell (avx2_float) on the same machine (..._avx2_float_{before,after}_epyc.json): int8 at
+// 5 / 8 / 16 rows 19.9 / 27.5 / 56.2 -> 9.6 / 13.8 / 27.3 ms; int4 18.1 / 30.0 / 47.7 -> 11.3 / 17.1 / 33.3.
 template <bool INT4>
 void rows(const Problem& p, int64_t n0, int64_t n1) {
   switch (p.M) {
@@ -342,7 +329,12 @@ void rows(const Problem& p, int64_t n0, int64_t n1) {
     case 2: rows_direct<INT4, 2>(p, n0, n1); break;
     case 3: rows_direct<INT4, 3>(p, n0, n1); break;
     case 4: rows_direct<INT4, 4>(p, n0, n1); break;
-    default: rows_chunked<INT4>(p, n0, n1); break;
+    default:  // 3-row tiles (12 accumulators)
+      tiles_v<rows_for<4>(), rows_for<4>()>(p.M, n0, n1, [&](auto mt, auto rt, int64_t m, int64_t n) {
+        constexpr int MT = decltype(mt)::value, RT = decltype(rt)::value;
+        INT4 ? int4_block<MT, RT>(p, m, n) : int8_block<MT, RT>(p, m, n);
+      });
+      break;
   }
 }
 
@@ -715,27 +707,6 @@ inline void int8_block_v(const Problem& p, const QuantizedX& qx, int64_t m0, int
         t += p.x[(m0 + m) * p.K + k] * static_cast<float>(w[r * p.row_bytes + k]);
       p.y[(m0 + m) * p.N + n0 + r] = t * p.s[n0 + r];
     }
-}
-
-// Every row of x against the rows [n0, n1) of W: R-row tiles (R1 rows for one row of x, R rows for
-// more), 4 rows of x at a time, then single rows. block(MT, RR, m0, n) computes one register tile.
-template <int R1, int R, typename Block>
-inline void tiles_v(int64_t M, int64_t n0, int64_t n1, Block&& block) {
-  auto tile = [&](auto r_tag, int64_t n) {
-    int64_t m = 0;
-    for (; m + 4 <= M; m += 4) block(std::integral_constant<int, 4>{}, r_tag, m, n);
-    switch (M - m) {
-      case 3: block(std::integral_constant<int, 3>{}, r_tag, m, n); break;
-      case 2: block(std::integral_constant<int, 2>{}, r_tag, m, n); break;
-      case 1: block(std::integral_constant<int, 1>{}, r_tag, m, n); break;
-      default: break;
-    }
-  };
-  int64_t n = n0;
-  if (M == 1)
-    for (; n + R1 <= n1; n += R1) tile(std::integral_constant<int, R1>{}, n);
-  for (; n + R <= n1; n += R) tile(std::integral_constant<int, R>{}, n);
-  for (; n < n1; ++n) tile(std::integral_constant<int, 1>{}, n);
 }
 
 template <bool INT4>
