@@ -22,20 +22,19 @@ For one seed (``run_seed``):
    the current configuration, its TTFT and TPOT at quantiles the seed draws, ``slo_quantiles``; the rule
    is written above ``QUANTILES``) unless ``--ttft-slo``/``--tpot-slo`` fix them; the advisor's diagnosis is
    ``symptoms.report`` of the metrics' difference at those levels; then the tuner
-   (``gateway.advise.tune.tune``) replays the current configuration ``tune.NOISE_RUNS`` times, the
-   candidate changes within ``--budget-s`` (counted from the first candidate) and the current
-   configuration once more, and ranks them; one held-out replay of the current configuration runs just
-   before the tuner and one just after (the held-out pair).
+   (``gateway.advise.tune.tune``) screens: the current configuration ``tune.SCREEN_RUNS`` times, each
+   candidate once within ``--budget-s`` (counted from the first candidate, room left for a confirmation);
+   then confirms the leaders: ``tune.CONFIRM_RUNS`` replays of a leader and as many of the current
+   configuration, interleaved, and a one-sided exact permutation test at alpha / leaders.
 
 Per workload the report gives the levels, the top-ranked finding, the recommended change (or "no
-change"), goodput before -> after of the recommended change (before: the mean of the tuner's current runs;
-after: the recommended candidate's replay; no change: after = before) beside TTFT and TPOT p50 and p99,
-whether goodput rose, and the issue's two checks (``judge``):
+change"), goodput before -> after of the recommended change (the means of its confirmation's replays of
+the current configuration and of the change; no change: after = before, the mean of every current run)
+with the test's p-value, effect and Cliff's delta, TTFT and TPOT p50 and p99 (pooled over the requests of
+every replay behind the row), whether goodput rose, and the issue's check (``judge``):
 
-- ``recommendation_ok``: where some replayed candidate beats the current goodput by more than the noise,
-  the recommendation is that candidate or one within the noise of it; where none does, no change;
-- ``noise_ok``: the held-out pair, two replays of the current configuration that the noise was not
-  estimated from, differ by no more than the reported noise.
+- ``separation_ok``: wherever a leader's confirmation replays all beat the current configuration's, it is
+  recommended (or a leader confirmed before it was).
 
 Prints the result as JSON and writes it to ``docs/results/advisor_report_seed{N}.json``; ``--markdown``
 prints the table docs/ADVISOR.md quotes. Minutes per workload on a CPU: each candidate builds an engine.
@@ -168,7 +167,7 @@ def replay_keys(engine: dict) -> dict:
 
 # The rule, chosen before any evaluation seed was drawn and not changed on them: each workload's levels are
 # its own current configuration's latencies on this machine, taken at quantiles drawn from the seed. One
-# replay of the current configuration (the calibration run; neither the noise nor the held-out pair uses
+# replay of the current configuration (the calibration run; the tuner's test never uses
 # it) gives the engine's requests' TTFTs and TPOTs; the TTFT level is their q_ttft quantile and the TPOT
 # level their q_tpot quantile, each q drawn uniformly from QUANTILES by ``slo_quantiles``. So some
 # requests meet the levels today and some do not, on whatever CPU runs the report, and a change that cuts
@@ -202,41 +201,54 @@ def calibrate(row: dict, quantiles: tuple[float, float]) -> tuple[float, float]:
 # ---------------------------------------------------------------- the judgement (plain data: tested alone)
 
 
-def judge(tuning, held_out: list[dict]) -> dict:
-    """A workload's verdict from the tuner's ``Tuning`` and two more replays of the current configuration
-    that the noise was not estimated from (``held_out``)."""
-    noise, before = tuning.noise, tuning.baseline
+def judge(tuning) -> dict:
+    """A workload's verdict from the tuner's ``Tuning``: goodput before -> after of the recommendation
+    (the means of its confirmation's replays: the current configuration's and the candidate's), the test's
+    p-value and effect, and the issue's rule (``separation_ok``): wherever a leader's confirmation replays
+    all beat the current configuration's, that leader (or one confirmed before it) is recommended."""
+    from statistics import fmean
+
+    rec = tuning.recommended
+    confs = list(tuning.confirmations)
+    passed = next((c for c in confs if c.passed), None)
+    separated = next((c for c in confs if c.separated), None)
+    separation_ok = separated is None or (passed is not None and confs.index(passed) <= confs.index(separated))
+    before = fmean(passed.current_runs) if passed else tuning.baseline
+    after = fmean(passed.candidate_runs) if passed else before
+    current = next(r for r in tuning.rows if r.candidate.source == "current")
     tried = [r for r in tuning.rows if r.candidate.source != "current"]
     best = max(tried, key=lambda r: r.goodput, default=None)
-    helps = best is not None and best.goodput - before > noise
-    rec = tuning.recommended
-    if helps:
-        recommendation_ok = rec is not None and rec.goodput >= best.goodput - noise
-    else:
-        recommendation_ok = rec is None
-    current = next(r for r in tuning.rows if r.candidate.source == "current")
-    after = rec or current
-    pair = [r["goodput"] for r in held_out]
+    shown = passed or (min(confs, key=lambda c: c.p_value) if confs else None)
     return {
         "recommended": None if rec is None else rec.candidate.change,
-        "goodput_before": before,
-        "goodput_after": before if rec is None else rec.goodput,
-        "goodput_rose": rec is not None and rec.goodput > before,
-        "noise": noise,
-        "flips": tuning.flips,
+        "goodput_before": round(before, 6),
+        "goodput_after": round(after, 6),
+        "goodput_rose": passed is not None and after > before,
+        # the test of the recommendation, or (no recommendation) the confirmation that came closest
+        "p_value": None if shown is None else shown.p_value,
+        "effect": None if shown is None else shown.effect,
+        "cliffs_delta": None if shown is None else shown.delta,
+        "level": tuning.level,
         "latency_before": latency(current),
-        "latency_after": latency(after),
+        "latency_after": latency(rec or current),
         "best_candidate": None if best is None else {"change": best.candidate.change, "goodput": best.goodput},
-        # the recommendation against the best replayed: "best" (the highest goodput), "within noise" (a
-        # goodput within the noise of the best, ahead on p99 or cost), or None (no recommendation)
-        "recommended_is": None if rec is None else "best" if rec.goodput >= best.goodput else "within noise",
+        "confirmations": [
+            {
+                "change": c.candidate.change,
+                "current_runs": c.current_runs,
+                "candidate_runs": c.candidate_runs,
+                "p_value": c.p_value,
+                "effect": c.effect,
+                "cliffs_delta": c.delta,
+                "passed": c.passed,
+                "separated": c.separated,
+            }
+            for c in confs
+        ],
         "candidates_replayed": len(tried),
         "candidates_not_replayed": len(tuning.not_replayed),
-        "some_candidate_helps": helps,
-        "recommendation_ok": recommendation_ok,
+        "separation_ok": separation_ok,
         "current_runs": list(tuning.current_runs),
-        "held_out": pair,
-        "noise_ok": abs(pair[0] - pair[1]) <= noise + 1e-9,
     }
 
 
@@ -264,14 +276,13 @@ def tune_workload(
     quantiles: tuple[float, float] = (0.5, 0.5),
     replayer=None,
 ) -> dict:
-    """The service levels, the held-out pair, then the tuner on the recording.
+    """The service levels, then the tuner on the recording.
 
     ``slo`` (TTFT, TPOT seconds) fixes the levels; without it they are calibrated (``calibrate``): one
     replay of the current configuration, its TTFT and TPOT at ``quantiles``. ``diagnose``: the window's
     diagnosis, or a function of the levels that answers it (the report's: ``symptoms.report`` of the
-    recorded metrics). Then the tuner, bracketed by two replays of the current configuration that it never
-    sees (the held-out pair: ``judge``'s noise check), each next to one of its own current runs on the
-    same engine (``Replayer`` keeps the last one it built). ``replayer`` (tests: a
+    recorded metrics). Then the tuner (screening and confirmations, on ``Replayer``'s two open engines).
+    ``replayer`` (tests: a
     fake with ``run(keys, tier_sets_model=, slo=)``) defaults to ``Replayer``."""
     from gateway.advise import tune
 
@@ -292,15 +303,11 @@ def tune_workload(
         runs.append({"change": change, **row})
         return row
 
-    # The held-out pair brackets the tuner: one run before its first, one after its last (its closing run
-    # of the current configuration, so the engine is still open), so the pair spans the time the noise was
-    # estimated over and not only one quiet or busy minute of a shared machine.
-    held_out = [replay({})]
     current = tune.settings_of(base)
-    bar = tune.progress_bar(tune.NOISE_RUNS + len(tune.candidates(diagnosis["findings"], current)) + 1)
+    todo = tune.candidates(diagnosis["findings"], current)
+    bar = tune.progress_bar(tune.SCREEN_RUNS + len(todo) + 2 * tune.CONFIRM_RUNS * min(tune.MAX_CONFIRM, len(todo)))
     try:
         tuning = tune.tune(diagnosis["findings"], replay, budget_s=budget_s, progress=bar, slo=slo, current=current)
-        held_out.append(replay({}))
     finally:
         bar.close()
         if hasattr(replayer, "close"):
@@ -313,7 +320,7 @@ def tune_workload(
         "tuning": {**asdict(tuning), "verdict": tuning.verdict},
         "table": tune.table(tuning),
         "replays": [{"change": r["change"], "goodput": r["goodput"], "wall_s": r.get("wall_s")} for r in runs],
-        **judge(tuning, held_out),
+        **judge(tuning),
     }
 
 
@@ -466,8 +473,7 @@ def run_seed(seed: int, count: int, budget_s: float, folder: Path, slo: tuple[fl
         "engine": engine,
         "cpu": cpu_info(),
         "rows": rows,
-        "recommendation_ok": all(r["recommendation_ok"] for r in rows),
-        "noise_ok": all(r["noise_ok"] for r in rows),
+        "separation_ok": all(r["separation_ok"] for r in rows),
     }
 
 
@@ -489,11 +495,13 @@ def markdown(result: dict) -> str:
         f"Seed {result['seed']}: engine `{json.dumps(engine)}`",
         "",
         "| workload | levels TTFT s / TPOT ms (quantiles) | top finding | recommended | goodput before -> after"
-        " | noise (flips; current runs) | TTFT p50/p99 s before -> after | TPOT p50/p99 ms before -> after | rose"
-        " | best replayed (tried) | rec. ok | held-out pair within noise |",
+        " | p (level); effect; Cliff's delta | confirmation replays, current vs candidate"
+        " | TTFT p50/p99 s before -> after | TPOT p50/p99 ms before -> after | rose | best screened (tried)"
+        " | separation rule |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     ms = lambda x: None if x is None else x * 1e3  # noqa: E731
+    runs = lambda xs: ", ".join(f"{g:.2f}" for g in xs)  # noqa: E731
     for r in result["rows"]:
         top = "none" if r["top_finding"] is None else f"[{r['top_finding']['symptom']}] {r['top_finding']['cause']}"
         b, a = r["latency_before"], r["latency_after"]
@@ -504,21 +512,30 @@ def markdown(result: dict) -> str:
         cal = r.get("calibration")
         levels = f"{r['slo']['ttft_p99_s']:.3g} / {r['slo']['tpot_p99_s'] * 1e3:.0f}"
         levels += "" if not cal else f" (q {cal['quantiles'][0]:.2f}, {cal['quantiles'][1]:.2f})"
-        rec = change_name(r["recommended"]) + ("" if not r.get("recommended_is") else f" ({r['recommended_is']})")
+        test = (
+            "no leader"
+            if r["p_value"] is None
+            else f"{r['p_value']:.3f} ({r['level']:.3f}); {r['effect']:+.2f}; {r['cliffs_delta']:+.2f}"
+        )
+        confs = (
+            "; ".join(
+                f"{change_name(c['change'])}: {runs(c['current_runs'])} vs {runs(c['candidate_runs'])}"
+                for c in r["confirmations"]
+            )
+            or "-"
+        )
         judged = (
-            "not judged" if not tried and r["tuning"]["not_replayed"] else "yes" if r["recommendation_ok"] else "**no**"
+            "not judged" if not tried and r["tuning"]["not_replayed"] else "yes" if r["separation_ok"] else "**no**"
         )
         lines.append(
-            f"| {r['workload']} ({r['kind']}) | {levels} | {top[:60]} | {rec}"
-            f" | {r['goodput_before']:.2f} -> {r['goodput_after']:.2f}"
-            f" | {r['noise']:.2f} ({r['flips']}; {', '.join(f'{g:.2f}' for g in r['current_runs'])})"
+            f"| {r['workload']} ({r['kind']}) | {levels} | {top[:60]} | {change_name(r['recommended'])}"
+            f" | {r['goodput_before']:.2f} -> {r['goodput_after']:.2f} | {test} | {confs}"
             f" | {fmt(b['ttft_p50_s'])}/{fmt(b['ttft_p99_s'])} -> {fmt(a['ttft_p50_s'])}/{fmt(a['ttft_p99_s'])}"
             f" | {fmt(ms(b['tpot_p50_s']), 0)}/{fmt(ms(b['tpot_p99_s']), 0)} ->"
             f" {fmt(ms(a['tpot_p50_s']), 0)}/{fmt(ms(a['tpot_p99_s']), 0)}"
             f" | {'yes' if r['goodput_rose'] else '**no**'}"
             f" | {best}"
-            f" | {judged}"
-            f" | {'yes' if r['noise_ok'] else '**no**'} ({', '.join(f'{g:.2f}' for g in r['held_out'])}) |"
+            f" | {judged} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -2,7 +2,7 @@
 
     python -m gateway.advise --url http://127.0.0.1:8000 [--window 15m] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
     python -m gateway.advise --replay RECORDING [--model M] [--base KEY=VALUE ...] --try KEY=VALUE ...
-    python -m gateway.advise --tune --recording RECORDING [--url ...] [--window 30m] [--budget-s 600]
+    python -m gateway.advise --tune --recording RECORDING [--url ...] [--window 30m] [--budget-s 600] [--alpha 0.05]
                              [--base KEY=VALUE ...] [--out tuned.yaml]
 
 Reads ``GET /metrics`` once (the counters since the gateway started), or with ``--window`` asks the
@@ -45,6 +45,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--tune", action="store_true", help="rank candidate changes by replayed goodput")
     p.add_argument("--recording", help="with --tune: the recording to replay the candidates on")
     p.add_argument("--budget-s", type=float, default=600.0, help="with --tune: stop replaying after this long")
+    p.add_argument(
+        "--alpha", type=float, default=0.05, help="with --tune: the chance of recommending a change that is no better"
+    )
     p.add_argument("--out", default="tuned.yaml", help="with --tune: where the winning change is written (YAML)")
     return p
 

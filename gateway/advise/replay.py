@@ -195,11 +195,12 @@ class Replayer:
     (EngineConfig fields and ``SPECIAL`` keys, with ``model``) and answers the row. The tuner calls it once
     per candidate.
 
-    It keeps the last engine it opened: a configuration replayed again right after (the tuner's current
-    configuration, twice, and the report's third run) reuses it, its prefix cache emptied, instead of
-    building and compiling it anew (minutes on a busy CPU). The runs on one engine then differ by the
-    run alone, not by a rebuild; another configuration's engine is built only after this one is released.
-    ``close()`` releases it."""
+    It keeps the last ``keep`` (2) engines it opened: a configuration replayed again (the tuner's current
+    configuration between candidates, and the confirmation's interleaved replays of the current
+    configuration and a leader) reuses its engine, its prefix cache emptied, instead of building and
+    compiling it anew (minutes on a busy CPU). The runs on one engine then differ by the run alone, not by
+    a rebuild. A third configuration's engine is built only after the least recently used one is released
+    (two SmolLM2 engines hold about 1.5 GB). ``close()`` releases them all."""
 
     shapes: list[dict]
     ttft_slo: float
@@ -208,20 +209,27 @@ class Replayer:
     tiers: str | Path = TIERS
     warmup: bool = True
     reuse: bool = True
-    _open: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)  # {"config", "engine"}
+    keep: int = 2
+    _open: list = dataclasses.field(default_factory=list, compare=False, repr=False)  # [(config, engine)], oldest first
 
     def close(self) -> None:
         self._open.clear()
         gc.collect()
 
     def engine_for(self, config):
-        """The open engine when it runs ``config``, else a new one (the old one released first)."""
-        if self._open.get("config") != config:
-            self.close()
-            from runtime.replay import open_engine
+        """The open engine that runs ``config``, else a new one (the least recently used released first when
+        ``keep`` are open)."""
+        for i, (cfg, engine) in enumerate(self._open):
+            if cfg == config:
+                self._open.append(self._open.pop(i))
+                return engine
+        while len(self._open) >= max(1, self.keep):
+            self._open.pop(0)
+            gc.collect()
+        from runtime.replay import open_engine
 
-            self._open.update(config=config, engine=open_engine(config, warmup=self.warmup))
-        return self._open["engine"]
+        self._open.append((config, open_engine(config, warmup=self.warmup)))
+        return self._open[-1][1]
 
     def run(self, keys: dict, *, tier_sets_model: bool = True, slo: tuple[float, float] | None = None) -> dict:
         """The row for ``keys``; ``slo`` (TTFT, TPOT seconds) replaces the replayer's service levels for
