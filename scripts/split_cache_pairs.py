@@ -1,9 +1,13 @@
 """Assign cache evaluation pairs to the dev or the test split, once, by a hash of the pair's text.
 
-    python scripts/split_cache_pairs.py [--out-dir DIR] SOURCE.jsonl [SOURCE.jsonl ...]
+    python scripts/split_cache_pairs.py [--out-dir DIR] [--by-stored] SOURCE.jsonl [SOURCE.jsonl ...]
 
 ``--out-dir`` (default ``tests/data/cache``) takes another pair of splits: the blind batches go to
-``tests/data/cache/blind/{dev,test}.jsonl``.
+``tests/data/cache/blind/{dev,test}.jsonl``. ``--by-stored`` hashes the stored side ``a`` alone instead of the
+pair, so that every pair built on one stored question (or conversation) lands in the same split: a writer
+who pairs one stored question with several new ones would otherwise put that question in both splits, and
+a threshold tuned on dev would have seen half of a test pair (the second blind batch,
+``tests/data/cache/blind2``, is split so).
 
 Each pair goes to ``tests/data/cache/dev.jsonl`` or ``tests/data/cache/test.jsonl`` by the first byte of
 sha256 over its canonical JSON (``a``, ``b``): the assignment of a pair never depends on which other
@@ -28,14 +32,23 @@ def pair_key(row: dict) -> str:
     return json.dumps([row["a"], row["b"]], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def split_of(row: dict) -> str:
-    return "test" if hashlib.sha256(pair_key(row).encode()).digest()[0] < 128 else "dev"
+def split_of(row: dict, by_stored: bool = False) -> str:
+    key = (
+        json.dumps(row["a"], sort_keys=True, ensure_ascii=False, separators=(",", ":")) if by_stored else pair_key(row)
+    )
+    return "test" if hashlib.sha256(key.encode()).digest()[0] < 128 else "dev"
 
 
 def main(argv: list[str]) -> int:
     out = OUT
-    if argv[:1] == ["--out-dir"] and len(argv) >= 2:
-        out, argv = Path(argv[1]), argv[2:]
+    by_stored = False
+    while argv[:1] in (["--out-dir"], ["--by-stored"]):
+        if argv[0] == "--by-stored":
+            by_stored, argv = True, argv[1:]
+        elif len(argv) >= 2:
+            out, argv = Path(argv[1]), argv[2:]
+        else:
+            break
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
@@ -62,7 +75,7 @@ def main(argv: list[str]) -> int:
                 if key in seen:
                     continue
                 seen.add(key)
-                name = split_of(row)
+                name = split_of(row, by_stored)
                 outs[name].write(json.dumps(row, ensure_ascii=False) + "\n")
                 added[name] += 1
     finally:

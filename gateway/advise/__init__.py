@@ -2,14 +2,14 @@
 
     python -m gateway.advise --url http://127.0.0.1:8000 [--window 15m] [--ttft-slo 1.0] [--tpot-slo 0.1] [--json]
     python -m gateway.advise --replay RECORDING --try KEY=VALUE ...          (before/after on the engine)
-    python -m gateway.advise --tune --recording R [--url ...] [--window 30m]  (candidates ranked by goodput)
+    python -m gateway.advise --tune --recording R [--url ...] [--window 30m]  (candidates screened, leaders confirmed)
 
     metrics.py    Prometheus text parsed, differenced over a window, histograms merged (plain data)
     history.py    DiagnosisHistory: the gateway's readings of its own registry, for a window
     symptoms.py   the symptom-to-remedy tree: one function per branch, ``diagnose`` and ``report``
     recording.py  the recording format: the gateway's traffic-shape Recorder, and its readers
     replay.py     a recording replayed on engine configurations, in-process (runtime.replay drives the engine)
-    tune.py       candidate changes from a diagnosis, replayed and ranked, with the replay's own noise
+    tune.py       candidate changes from a diagnosis, screened, the leaders confirmed by a permutation test
     cli.py        the command line (``__main__.py`` runs it)
 
 Layering: this package sits in the gateway layer; the runtime knows nothing of recordings or findings.

@@ -140,7 +140,9 @@ def test_a_second_run_on_the_same_engine_starts_with_an_empty_prefix_cache(tiny_
     assert 0 < second["prefix_cache_hit_rate"] <= 240 / 360 + 1e-9
 
 
-def test_the_replayer_reuses_its_engine_for_the_same_configuration_only(monkeypatch):
+def test_the_replayer_keeps_its_two_last_engines_for_their_configurations_only(monkeypatch):
+    """The tuner's confirmation alternates the current configuration and a leader: both engines stay open.
+    A third configuration releases the least recently used one first."""
     import runtime.replay
     from gateway.advise.replay import Replayer
 
@@ -151,5 +153,15 @@ def test_the_replayer_reuses_its_engine_for_the_same_configuration_only(monkeypa
     assert r.engine_for("config A") is a and opened == ["config A"]
     b = r.engine_for("config B")
     assert b is not a and opened == ["config A", "config B"]
+    for _ in range(3):  # interleaved: no rebuild
+        assert r.engine_for("config A") is a and r.engine_for("config B") is b
+    assert len(opened) == 2
+    c = r.engine_for("config C")  # A was used least recently: released
+    assert r.engine_for("config B") is b and r.engine_for("config C") is c and len(opened) == 3
+    assert r.engine_for("config A") is not a and opened[-1] == "config A"
     r.close()
-    assert r.engine_for("config B") is not b and len(opened) == 3
+    assert r.engine_for("config B") is not b and len(opened) == 5
+    one = Replayer([], 1.0, 0.1, keep=1)
+    x = one.engine_for("config X")
+    one.engine_for("config Y")
+    assert one.engine_for("config X") is not x and opened[-3:] == ["config X", "config Y", "config X"]

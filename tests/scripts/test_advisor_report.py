@@ -1,9 +1,9 @@
 """scripts/advisor_report.py without its engines: the seed draws the deployment and the workloads (the same
 ones for the same seed, others for another, every kind and both sides of each share over a few seeds);
 the service levels are calibrated from a first replay at quantiles the seed draws (or fixed by the flags);
-``judge`` says when a recommendation breaks the issue's rule and when the held-out pair of replays differs
-by more than the reported noise (each check is shown failing on a hand-made tuning, not only passing); the
-tuner runs on a fake replay whose goodputs are written below. (The runs on real seeds are docs/ADVISOR.md.)"""
+``judge`` says when a recommendation breaks the issue's rule (a leader whose confirmation replays all beat
+the current configuration's and is not recommended; shown failing on a hand-made tuning, not only
+passing); the tuner runs on a fake replay whose goodputs are written below. (The runs on real seeds are docs/ADVISOR.md.)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import json
 import pytest
 
 from gateway.advise import symptoms
-from gateway.advise.tune import NOISE_RUNS, Candidate, Row, Tuning
+from gateway.advise.tune import SCREEN_RUNS, Candidate, Confirmation, Row, Tuning
 from tests.support.scripts import load_script
 
 report = load_script("advisor_report")
@@ -65,11 +65,11 @@ def test_the_levels_are_calibrated_from_a_first_replay_at_the_seeds_quantiles_or
     # the calibration run at the replayer's own levels, then every run and the diagnosis at the calibrated ones:
     # TTFT at 0.5 of 0.1 .. 1.0 is the 6th (0.6 s), TPOT at 0.85 the 9th (90 ms)
     assert out["slo"] == {"ttft_p99_s": 0.6, "tpot_p99_s": 0.09} and asked == [(0.6, 0.09)]
-    assert seen == [None] + [(0.6, 0.09)] * (2 + NOISE_RUNS)
+    assert seen == [None] + [(0.6, 0.09)] * SCREEN_RUNS
     assert out["calibration"]["quantiles"] == [0.5, 0.85]
     seen.clear()
     out = report.tune_workload([], {"findings": []}, {"model": "m"}, budget_s=10, slo=(20.0, 0.4))  # the flags
-    assert made[-1] == (20.0, 0.4) and seen == [(20.0, 0.4)] * (2 + NOISE_RUNS)
+    assert made[-1] == (20.0, 0.4) and seen == [(20.0, 0.4)] * SCREEN_RUNS
     assert out["calibration"] is None
     assert report.main(["--seed", "1", "--tpot-slo", "0"]) == 2
     assert report.main(["--seed", "1", "--ttft-slo", "2"]) == 2  # one level alone
@@ -112,8 +112,7 @@ def row(goodput: float, ttft: float = 0.5, tpot: float = 0.05, requests: int = 2
 
 class FakeReplayer:
     """Goodput by ``max_num_seqs``; any other value (the base's, or none) is the current configuration,
-    whose runs answer ``current`` in turn (the first held-out run, the tuner's noise runs and, after the
-    candidates, its closing run, then the second held-out run)."""
+    whose runs answer ``current`` in turn (the screening runs, then its runs in the confirmations)."""
 
     def __init__(self, by_seqs: dict, current: list[float]):
         self.by_seqs, self.current, self.keys = by_seqs, list(current), []
@@ -130,67 +129,70 @@ SLO = (1.0, 0.1)
 DIAGNOSIS = {"findings": [{"symptom": "ttft", "cause": "queueing", "key": "k", "proposal": {"max_num_seqs": 8}}]}
 
 
-def test_a_candidate_beyond_the_noise_is_recommended_and_its_goodput_is_the_after():
-    # held-out 0.50 before the tuner and 0.55 after; its current runs 0.55, 0.50, 0.55 and (closing) 0.50: 1
-    # request apart, noise 2/20 = 0.10, baseline 0.525; max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60, 16 -> 0.75
-    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.5, 0.55, 0.5, 0.55])
-    out = report.tune_workload([], DIAGNOSIS, {"model": "m", "max_num_seqs": 2}, budget_s=100, slo=SLO, replayer=fake)
-    assert out["recommended"] == {"max_num_seqs": 8} and out["recommended_is"] == "best"
-    assert out["goodput_before"] == pytest.approx(0.525) and out["goodput_after"] == 0.8 and out["noise"] == 0.1
-    assert out["goodput_rose"] and out["some_candidate_helps"] and out["recommendation_ok"]
-    assert out["latency_before"]["ttft_p50_s"] == 0.5 and out["latency_after"]["ttft_p50_s"] == 0.1
-    assert out["held_out"] == [0.5, 0.55] and out["current_runs"] == [0.55, 0.5, 0.55, 0.5] and out["noise_ok"]
-    assert [k.get("max_num_seqs") for k in fake.keys] == [2] * 4 + [8, 4, 16] + [2] * 2  # the base's own for current
+def test_a_leader_borne_out_by_its_confirmation_is_recommended_with_its_test():
+    # screening: current 0.50, 0.55; max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60, 16 -> 0.75; then 8
+    # confirmed against the current configuration, interleaved: 0.55, 0.50, 0.50, 0.55 vs 0.80 x 4: p = 1/70
+    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.55, 0.5, 0.5, 0.55])
+    out = report.tune_workload([], DIAGNOSIS, {"model": "m", "max_num_seqs": 2}, budget_s=1000, slo=SLO, replayer=fake)
+    assert out["recommended"] == {"max_num_seqs": 8}
+    assert out["goodput_before"] == pytest.approx(0.525) and out["goodput_after"] == pytest.approx(0.8)
+    assert out["p_value"] == pytest.approx(1 / 70, abs=1e-6) and out["effect"] == pytest.approx(0.275)
+    assert out["cliffs_delta"] == 1.0 and out["level"] == 0.025
+    assert out["goodput_rose"] and out["separation_ok"]
+    assert out["latency_before"]["ttft_p50_s"] == 0.6 and out["latency_after"]["ttft_p50_s"] == pytest.approx(0.12)
+    assert out["current_runs"] == [0.5, 0.55, 0.55, 0.5, 0.5, 0.55]
+    assert [k.get("max_num_seqs") for k in fake.keys] == [2] * 2 + [8, 4, 16] + [2, 8, 8, 2, 2, 8, 8, 2]
     assert out["top_finding"] == {"symptom": "ttft", "cause": "queueing", "key": "k"}
 
 
-def test_no_candidate_beyond_the_noise_is_no_change_and_a_held_out_pair_outside_it_is_reported():
-    # held-out 0.75 and 0.50; current runs 0.50, 0.60, 0.55, 0.55 (2 requests apart: noise 0.15, baseline
-    # 0.55); the best candidate 0.60 is within it; the held-out pair differs by 0.25, outside it
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.75, 0.5, 0.6, 0.55, 0.55, 0.5])
-    out = report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, slo=SLO, replayer=fake)
-    assert out["recommended"] is None and not out["some_candidate_helps"] and out["recommendation_ok"]
-    assert out["goodput_after"] == out["goodput_before"] == pytest.approx(0.55) and not out["goodput_rose"]
-    assert out["noise"] == pytest.approx(0.15) and out["recommended_is"] is None
+def test_no_leader_borne_out_is_no_change_with_the_closest_test_reported():
+    # screening: current 0.50, 0.60; 8 -> 0.60 (a leader), 4 -> 0.55 (a leader), 16 -> 0.3 (below both);
+    # both leaders confirmed at 0.6 / 0.55 against current runs around 0.55: no change
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.5, 0.6, 0.55, 0.6, 0.55, 0.6] * 3)
+    out = report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=1000, slo=SLO, replayer=fake)
+    assert out["recommended"] is None and out["separation_ok"]
+    assert out["goodput_after"] == out["goodput_before"] and not out["goodput_rose"]
+    assert [c["change"] for c in out["confirmations"]] == [{"max_num_seqs": 8}, {"max_num_seqs": 4}]
+    assert out["p_value"] == min(c["p_value"] for c in out["confirmations"]) and out["p_value"] > 0.025
     assert out["best_candidate"] == {"change": {"max_num_seqs": 8}, "goodput": 0.6}
-    assert not out["noise_ok"]
 
 
-def tuning(recommended: str | None, *, baseline=0.5, noise=0.05) -> Tuning:
+def confirmation(name: int, current: list[float], runs: list[float]) -> Confirmation:
+    return Confirmation.of(Candidate({"max_num_seqs": name}, "finding"), current, runs, 0.025)
+
+
+def tuning(recommended: str | None, confirmations: list[Confirmation]) -> Tuning:
     """A hand-made tuning: the current configuration and two candidates, 0.9 and 0.7."""
     cur = Row(Candidate({}, "current"), 0.5, 0.5, 1.0, 0.05, 0.1, 10.0, 0.001, 0.0)
     a = Row(Candidate({"max_num_seqs": 8}, "finding"), 0.9, 0.1, 0.2, 0.02, 0.04, 10.0, 0.001, 0.4)
     b = Row(Candidate({"max_num_seqs": 4}, "neighbour"), 0.7, 0.2, 0.4, 0.02, 0.04, 10.0, 0.001, 0.2)
     pick = {"a": a, "b": b, None: None}[recommended]
-    return Tuning(baseline, noise, [a, b, cur], pick, current_runs=[0.5, 0.5, 0.5])
+    return Tuning(0.5, [a, b, cur], pick, current_runs=[0.5] * 6, confirmations=confirmations)
 
 
-def test_judge_fails_a_recommendation_that_breaks_the_rule():
-    pair = [row(0.5), row(0.5)]
-    assert report.judge(tuning("a"), pair)["recommendation_ok"]
-    # a candidate 0.2 short of the best (noise 0.05) recommended, or none while 0.9 beats 0.5: both fail
-    assert not report.judge(tuning("b"), pair)["recommendation_ok"]
-    assert not report.judge(tuning(None), pair)["recommendation_ok"]
-    # within the noise of the best (noise 0.25): recommending it passes, and says so
-    ok = report.judge(tuning("b", noise=0.25), pair)
-    assert ok["recommendation_ok"] and ok["recommended_is"] == "within noise"
-    # the best within the noise of current: recommending anything fails, no change passes
-    assert report.judge(tuning(None, baseline=0.88), pair)["recommendation_ok"]
-    assert not report.judge(tuning("a", baseline=0.88), pair)["recommendation_ok"]
-    assert report.judge(tuning("a"), [row(0.5), row(0.55)])["noise_ok"]  # 0.05 apart, noise 0.05
-    assert not report.judge(tuning("a"), [row(0.5), row(0.6)])["noise_ok"]  # 0.1 apart
+def test_judge_fails_where_a_separated_confirmation_is_not_recommended():
+    sep = confirmation(8, [0.5, 0.5, 0.55, 0.5], [0.9, 0.85, 0.9, 0.95])  # every replay beats every current one
+    mixed = confirmation(4, [0.5, 0.6, 0.55, 0.5], [0.7, 0.55, 0.6, 0.5])
+    assert sep.separated and sep.passed and not mixed.separated and not mixed.passed
+    assert report.judge(tuning("a", [sep]))["separation_ok"]
+    assert report.judge(tuning(None, [mixed]))["separation_ok"]  # nothing separated: no change is fine
+    assert report.judge(tuning(None, []))["separation_ok"]
+    # a hand-made tuning that leaves a separated leader unrecommended breaks the rule
+    broken = Confirmation(sep.candidate, sep.current_runs, sep.candidate_runs, 0.5, 0.025, sep.effect, sep.delta)
+    assert broken.separated and not broken.passed
+    assert not report.judge(tuning(None, [mixed, broken]))["separation_ok"]
 
 
 def test_the_markdown_table_says_where_goodput_did_not_rise(tmp_path):
-    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.9, 0.5, 0.5, 0.6, 0.55, 0.55, 0.5])  # calibration first
+    fake = FakeReplayer({8: 0.6, 4: 0.55, 16: 0.3}, [0.9, 0.5, 0.6] + [0.55, 0.6, 0.55, 0.6, 0.55, 0.6] * 3)
     body = {"workload": "s1-w0", "kind": "burst"}
     body |= report.tune_workload([], DIAGNOSIS, {"model": "m"}, budget_s=100, replayer=fake, quantiles=(0.6, 0.7))
     result = {"seed": 1, "engine": {"max_num_seqs": 2}, "rows": [body]}
     text = report.markdown(result)
     # levels from the calibration run (the fake's first current run): TTFT 0.6 .. 0.7 of its 0.1 .. 1.0 s
-    assert "| s1-w0 (burst) | 0.7 / 80 (q 0.60, 0.70) | [ttft] queueing | no change | 0.55 -> 0.55 |" in text
-    assert "| 0.15 (2; 0.50, 0.60, 0.55, 0.55) |" in text
-    assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes | yes (0.50, 0.50) |" in text
+    assert "| s1-w0 (burst) | 0.7 / 80 (q 0.60, 0.70) | [ttft] queueing | no change | 0.57 -> 0.57 |" in text
+    assert "| max_num_seqs=8: 0.55, 0.60, 0.55, 0.60 vs 0.60, 0.60, 0.60, 0.60; max_num_seqs=4:" in text
+    assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes |" in text
     # a budget of nothing: nothing was tried, and the check says so instead of "yes"
     cut = FakeReplayer({}, [0.5] * 9)
     body2 = {**body, "workload": "s1-w1"} | report.tune_workload(
