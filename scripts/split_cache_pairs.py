@@ -1,13 +1,17 @@
 """Assign cache evaluation pairs to the dev or the test split, once, by a hash of the pair's text.
 
-    python scripts/split_cache_pairs.py [--out-dir DIR] [--by-stored] SOURCE.jsonl [SOURCE.jsonl ...]
+    python scripts/split_cache_pairs.py [--out-dir DIR] [--by-stored] [--test-share S] SOURCE.jsonl [SOURCE.jsonl ...]
 
 ``--out-dir`` (default ``tests/data/cache``) takes another pair of splits: the blind batches go to
 ``tests/data/cache/blind/{dev,test}.jsonl``. ``--by-stored`` hashes the stored side ``a`` alone instead of the
 pair, so that every pair built on one stored question (or conversation) lands in the same split: a writer
 who pairs one stored question with several new ones would otherwise put that question in both splits, and
 a threshold tuned on dev would have seen half of a test pair (the second blind batch,
-``tests/data/cache/blind2``, is split so).
+``tests/data/cache/blind2``, is split so). A pair with a ``scenario`` key (a writer's id for the hand-written
+scenario it was built from) is hashed by that instead, so that every pair of one scenario lands together.
+``--test-share`` (default 0.5) is the share of hash values that go to test: the second blind batch gives
+a third to test, so that its calibration part, with the earlier dev splits, holds more than 1,000
+look-alikes per kind (issue 44).
 
 Each pair goes to ``tests/data/cache/dev.jsonl`` or ``tests/data/cache/test.jsonl`` by the first byte of
 sha256 over its canonical JSON (``a``, ``b``): the assignment of a pair never depends on which other
@@ -32,19 +36,23 @@ def pair_key(row: dict) -> str:
     return json.dumps([row["a"], row["b"]], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def split_of(row: dict, by_stored: bool = False) -> str:
-    key = (
-        json.dumps(row["a"], sort_keys=True, ensure_ascii=False, separators=(",", ":")) if by_stored else pair_key(row)
-    )
-    return "test" if hashlib.sha256(key.encode()).digest()[0] < 128 else "dev"
+def split_of(row: dict, by_stored: bool = False, test_share: float = 0.5) -> str:
+    stored = row.get("scenario", row["a"])  # a writer's scenario id, where it gives one, groups its pairs
+    key = json.dumps(stored, sort_keys=True, ensure_ascii=False, separators=(",", ":")) if by_stored else pair_key(row)
+    return "test" if hashlib.sha256(key.encode()).digest()[0] < round(256 * test_share) else "dev"
 
 
 def main(argv: list[str]) -> int:
     out = OUT
-    by_stored = False
-    while argv[:1] in (["--out-dir"], ["--by-stored"]):
+    by_stored, test_share = False, 0.5
+    while argv[:1] in (["--out-dir"], ["--by-stored"], ["--test-share"]):
         if argv[0] == "--by-stored":
             by_stored, argv = True, argv[1:]
+        elif len(argv) >= 2 and argv[0] == "--test-share":
+            test_share, argv = float(argv[1]), argv[2:]
+            if not 0 < test_share < 1:
+                print("error: --test-share must be in (0, 1)", file=sys.stderr)
+                return 2
         elif len(argv) >= 2:
             out, argv = Path(argv[1]), argv[2:]
         else:
@@ -75,7 +83,7 @@ def main(argv: list[str]) -> int:
                 if key in seen:
                     continue
                 seen.add(key)
-                name = split_of(row, by_stored)
+                name = split_of(row, by_stored, test_share)
                 outs[name].write(json.dumps(row, ensure_ascii=False) + "\n")
                 added[name] += 1
     finally:

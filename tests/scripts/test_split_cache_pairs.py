@@ -33,3 +33,30 @@ def test_by_stored_keeps_every_pair_of_one_stored_question_in_one_split(tmp_path
     plain = tmp_path / "plain"
     assert split.main(["--out-dir", str(plain), str(src)]) == 0
     assert {r["a"] for r in rows_of(plain / "dev.jsonl")} & {r["a"] for r in rows_of(plain / "test.jsonl")}
+
+
+def test_by_stored_groups_a_writers_scenario_when_it_names_one(tmp_path):
+    src = tmp_path / "src.jsonl"
+    pairs = [
+        {
+            "a": [{"role": "user", "content": f"variant {j} of {i}"}],
+            "b": f"q{j}",
+            "same_answer": True,
+            "scenario": f"s-{i}",
+        }
+        for i in range(30)
+        for j in range(4)
+    ]
+    src.write_text("".join(json.dumps(p) + "\n" for p in pairs))
+    assert split.main(["--out-dir", str(tmp_path / "o"), "--by-stored", str(src)]) == 0
+    dev, test = rows_of(tmp_path / "o" / "dev.jsonl"), rows_of(tmp_path / "o" / "test.jsonl")
+    assert dev and test and not {r["scenario"] for r in dev} & {r["scenario"] for r in test}
+
+
+def test_the_test_share_sets_how_much_goes_to_test(tmp_path):
+    src = tmp_path / "src.jsonl"
+    src.write_text("".join(json.dumps({"a": f"q{i}", "b": f"r{i}", "same_answer": True}) + "\n" for i in range(3000)))
+    assert split.main(["--out-dir", str(tmp_path / "o"), "--test-share", "0.33", str(src)]) == 0
+    share = len(rows_of(tmp_path / "o" / "test.jsonl")) / 3000
+    assert abs(share - 84 / 256) < 4 * (0.33 * 0.67 / 3000) ** 0.5  # 84 of 256 hash values; 4 binomial sd
+    assert split.main(["--test-share", "1.5", str(src)]) == 2

@@ -30,3 +30,32 @@ def test_a_planted_copy_of_a_test_pair_is_found(tmp_path):
         f.write(json.dumps(planted) + "\n")
     found = leaks(sorted(tmp_path.glob("train_*.jsonl")), eval_files())
     assert any(x["train"] == "train_planted.jsonl:1" for x in found), found
+
+
+def test_the_prefix_filtered_join_finds_exactly_what_the_full_comparison_finds():
+    """close_sides keeps only each side's rarest words to find candidates (the AllPairs prefix filter);
+    on random word sets with many near-copies it must return exactly the pairs a comparison of every
+    eval side with every training side finds, at the threshold and around it."""
+    import random
+
+    rng = random.Random(7)
+    vocab = [f"w{i}" for i in range(60)] + ["the", "how", "do", "i"] * 10  # common words drawn often
+    base = [frozenset(rng.sample(vocab, rng.randint(1, 9))) for _ in range(150)]
+
+    def near(s: frozenset[str]) -> frozenset[str]:
+        s = set(s)
+        for _ in range(rng.randint(0, 2)):
+            (s.discard(rng.choice(sorted(s))) if s and rng.random() < 0.5 else s.add(rng.choice(vocab)))
+        return frozenset(s)
+
+    evals = base[:80] + [frozenset()]
+    train = [near(s) for s in base] + [frozenset()]
+    for threshold in (0.5, 0.7, 0.75, 1.0):
+        brute = {
+            (i, j)
+            for i, a in enumerate(evals)
+            for j, b in enumerate(train)
+            if a & b and len(a & b) / len(a | b) >= threshold
+        }
+        assert _check.close_sides(evals, train, threshold) == brute, threshold
+        assert brute  # the case has matches to find
