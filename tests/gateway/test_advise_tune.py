@@ -136,9 +136,12 @@ def abba(name: str, runs: int = CONFIRM_RUNS) -> list[str]:
 
 
 def test_the_rule_can_always_reach_its_level():
-    """With the shipped counts, 4 + 4 replays that separate completely give p = 1/70, under alpha / 2."""
-    assert (SCREEN_RUNS, CONFIRM_RUNS, MAX_CONFIRM, ALPHA) == (2, 4, 2, 0.05)
-    assert permutation_p([0.5] * 4, [0.6] * 4) == pytest.approx(1 / 70) and 1 / 70 <= ALPHA / MAX_CONFIRM
+    """With the shipped counts, 6 + 6 replays that separate completely give p = 1/924, under alpha / 2."""
+    assert (SCREEN_RUNS, CONFIRM_RUNS, MAX_CONFIRM, ALPHA) == (2, 6, 2, 0.05)
+    assert permutation_p([0.5] * 6, [0.6] * 6) == pytest.approx(1 / 924) and 1 / 924 <= ALPHA / MAX_CONFIRM
+    # one inversion (the current's best above every candidate run): 7 of 924 deals sum as high (the six 0.60s,
+    # or the 0.65 with any five of them), p 0.008, still a recommendation
+    assert permutation_p([0.5] * 5 + [0.65], [0.6] * 6) == pytest.approx(7 / 924)
     with pytest.raises(ValueError, match="cannot reach"):
         tune(FINDINGS, FakeReplay(GOODPUT), confirm_runs=3)  # 1/20 > 0.025
 
@@ -164,41 +167,42 @@ def test_screened_then_the_leader_confirmed_by_interleaved_replays_and_recommend
     assert fake.calls == ["current"] * SCREEN_RUNS + screened + abba("max_num_seqs=8, kv_dtype=int8")
     assert bar.n == len(fake.calls)
     (c,) = t.confirmations  # it passed: the second leader is not confirmed
-    assert c.current_runs == [0.5] * 4 and c.candidate_runs == [0.9] * 4 and c.separated and c.passed
-    assert c.p_value == pytest.approx(1 / 70, abs=1e-6) and c.effect == pytest.approx(0.4) and c.delta == 1.0
+    assert c.current_runs == [0.5] * 6 and c.candidate_runs == [0.9] * 6 and c.separated and c.passed
+    assert c.p_value == pytest.approx(1 / 924, abs=1e-6) and c.effect == pytest.approx(0.4) and c.delta == 1.0
     assert [r.candidate.name for r in t.rows] == [
         "max_num_seqs=8, kv_dtype=int8",  # recommended, first
         "max_num_seqs=16",  # 0.80 at cost 1
         "max_num_seqs=8",  # 0.80 at cost 2
         "kv_dtype=int8",  # 0.60
-        "current",  # 0.50, its six runs pooled
+        "current",  # 0.50, its eight runs pooled
         "max_num_seqs=4",  # 0.40
     ]
     rec = t.recommended
-    assert rec is t.rows[0] and rec.runs == 4 and rec.vs_current == pytest.approx(0.4) and rec.p_value == c.p_value
-    assert t.baseline == 0.5 and t.current_runs == [0.5] * 6 and t.rows[4].runs == 6
+    assert rec is t.rows[0] and rec.runs == 6 and rec.vs_current == pytest.approx(0.4) and rec.p_value == c.p_value
+    assert t.baseline == 0.5 and t.current_runs == [0.5] * 8 and t.rows[4].runs == 8
     text = table(t)
     assert text.splitlines()[1].startswith("*max_num_seqs=8, kv_dtype=int8") and "+0.400" in text
-    assert "confirmation of max_num_seqs=8, kv_dtype=int8: 4 + 4 interleaved replays" in text
+    assert "confirmation of max_num_seqs=8, kv_dtype=int8: 6 + 6 interleaved replays" in text
     assert text.splitlines()[-1] == (
-        "recommended: max_num_seqs=8, kv_dtype=int8 (goodput 0.500 -> 0.900 over 4 + 4 interleaved replays;"
-        " one-sided permutation p = 0.014 <= 0.025; effect +0.400, Cliff's delta +1.00)"
+        "recommended: max_num_seqs=8, kv_dtype=int8 (goodput 0.500 -> 0.900 over 6 + 6 interleaved replays;"
+        " one-sided permutation p = 0.001 <= 0.025; effect +0.400, Cliff's delta +1.00)"
     )
 
 
 def test_a_noisy_workload_where_every_confirmation_replay_beats_every_current_one_is_recommended():
     """Seed 91731's third workload, as the issue tells it: the current configuration replays at 0.19, 0.27,
     0.15 and 0.65, a candidate at 0.81. The old bound (flips + 1) / N said 0.62 and no change; the
-    confirmation's replays separate completely, p = 1/70: recommended."""
-    goodput = {"max_num_seqs=8": ([0.81, 0.78, 0.74, 0.85, 0.70], 1.0)} | {
+    confirmation's replays separate completely, p = 1/924: recommended."""
+    goodput = {"max_num_seqs=8": ([0.81, 0.78, 0.74, 0.85, 0.70, 0.76, 0.79], 1.0)} | {
         n: (0.1, 1.0) for n in GOODPUT if n != "max_num_seqs=8"
     }
-    fake = FakeReplay(goodput, current=(0.19, 0.27, 0.15, 0.65, 0.23, 0.31, 0.52))
+    fake = FakeReplay(goodput, current=(0.19, 0.27, 0.15, 0.65, 0.23, 0.31, 0.52, 0.44))
     t = tune(FINDINGS, fake, clock=lambda: fake.now)
     (c,) = t.confirmations
-    assert c.current_runs == [0.15, 0.65, 0.23, 0.31] and c.candidate_runs == [0.78, 0.74, 0.85, 0.70]
+    assert c.current_runs == [0.15, 0.65, 0.23, 0.31, 0.52, 0.44]
+    assert c.candidate_runs == [0.78, 0.74, 0.85, 0.70, 0.76, 0.79]
     assert c.separated and t.recommended.candidate.name == "max_num_seqs=8"
-    assert t.recommended.goodput == pytest.approx(0.7675) and t.recommended.vs_current == pytest.approx(0.7675 - 0.335)
+    assert t.recommended.goodput == pytest.approx(0.77) and t.recommended.vs_current == pytest.approx(0.77 - 2.3 / 6)
 
 
 def test_a_lead_the_confirmation_does_not_bear_out_is_not_advice():
@@ -206,10 +210,11 @@ def test_a_lead_the_confirmation_does_not_bear_out_is_not_advice():
     0.50-0.70: p about 0.4, not advice; the second leader (kv_dtype=int8, 0.6 once) is confirmed too and
     fails the same way. The verdict says which were tried and how close they came."""
     goodput = {n: (0.3, 1.0) for n in GOODPUT} | {
-        "max_num_seqs=8": ([0.75, 0.6, 0.55, 0.65, 0.6], 1.0),
-        "kv_dtype=int8": ([0.6, 0.5, 0.6, 0.55, 0.6], 1.0),
+        "max_num_seqs=8": ([0.75, 0.6, 0.55, 0.65, 0.6, 0.5, 0.7], 1.0),
+        "kv_dtype=int8": ([0.6, 0.5, 0.6, 0.55, 0.6, 0.65, 0.5], 1.0),
     }
-    fake = FakeReplay(goodput, current=(0.5, 0.7, 0.6, 0.6, 0.5, 0.7, 0.6, 0.55, 0.65, 0.6, 0.6, 0.5))
+    current = (0.5, 0.7) + (0.6, 0.6, 0.5, 0.7, 0.6, 0.55) * 2
+    fake = FakeReplay(goodput, current=current)
     t = tune(FINDINGS, fake, clock=lambda: fake.now)
     assert [c.candidate.name for c in t.confirmations] == ["max_num_seqs=8", "kv_dtype=int8"]
     assert all(not c.passed and c.p_value > 0.2 for c in t.confirmations)
@@ -259,12 +264,12 @@ def test_on_exchangeable_replays_the_rule_recommends_a_no_better_change_at_most_
 
 
 def test_the_budget_counts_the_candidates_search_and_leaves_room_for_a_confirmation():
-    """10 s a replay, 115 s of budget: a confirmation costs 80 s. Candidates are screened while the search
-    plus 80 s fits (started at 0, 10, 20 and 30 s of it: four), the fifth is not replayed; the best leader is
+    """10 s a replay, 155 s of budget: a confirmation costs 120 s. Candidates are screened while the search
+    plus 120 s fits (started at 0, 10, 20 and 30 s of it: four), the fifth is not replayed; the best leader is
     confirmed, and a second leader only while its confirmation would still fit (it would not)."""
     goodput = {**GOODPUT, "max_num_seqs=16": (0.55, 1.0), "max_num_seqs=8": (0.5, 2.0)}
     fake = FakeReplay(goodput, current=(0.5, 0.5, 0.6, 0.55, 0.5, 0.6, 0.5, 0.55, 0.6, 0.5))
-    t = tune(FINDINGS, fake, budget_s=115.0, clock=lambda: fake.now)
+    t = tune(FINDINGS, fake, budget_s=155.0, clock=lambda: fake.now)
     first = ["max_num_seqs=8", "kv_dtype=int8", "max_num_seqs=4", "max_num_seqs=16"]
     assert fake.calls[: SCREEN_RUNS + 4] == ["current"] * SCREEN_RUNS + first
     assert [c.name for c in t.not_replayed] == ["max_num_seqs=8, kv_dtype=int8"]
@@ -287,7 +292,7 @@ def test_the_winning_change_as_a_yaml_fragment():
     fake = FakeReplay(goodput)
     text = fragment(tune(FINDINGS, fake, clock=lambda: fake.now), "smollm2-135m", "shapes.jsonl")
     assert text.startswith("# python -m gateway.advise --tune on shapes.jsonl: max_num_seqs=16\n")
-    assert "# goodput 0.500 -> 0.950 (p = 0.014, 4 + 4 replays)" in text
+    assert "# goodput 0.500 -> 0.950 (p = 0.001, 6 + 6 replays)" in text
     assert yaml.safe_load(text) == {"models": [{"name": "smollm2-135m", "engine": {"max_num_seqs": 16}}]}
     findings = [{"proposal": {"kv_cache_bytes": 128 << 20}}, {"proposal": {"cache": "exact"}}]
     fake = FakeReplay(
@@ -326,13 +331,13 @@ def test_the_command_line_prints_the_table_and_writes_the_change(tmp_path, monke
     rec, out = tmp_path / "shapes.jsonl", tmp_path / "tuned.yaml"
     rec.write_text('{"t": 0.0, "tier": "small", "prompt_tokens": 30, "output_tokens": 4, "cache": "miss"}\n')
     argv = ["--tune", "--recording", str(rec), "--window", "30m", "--base", "max_num_seqs=2", "--out", str(out)]
-    assert main(argv + ["--model", "smollm2-135m", "--alpha", "0.0001"]) == 2  # a level 4 + 4 replays cannot reach
+    assert main(argv + ["--model", "smollm2-135m", "--alpha", "0.0001"]) == 2  # a level 6 + 6 replays cannot reach
     assert "--alpha 0.0001" in capsys.readouterr().err and seen == []
     assert main(argv + ["--model", "smollm2-135m"]) == 0
     text = capsys.readouterr().out
     assert "*max_num_seqs=8" in text and "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800" in text
     order = [k["max_num_seqs"] for k in seen]
-    assert order == [2] * SCREEN_RUNS + [8, 4, 16] + [2, 8, 8, 2, 2, 8, 8, 2]
+    assert order == [2] * SCREEN_RUNS + [8, 4, 16] + [2, 8, 8, 2] * 3
     assert all(k["model"] == "smollm2-135m" for k in seen)
     assert yaml.safe_load(out.read_text()) == {"models": [{"name": "smollm2-135m", "engine": {"max_num_seqs": 8}}]}
     # the result where the dashboard's Diagnosis panel reads it (GET /dashboard/tuning)
@@ -346,7 +351,7 @@ def test_the_command_line_prints_the_table_and_writes_the_change(tmp_path, monke
     ]
     assert saved["verdict"].startswith("recommended: max_num_seqs=8") and saved["fragment"].startswith("# python")
     (c,) = saved["confirmations"]
-    assert c["candidate"] == "max_num_seqs=8" and c["passed"] and c["candidate_runs"] == [0.8] * 4
+    assert c["candidate"] == "max_num_seqs=8" and c["passed"] and c["candidate_runs"] == [0.8] * 6
 
 
 def test_the_last_result_is_none_until_written_and_whole_after(tmp_path, monkeypatch):
@@ -357,7 +362,7 @@ def test_the_last_result_is_none_until_written_and_whole_after(tmp_path, monkeyp
     save_last(last(t, recording="r.jsonl", finished_at=12.0))
     body = read_last()
     assert body["finished_at"] == 12.0 and body["alpha"] == ALPHA and len(body["rows"]) == 6
-    assert body["rows"][0]["ttft_p99_s"] == 0.2 and body["rows"][0]["vs_current"] == 0.4
-    assert body["rows"][0]["p_value"] == pytest.approx(1 / 70, abs=1e-6) and body["rows"][0]["runs"] == 4
+    assert body["rows"][0]["ttft_p99_s"] == pytest.approx(0.2) and body["rows"][0]["vs_current"] == 0.4
+    assert body["rows"][0]["p_value"] == pytest.approx(1 / 924, abs=1e-6) and body["rows"][0]["runs"] == 6
     last_tuning_path().write_text("{half")
     assert read_last() is None  # unreadable: as if none

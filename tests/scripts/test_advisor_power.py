@@ -34,7 +34,7 @@ def test_a_planted_null_is_recommended_at_most_alpha_of_the_time():
 def test_a_separated_gain_is_always_recommended_and_an_overlapping_one_less_often():
     clear = power.trials(POOLS, "gain30", N, seed=1)
     assert clear["planted_gain"] == round(sum(POOLS["fast"]) / 8 - sum(POOLS["slow30"]) / 8, 4)
-    # every draw of fast beats every draw of slow30: each confirmation separates, p = 1/70 <= 0.025
+    # every draw of fast beats every draw of slow30: each confirmation separates, p = 1/924 <= 0.025
     assert clear["power"] == 1.0 and clear["false_recommendations"] == 0
     buried = power.trials(POOLS, "gain10", N, seed=1)
     assert buried["power"] < clear["power"] and buried["false_rate"] <= ALPHA + 3 * SD

@@ -131,17 +131,18 @@ DIAGNOSIS = {"findings": [{"symptom": "ttft", "cause": "queueing", "key": "k", "
 
 def test_a_leader_borne_out_by_its_confirmation_is_recommended_with_its_test():
     # screening: current 0.50, 0.55; max_num_seqs 8 -> 0.80, its neighbours 4 -> 0.60, 16 -> 0.75; then 8
-    # confirmed against the current configuration, interleaved: 0.55, 0.50, 0.50, 0.55 vs 0.80 x 4: p = 1/70
-    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.55, 0.5, 0.5, 0.55])
+    # confirmed against the current configuration, interleaved: 0.55, 0.50, 0.50, 0.55, 0.50, 0.55 vs 0.80 x 6:
+    # p = 1/924
+    fake = FakeReplayer({8: 0.8, 4: 0.6, 16: 0.75}, [0.5, 0.55, 0.55, 0.5, 0.5, 0.55, 0.5, 0.55])
     out = report.tune_workload([], DIAGNOSIS, {"model": "m", "max_num_seqs": 2}, budget_s=1000, slo=SLO, replayer=fake)
     assert out["recommended"] == {"max_num_seqs": 8}
     assert out["goodput_before"] == pytest.approx(0.525) and out["goodput_after"] == pytest.approx(0.8)
-    assert out["p_value"] == pytest.approx(1 / 70, abs=1e-6) and out["effect"] == pytest.approx(0.275)
+    assert out["p_value"] == pytest.approx(1 / 924, abs=1e-6) and out["effect"] == pytest.approx(0.275)
     assert out["cliffs_delta"] == 1.0 and out["level"] == 0.025
     assert out["goodput_rose"] and out["separation_ok"]
     assert out["latency_before"]["ttft_p50_s"] == 0.6 and out["latency_after"]["ttft_p50_s"] == pytest.approx(0.12)
-    assert out["current_runs"] == [0.5, 0.55, 0.55, 0.5, 0.5, 0.55]
-    assert [k.get("max_num_seqs") for k in fake.keys] == [2] * 2 + [8, 4, 16] + [2, 8, 8, 2, 2, 8, 8, 2]
+    assert out["current_runs"] == [0.5, 0.55, 0.55, 0.5, 0.5, 0.55, 0.5, 0.55]
+    assert [k.get("max_num_seqs") for k in fake.keys] == [2] * 2 + [8, 4, 16] + [2, 8, 8, 2] * 3
     assert out["top_finding"] == {"symptom": "ttft", "cause": "queueing", "key": "k"}
 
 
@@ -191,7 +192,7 @@ def test_the_markdown_table_says_where_goodput_did_not_rise(tmp_path):
     text = report.markdown(result)
     # levels from the calibration run (the fake's first current run): TTFT 0.6 .. 0.7 of its 0.1 .. 1.0 s
     assert "| s1-w0 (burst) | 0.7 / 80 (q 0.60, 0.70) | [ttft] queueing | no change | 0.57 -> 0.57 |" in text
-    assert "| max_num_seqs=8: 0.55, 0.60, 0.55, 0.60 vs 0.60, 0.60, 0.60, 0.60; max_num_seqs=4:" in text
+    assert "| max_num_seqs=8: 0.55, 0.60, 0.55, 0.60, 0.55, 0.60 vs 0.60, 0.60, 0.60, 0.60, 0.60, 0.60;" in text
     assert "| **no** | max_num_seqs=8 0.60 (3 of 3) | yes |" in text
     # a budget of nothing: nothing was tried, and the check says so instead of "yes"
     cut = FakeReplayer({}, [0.5] * 9)

@@ -236,13 +236,13 @@ TUNED = {  # tune.last's shape: a recommendation over the current configuration,
     "recording": "shapes.jsonl",
     "baseline": 0.5,
     "alpha": 0.05,
-    "verdict": "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800 over 4 + 4 interleaved replays; one-sided"
-    " permutation p = 0.014 <= 0.025; effect +0.300, Cliff's delta +1.00)",
+    "verdict": "recommended: max_num_seqs=8 (goodput 0.500 -> 0.800 over 6 + 6 interleaved replays; one-sided"
+    " permutation p = 0.001 <= 0.025; effect +0.300, Cliff's delta +1.00)",
     "recommended": "max_num_seqs=8",
     "rows": [
         {"candidate": "max_num_seqs=8", "source": "finding", "recommended": True, "goodput": 0.8}
         | {"ttft_p50_s": 0.1, "ttft_p99_s": 0.4, "tpot_p50_s": 0.02, "tpot_p99_s": 0.05}
-        | {"tokens_per_s": 42.0, "cost_usd": 0.001, "vs_current": 0.3, "runs": 4, "p_value": 0.014286},
+        | {"tokens_per_s": 42.0, "cost_usd": 0.001, "vs_current": 0.3, "runs": 6, "p_value": 0.001082},
         {"candidate": "current", "source": "current", "recommended": False, "goodput": 0.5}
         | {"ttft_p50_s": 0.9, "ttft_p99_s": 2.5, "tpot_p50_s": 0.02, "tpot_p99_s": None}
         | {"tokens_per_s": 30.0, "cost_usd": 0.001, "vs_current": 0.0},
@@ -302,5 +302,5 @@ def test_the_diagnosis_panel_shows_the_last_tuning_result(server, tmp_path, monk
     assert "no tuning result yet" in empty, empty
     assert TUNED["verdict"] in text and "on shapes.jsonl (61 s of replays)" in text, text
     assert "★ max_num_seqs=8" in marked and "0.80" in marked and "+0.30" in marked and "400 ms" in marked, marked
-    assert "\t4\t0.014\t" in marked, marked  # its 4 confirmation replays and the test's p
+    assert "\t6\t0.001\t" in marked, marked  # its 6 confirmation replays and the test's p
     assert "max_num_seqs=16" in text and "not replayed: the search budget ran out" in text
