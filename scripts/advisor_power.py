@@ -230,7 +230,8 @@ def plot(rows: list[dict], alpha: float, path: Path) -> None:
     ax.set_ylabel("share of trials recommending it")
     ax.set_ylim(-0.03, 1.03)
     ax.legend(loc="center right", fontsize=8)
-    ax.set_title("advisor: screening + 4+4 confirmation, permutation test")
+    n = tune.CONFIRM_RUNS
+    ax.set_title(f"advisor: screening, then {n} + {n} confirmation replays, permutation test", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -257,14 +258,19 @@ def main(argv=None) -> int:
     from runtime.platform import cpu_info
 
     started = time.time()
+    pools_by = None
     if args.from_json:
-        measured = json.loads(Path(args.from_json).read_text())["measured"]
+        earlier = json.loads(Path(args.from_json).read_text())
+        measured, pools_by = earlier["measured"], earlier.get("pools_measured_by") or earlier.get("command")
     else:
         measured = measure(args)
     rows = judge_all(measured, args.trials, args.alpha)
     big = [r for r in rows if "power" in r and r["planted_gain"] >= 0.2]
     result = {
         "command": "python scripts/advisor_power.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        # the run that replayed the pools (this one, or the one --from-json read them from)
+        "pools_measured_by": pools_by
+        or "python scripts/advisor_power.py " + " ".join(sys.argv[1:] if argv is None else argv),
         "rule": {
             "alpha": args.alpha,
             "screen_runs": tune.SCREEN_RUNS,
