@@ -304,7 +304,7 @@ def tune(
     ``budget_s`` bounds the candidates' search, screening and confirmations together, with the clock
     started after the current configuration's screening runs (always made: nothing can be judged without
     them). A candidate is screened only while the search leaves room for one confirmation (2 x
-    ``confirm_runs`` replays at the mean replay time so far), and the first one always; the best leader is
+    ``confirm_runs`` replays at the mean replay time so far, builds left out), and the first one always; the best leader is
     always confirmed, a later one only while its confirmation fits the budget. ``replay(change)`` answers
     a replay row (``gateway.advise.replay.replay``'s keys: goodput, ttft_s, tpot_s, output_tokens_per_s,
     cost_usd, requests, and ttfts and tpots where it has them). ``slo``: the service levels the replay
@@ -327,7 +327,11 @@ def tune(
     def timed(change: dict) -> dict:
         t = clock()
         row = replay(change)
-        seconds.append(clock() - t)
+        # what a confirmation replay will cost: the replay's own run time where it reports one (``wall_s``),
+        # not the engine build a screened candidate pays once (a confirmation alternates two open engines);
+        # counting builds priced a confirmation at minutes too many and stopped screening after one or two
+        # candidates on seed 191653
+        seconds.append(row.get("wall_s") or (clock() - t))
         if progress is not None:
             progress.update(1)
         return row

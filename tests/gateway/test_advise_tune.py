@@ -366,3 +366,21 @@ def test_the_last_result_is_none_until_written_and_whole_after(tmp_path, monkeyp
     assert body["rows"][0]["p_value"] == pytest.approx(1 / 924, abs=1e-6) and body["rows"][0]["runs"] == 6
     last_tuning_path().write_text("{half")
     assert read_last() is None  # unreadable: as if none
+
+
+def test_a_confirmation_is_priced_at_the_replays_own_time_not_the_engine_builds():
+    """A real replay reports ``wall_s`` (its run, without the engine build a new configuration pays once).
+    Here every candidate costs 60 s of clock (a 50 s build and a 10 s run) and a confirmation 12 runs of
+    10 s: with 360 s of budget all five candidates are screened (started at 0, 60, ..., 240 s of the
+    search, each leaving room for 120 s of confirmation), where pricing a confirmation from the clock (12 x
+    the mean of 10, 10 and 60 s: 320 s) would have stopped after the first."""
+
+    class Built(FakeReplay):
+        def __call__(self, change):
+            row = super().__call__(change)
+            self.now += 50.0 if change else 0.0  # a build for a candidate, on top of the 10 s run
+            return row | {"wall_s": 10.0}
+
+    fake = Built(GOODPUT)
+    t = tune(FINDINGS, fake, budget_s=360.0, clock=lambda: fake.now)
+    assert t.not_replayed == [] and len([r for r in t.rows if r.candidate.source != "current"]) == 5
