@@ -303,7 +303,7 @@ def tune(
 
     ``budget_s`` bounds the candidates' search, screening and confirmations together, with the clock
     started after the current configuration's screening runs (always made: nothing can be judged without
-    them). A candidate is screened only while the search leaves room for one confirmation (2 x
+    them). Once a leader exists, a candidate is screened only while the search leaves room for one confirmation (2 x
     ``confirm_runs`` replays at the mean replay time so far, builds left out), and the first one always; the best leader is
     always confirmed, a later one only while its confirmation fits the budget. ``replay(change)`` answers
     a replay row (``gateway.advise.replay.replay``'s keys: goodput, ttft_s, tpot_s, output_tokens_per_s,
@@ -342,12 +342,16 @@ def tune(
     screened: list[tuple[Candidate, dict]] = []
     left: list[Candidate] = []
     search = clock()
+    reference = min(r["goodput"] for r in current_rows)
     for i, c in enumerate(todo):
-        if clock() - search >= budget_s or (screened and clock() - search + confirm_cost() > budget_s):
+        # room is kept for a confirmation only once there is a leader to confirm: with none yet, screening
+        # may use the whole budget (seed 120959 stopped after one candidate, below the current one, and
+        # then had nothing to confirm)
+        leading = any(r["goodput"] >= reference - 1e-9 for _, r in screened)
+        if clock() - search >= budget_s or (leading and clock() - search + confirm_cost() > budget_s):
             left = todo[i:]
             break
         screened.append((c, timed(c.change)))
-    reference = min(r["goodput"] for r in current_rows)
     first_rows = [Row.of(c, r, 0.0) for c, r in screened]
     leaders = sorted(
         (i for i, (c, r) in enumerate(screened) if r["goodput"] >= reference - 1e-9),

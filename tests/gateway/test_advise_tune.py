@@ -384,3 +384,12 @@ def test_a_confirmation_is_priced_at_the_replays_own_time_not_the_engine_builds(
     fake = Built(GOODPUT)
     t = tune(FINDINGS, fake, budget_s=360.0, clock=lambda: fake.now)
     assert t.not_replayed == [] and len([r for r in t.rows if r.candidate.source != "current"]) == 5
+
+
+def test_without_a_leader_screening_may_use_the_whole_budget():
+    """Every candidate screens below the current configuration: nothing will need confirming, so no room is
+    kept for it. 10 s a replay, 50 s of budget: all five are screened (started at 0-40 s), where keeping
+    120 s for a confirmation would have stopped after the first."""
+    fake = FakeReplay({name: (0.4, 1.0) for name in GOODPUT})
+    t = tune(FINDINGS, fake, budget_s=50.0, clock=lambda: fake.now)
+    assert t.not_replayed == [] and t.confirmations == [] and len(fake.calls) == SCREEN_RUNS + 5
