@@ -343,18 +343,19 @@ def tune(
     left: list[Candidate] = []
     search = clock()
     reference = min(r["goodput"] for r in current_rows)
+    leads = lambda row: row["goodput"] >= reference - 1e-9  # noqa: E731  not below both screening runs
     for i, c in enumerate(todo):
         # room is kept for a confirmation only once there is a leader to confirm: with none yet, screening
         # may use the whole budget (seed 120959 stopped after one candidate, below the current one, and
         # then had nothing to confirm)
-        leading = any(r["goodput"] >= reference - 1e-9 for _, r in screened)
+        leading = any(leads(r) for _, r in screened)
         if clock() - search >= budget_s or (leading and clock() - search + confirm_cost() > budget_s):
             left = todo[i:]
             break
         screened.append((c, timed(c.change)))
     first_rows = [Row.of(c, r, 0.0) for c, r in screened]
     leaders = sorted(
-        (i for i, (c, r) in enumerate(screened) if r["goodput"] >= reference - 1e-9),
+        (i for i, (c, r) in enumerate(screened) if leads(r)),
         key=lambda i: (-first_rows[i].goodput, latency_of(first_rows[i], slo), first_rows[i].cost_usd),
     )[: max(0, max_confirm)]
     confirmations: list[Confirmation] = []
