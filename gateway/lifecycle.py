@@ -184,6 +184,8 @@ def cache_ctx(state: keys.GatewayState, config: GatewayConfig, cache=None, enabl
                 await verifier.close()
 
             app.on_shutdown.append(stop_verifying)
+        if c is not None and c.config.enabled and c.config.learn and c.learner is None:
+            c.attach_learner()  # labels from near-misses; thresholds refit below the calibrated ones
         if c is not None:
             await c.start()
         state.cache = c

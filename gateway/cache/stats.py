@@ -19,7 +19,7 @@ from gateway.cache.store import CacheStore
 
 
 def snapshot(
-    counters: Counter, store: CacheStore, replica: Replica, embedder, config: CacheConfig, verifier=None
+    counters: Counter, store: CacheStore, replica: Replica, embedder, config: CacheConfig, verifier=None, learner=None
 ) -> dict[str, Any]:
     c = counters
     state = replica.state
@@ -49,6 +49,7 @@ def snapshot(
             "conversation_match": config.conversation_match,
         },
         **({"verification": verifier.stats()} if verifier is not None else {}),
+        **({"learning": learner.stats()} if learner is not None else {}),
     }
 
 

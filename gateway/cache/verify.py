@@ -84,6 +84,7 @@ class Job:
     request: Any
     uniform: bool  # drawn by the share (False: a first-N verification)
     queued: float = 0.0
+    score: float | None = None  # the checker's score of a semantic hit (exact hits: None)
 
 
 class Verifier:
@@ -114,6 +115,8 @@ class Verifier:
         self._queue: asyncio.Queue[Job] | None = None
         self._workers: list[asyncio.Task] = []
         self._rows: dict[str, list] = {}
+        # Every verdict as a label for the threshold learner: (kind, cosine, checker score, agree, source).
+        self.on_label: Callable[[str, float, float, bool, str], None] | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -143,14 +146,15 @@ class Verifier:
         st = self.scopes.get(scope_key)
         return st.thresholds if st is not None else None
 
-    def offer(self, job: Job) -> bool:
-        """Called on a hit, after the answer is known: verify it or not. Never blocks."""
+    def offer(self, job: Job, force: bool = False) -> bool:
+        """Called on a hit, after the answer is known: verify it or not. Never blocks. ``force``: verify
+        it whatever the draw (the learner's share of hits served by learned thresholds)."""
         if self._queue is None:
             return False
         st = self.scopes.get(job.scope_key)
         first = st is None or st.hits_verified < self.config.verify_first
         uniform = self.rng.random() < self.config.verify_share
-        if not (first or uniform):
+        if not (first or uniform or force):
             return False
         if st is None:
             self.scopes[job.scope_key] = ScopeState(job.kind, tenant_hash(job.tenant), job.tier)
@@ -205,6 +209,15 @@ class Verifier:
         st.window.verified += 1
         st.window.wrong += not agree
         self._maybe_tighten(job.scope_key, st)  # every verdict: the window may have just become long enough
+        if self.on_label is not None:
+            exact = job.lookup == "exact"
+            self.on_label(
+                job.kind,
+                1.0 if exact or job.similarity is None else job.similarity,
+                1.0 if exact or job.score is None else job.score,
+                agree,
+                "verified",
+            )
         if agree:
             return
         self.disagreements.append(
