@@ -29,12 +29,14 @@ _WORD = re.compile(r"[a-z0-9']+")
 
 def eval_files(eval_dir: Path = EVAL_DIR) -> list[Path]:
     """Every split a figure is quoted on: dev and test, and the blind batches' splits (``blind/``, and the
-    second batch's calibration and test splits, ``blind2/``)."""
+    second batch's calibration and test splits, ``blind2/``), and the learning replay's stream
+    (``stream/``: families of intents, read as every two phrasings of one family)."""
     return (
         sorted(eval_dir.glob("dev*.jsonl"))
         + sorted(eval_dir.glob("test*.jsonl"))
         + sorted(eval_dir.glob("blind/*.jsonl"))
         + sorted(eval_dir.glob("blind2/*.jsonl"))
+        + sorted(eval_dir.glob("stream/*.jsonl"))
     )
 
 
@@ -53,9 +55,14 @@ def read_pairs(paths: Iterable[Path]) -> list[tuple[str, int, str, str]]:
     out = []
     for path in paths:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                row = json.loads(line)
-                out.append((path.name, n, side_text(row["a"]), side_text(row["b"])))
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if "intents" in row:  # a stream family: every two of its phrasings (one intent's or look-alikes')
+                qs = [q for intent in row["intents"] for q in intent["questions"]]
+                out.extend((path.name, n, a, b) for i, a in enumerate(qs) for b in qs[i + 1 :])
+                continue
+            out.append((path.name, n, side_text(row["a"]), side_text(row["b"])))
     return out
 
 

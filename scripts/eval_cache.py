@@ -54,7 +54,7 @@ PARAMS = {"temperature": 0}
 BUDGET = {"single": 0.01, "conversation": 0.02}
 TARGET_RECALL = {"single": 0.60, "conversation": 0.40}
 COSINES = [round(0.50 + 0.01 * i, 2) for i in range(50)]  # 0.50 .. 0.99
-SCORES = [round(0.02 * i, 2) for i in range(50)]  # 0.00 .. 0.98
+SCORES = [round(0.02 * i, 2) for i in range(50)] + [0.99, 0.995, 0.999]  # 0.00 .. 0.98, then finer at the top
 REPLIES = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)  # conversations: the assistant turns' cosine (0: not compared)
 
 

@@ -455,12 +455,19 @@ async def tuning(request: web.Request) -> web.Response:
 async def verification(request: web.Request) -> web.Response:
     """Live cache verification (``gateway/cache/verify.py``): per kind and tier the estimated false-hit
     rate with its 95% interval beside the hit counts, tightened scopes, the latest disagreements
-    (tenants hashed). The page's Verification panel polls it."""
+    (tenants hashed), and with ``cache.learn`` the learner's labels and threshold moves
+    (``gateway/cache/learn.py``). The page's Verification panel polls it."""
     cache, verifier = _verifier(request)
     if verifier is None:
         return web.json_response({"enabled": False}, headers={"Cache-Control": "no-store"})
     stats = cache.stats()
-    body = {"enabled": True, **verifier.stats(), "lookups": stats["lookups"], "thresholds": stats["thresholds"]}
+    body = {
+        "enabled": True,
+        **verifier.stats(),
+        "lookups": stats["lookups"],
+        "thresholds": stats["thresholds"],
+        "learning": stats.get("learning"),  # None: cache.learn is off
+    }
     return web.json_response(body, headers={"Cache-Control": "no-store"})
 
 

@@ -57,18 +57,23 @@ def gateway(tiny_path, tmp_path_factory):
         admin_key=ADMIN_KEY,
         verify_max_pending=64,
         verify_min_window=3,  # a scope with wrong hits in its first 3 verified is tightened: the panel shows it
+        learn=True,  # every question after the first has a close sibling: a near-miss, labelled in the background
     )
     yield server, cache, store
     server.stop()
 
 
-def send_traffic(server) -> dict[str, str]:
-    """Misses that store the model's answer (a stop string makes it finish), then one exact hit each."""
+def send_traffic(server) -> tuple[dict[str, str], int]:
+    """Misses that store the model's answer (a stop string makes it finish), then one exact hit each.
+    Returns the stop strings and how many hits served a planted answer (the store's own count also holds
+    the learner's reads of near-miss candidates)."""
     stops = stored_misses(server, N)
+    planted = 0
     for q, stop in stops.items():
-        h, _ = chat(server, [{"role": "user", "content": q}], stop=[stop])
+        h, body = chat(server, [{"role": "user", "content": q}], stop=[stop])
         assert h["x-cache"] == "hit" and h["x-cache-lookup"] == "exact", h
-    return stops
+        planted += json.loads(body)["choices"][0]["message"]["content"] == WRONG
+    return stops, planted
 
 
 def wait_settled(server, failing, timeout=120.0) -> dict:
@@ -78,7 +83,8 @@ def wait_settled(server, failing, timeout=120.0) -> dict:
         v = get_json(server, "/dashboard/verification")
         done = sum(e["verified"] for e in v["estimates"])
         dis = v["disagreements"]
-        if done >= N and v["pending"] == 0 and failing["calls"] >= len(dis):
+        learning = v["learning"] or {}
+        if done >= N and v["pending"] == 0 and learning.get("pending") == 0 and failing["calls"] >= len(dis):
             if sum(d["evicted"] for d in dis) == len(dis) // 2:
                 return v
         assert time.monotonic() < deadline, f"not settled in {timeout} s: {done} of {N} verified: {v}"
@@ -121,12 +127,12 @@ def test_verification_panel_in_a_real_browser(gateway):
         return False if failing["calls"] % 2 else await real_evict(entry_id)
 
     cache.verifier.evict = flaky_evict
-    stops = send_traffic(server)
+    stops, planted = send_traffic(server)
     v = wait_settled(server, failing)
     (est,) = v["estimates"]
     assert (est["kind"], est["tier"], est["verified"]) == ("single", "tiny", N)
     dis = v["disagreements"]
-    assert len(dis) == est["wrong"] == store.served["planted"] >= 3, (est, store.served)
+    assert len(dis) == est["wrong"] == planted >= 3, (est, planted, store.served)
     assert all(d["served"] == WRONG[:300] for d in dis)
     shown = dis[:SHOWN]  # newest first
     cached = [d for d in shown if not d["evicted"]]  # every other one: those whose eviction "failed"
@@ -193,6 +199,14 @@ def test_verification_panel_in_a_real_browser(gateway):
             assert page.inner_text("#verification-hits") == str(lookups["exact"] + lookups["semantic"])
             assert page.inner_text("#thresholds tr[data-kind=single] td.source") == v["thresholds"]["source"]["single"]
             assert page.get_attribute("#tightened", "data-count") == str(len(v["tightened"]))
+            # the learner's labels: near-misses (each stored question's siblings) and the verified hits
+            lc = v["learning"]["counts"]
+            assert lc["near_miss"] >= N // 2 and lc["verified"] == N, lc
+            assert page.get_attribute("#learning", "data-enabled") == "true"
+            assert page.get_attribute("#learning", "data-labels") == str(lc["near_miss"] + lc["verified"])
+            single = page.locator("#learning tr[data-kind=single]")
+            assert single.get_attribute("data-labels") == str(v["learning"]["kinds"]["single"]["labels"])
+            assert page.get_attribute("#learning", "data-moves") == str(len(v["learning"]["moves"]))
             assert page.locator("#tightened .scope li").count() == sum(len(s["moves"]) for s in v["tightened"])
 
             # the disagreements, newest first; text inserted as text
