@@ -37,6 +37,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=str(DEFAULT_TABLE))
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--checker-model", help="the cross-encoder's ONNX file (default: the shipped one; a candidate)")
     args = p.parse_args(argv)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -46,7 +47,7 @@ def main(argv=None) -> int:
         "what": "cache calibration: per checker and kind, [cosine, checker, false hits, negatives, hits, positives]"
         " at each grid point, on the calibration (dev) split",
         "calibration_files": {str(f.relative_to(ROOT)): sha(f) for f in files},
-        "checker_model": sha(DEFAULT_MODEL),
+        "checker_model": sha(Path(args.checker_model or DEFAULT_MODEL)),
         "conversations_keyed_as": "semantic",
         "cpu": cpu_info(),
         "tables": {},
@@ -55,6 +56,7 @@ def main(argv=None) -> int:
         ns = argparse.Namespace(
             pairs=None,
             checker=name,
+            checker_model=args.checker_model,
             embedder="onnx",
             threads=args.threads,
             no_read_replies=False,

@@ -372,7 +372,12 @@ def evaluate(args, embedder=None) -> dict:
         conversation_match=mode,
         calibration=args.calibration or "",
     )
-    checker = make_checker(args.checker, num_threads=args.threads, read_replies=not args.no_read_replies)
+    checker = make_checker(
+        args.checker,
+        num_threads=args.threads,
+        read_replies=not args.no_read_replies,
+        model_path=getattr(args, "checker_model", None),
+    )
     embedder = embedder or make_embedder(args.embedder)
     if args.pairs:
         splits = {"pairs": load_pairs(args.pairs)}
@@ -453,6 +458,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--pairs", help="evaluate this pair file at the configured thresholds (default: dev + test)")
     p.add_argument("--checker", choices=(*CHECKERS, "all"), default="cross_encoder", help="all: side by side")
+    p.add_argument("--checker-model", help="the cross-encoder's ONNX file (default: the shipped one; a candidate)")
     p.add_argument("--markdown", help="also write the side-by-side table (docs/CACHE_EVAL.md's) to this file")
     p.add_argument("--embedder", choices=("onnx", "torch", "torch-int8"), default=CacheConfig().embed_backend)
     p.add_argument("--threads", type=int, default=2, help="checker threads (the evaluation batches)")

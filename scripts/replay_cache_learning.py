@@ -245,8 +245,8 @@ def main(argv=None) -> int:
         "off": off,
         "on": on,
         "every_window_within_bound": {
-            r: all((w["wrong_share_of_served"] or 0.0) <= run["bound"] for w in run["windows"])
-            for r, run in (("off", off), ("on", on))
+            r: all((w["wrong_share_of_served"] or 0.0) <= res["bound"] for w in res["windows"])
+            for r, res in (("off", off), ("on", on))
         },
         "cpu": cpu_info(),
     }
@@ -255,11 +255,11 @@ def main(argv=None) -> int:
     stem = f"cache_learning_{args.split}" + (f"_seed{args.seed}" if args.seed else "")
     (out / f"{stem}.json").write_text(json.dumps(result, indent=1) + "\n")
     plot(result, out / f"{stem}.png")
-    for name, run in (("off", off), ("on", on)):
-        t = run["totals"]
+    for name, res in (("off", off), ("on", on)):
+        t = res["totals"]
         print(
             f"learning {name}: reworded served {t['reworded_served']}/{t['reworded']} ({t['reworded_served_share']:.3f}), "
-            f"wrong {t['wrong']}/{t['served']} served ({t['wrong_share_of_served']:.4f}), {run['seconds']} s"
+            f"wrong {t['wrong']}/{t['served']} served ({t['wrong_share_of_served']:.4f}), {res['seconds']} s"
         )
     print(json.dumps(result["every_window_within_bound"]))
     return 0
