@@ -377,6 +377,7 @@ def evaluate(args, embedder=None) -> dict:
         num_threads=args.threads,
         read_replies=not args.no_read_replies,
         model_path=getattr(args, "checker_model", None),
+        parse_rule=getattr(args, "parse_rule", False),
     )
     embedder = embedder or make_embedder(args.embedder)
     if args.pairs:
@@ -459,6 +460,7 @@ def main(argv=None) -> int:
     p.add_argument("--pairs", help="evaluate this pair file at the configured thresholds (default: dev + test)")
     p.add_argument("--checker", choices=(*CHECKERS, "all"), default="cross_encoder", help="all: side by side")
     p.add_argument("--checker-model", help="the cross-encoder's ONNX file (default: the shipped one; a candidate)")
+    p.add_argument("--parse-rule", action="store_true", help="also veto by a dependency parse (gateway/cache/parse.py)")
     p.add_argument("--markdown", help="also write the side-by-side table (docs/CACHE_EVAL.md's) to this file")
     p.add_argument("--embedder", choices=("onnx", "torch", "torch-int8"), default=CacheConfig().embed_backend)
     p.add_argument("--threads", type=int, default=2, help="checker threads (the evaluation batches)")

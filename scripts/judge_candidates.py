@@ -1,7 +1,7 @@
 """Choose the cache's judge: each candidate cross-encoder's recall at the operator's bound on the
 calibration (dev) split, side by side. Test splits are never read here.
 
-    python scripts/judge_candidates.py NAME=PATH.onnx [NAME=PATH.onnx ...] [--bound 0.01] [--out FILE]
+    python scripts/judge_candidates.py NAME=PATH.onnx[+parse] [...] [--bound 0.01] [--out FILE]
 
 For each candidate: every dev pair is scored (the shipped embedder's cosine, the candidate's score, the
 rules in front of it), the calibration rows are counted on the grid of ``scripts/eval_cache.py``, and
@@ -34,7 +34,7 @@ from runtime.platform import cpu_info  # noqa: E402
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("candidates", nargs="+", help="NAME=PATH.onnx")
+    p.add_argument("candidates", nargs="+", help="NAME=PATH.onnx, or NAME=PATH.onnx+parse (with the parse veto)")
     p.add_argument("--bound", type=float, default=0.01)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default=str(ROOT / "docs" / "results" / "judge_candidates.json"))
@@ -52,11 +52,13 @@ def main(argv=None) -> int:
     }
     for spec in args.candidates:
         name, _, path = spec.partition("=")
+        path, plus, _ = path.partition("+parse")
         t0 = time.perf_counter()
         ns = argparse.Namespace(
             pairs=None,
             checker="cross_encoder",
             checker_model=path,
+            parse_rule=bool(plus),
             embedder="onnx",
             threads=args.threads,
             no_read_replies=False,
@@ -69,7 +71,11 @@ def main(argv=None) -> int:
             bound_conversation=0.5,
         )
         res = eval_cache.evaluate(ns, embedder)
-        row = {"model": path, "sha256_16": hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]}
+        row = {
+            "model": path,
+            "parse_rule": bool(plus),
+            "sha256_16": hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16],
+        }
         for kind, rows in res["calibration_rows"].items():
             table = [Row(*r) for r in rows]
             try:

@@ -470,8 +470,10 @@ class CrossEncoderChecker(Checker):
         num_threads: int = 1,
         numbers_rule: bool = True,
         read_replies: bool = True,
+        parse_rule: bool = False,
     ):
         self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
+        self.parse_rule = parse_rule  # gateway/cache/parse.py: roles, modality, comparison from a parse
         self.threshold = threshold
         self.num_threads = num_threads
         self.numbers_rule = numbers_rule
@@ -558,6 +560,12 @@ class CrossEncoderChecker(Checker):
             why = contrast_conflict(x, y)
             if why and not (flip and converse(x, y, flip)):
                 return why
+        if self.parse_rule and not conversation:
+            from gateway.cache.parse import parse_conflict
+
+            why = parse_conflict(a, b)
+            if why and not (flip and converse(a, b, flip)):
+                return why
         return ""
 
     async def check(
@@ -579,10 +587,18 @@ class CrossEncoderChecker(Checker):
 
 
 def make_checker(
-    name: str, *, threshold: float = 0.5, num_threads: int = 1, model_path: str | None = None, read_replies: bool = True
+    name: str,
+    *,
+    threshold: float = 0.5,
+    num_threads: int = 1,
+    model_path: str | None = None,
+    read_replies: bool = True,
+    parse_rule: bool = False,
 ) -> Checker:
     if name == "cross_encoder":
-        return CrossEncoderChecker(model_path, threshold=threshold, num_threads=num_threads, read_replies=read_replies)
+        return CrossEncoderChecker(
+            model_path, threshold=threshold, num_threads=num_threads, read_replies=read_replies, parse_rule=parse_rule
+        )
     if name == "numbers":
         return NumbersAgree()
     if name == "none":

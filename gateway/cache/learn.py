@@ -233,25 +233,55 @@ def choose_looser(
     labels: list[Label], base: tuple[float, float], grid: list[tuple[float, float]], bound: float
 ) -> tuple[float, float] | None:
     """The module docstring's rule: the grid point at or below ``base`` whose added region R holds the
-    most right answers with R's wrong share bounded (upper(k, m) <= bound); None when no point qualifies."""
-    if not labels:
+    most right answers with R's wrong share bounded (upper(k, m) <= bound); None when no point qualifies.
+
+    Counted at once for every point: the labels are binned on the grid's cosine and score values and a
+    two-way suffix sum gives each point's served count; R's count is that minus base's (a point at or
+    below base on both thresholds serves everything base does). Bounds are computed best-first and only
+    for points that could pass, so a refit over a window of thousands of labels takes milliseconds."""
+    if not labels or not grid:
         return None
-    sim = np.array([lb.similarity for lb in labels])
-    score = np.array([lb.score for lb in labels])
-    right = np.array([lb.agree for lb in labels])
+    sim = np.fromiter((lb.similarity for lb in labels), np.float64, len(labels))
+    score = np.fromiter((lb.score for lb in labels), np.float64, len(labels))
+    right = np.fromiter((lb.agree for lb in labels), bool, len(labels))
     t0, c0 = base
-    outside = ~((sim >= t0) & (score >= c0))  # what base does not serve
-    best, best_right = None, 0
-    for t, c in grid:
+    cos_vals = np.unique(np.array([t for t, _ in grid], np.float64))
+    sc_vals = np.unique(np.array([c for _, c in grid], np.float64))
+    ti = np.searchsorted(cos_vals, sim, side="right") - 1  # the highest grid cosine a label reaches
+    ci = np.searchsorted(sc_vals, score, side="right") - 1
+    on = (ti >= 0) & (ci >= 0)
+    shape = (len(cos_vals), len(sc_vals))
+    every, good = np.zeros(shape, np.int64), np.zeros(shape, np.int64)
+    np.add.at(every, (ti[on], ci[on]), 1)
+    np.add.at(good, (ti[on & right], ci[on & right]), 1)
+
+    def suffix(h):
+        return h[::-1, ::-1].cumsum(0).cumsum(1)[::-1, ::-1]
+
+    served, served_good = suffix(every), suffix(good)
+    at_base = (sim >= t0) & (score >= c0)
+    base_all, base_good = int(at_base.sum()), int((at_base & right).sum())
+    least = _least_labels(bound)  # fewer labels than this cannot pass even with none wrong
+    points = []
+    for t, c in set(grid):
         if t > t0 or c > c0 or (t, c) == (t0, c0):
             continue
-        region = outside & (sim >= t) & (score >= c)
-        m = int(region.sum())
-        if m == 0:
-            continue
-        good = int((region & right).sum())
-        if upper(m - good, m) <= bound and (
-            good > best_right or (good == best_right and best is not None and (t, c) > best)
-        ):
-            best, best_right = (t, c), good
-    return best
+        i, j = int(np.searchsorted(cos_vals, t)), int(np.searchsorted(sc_vals, c))
+        m = int(served[i, j]) - base_all
+        g = int(served_good[i, j]) - base_good
+        if m >= least and g > 0 and (m - g) <= bound * m:
+            points.append((g, t, c, m))
+    for g, t, c, m in sorted(points, reverse=True):  # the most right answers first; ties: the stricter
+        if upper(m - g, m) <= bound:
+            return t, c
+    return None
+
+
+def _least_labels(bound: float) -> int:
+    """The smallest m with upper(0, m) <= bound (about 3 / bound)."""
+    m = 1
+    while upper(0, m) > bound:
+        m = max(m + 1, int(m * 1.1))
+    while m > 1 and upper(0, m - 1) <= bound:
+        m -= 1
+    return m

@@ -46,6 +46,43 @@ def test_the_region_that_holds_the_most_right_answers_within_the_bound():
     assert choose_looser(right + low_score, BASE, GRID, 0.01) == (0.6, 0.9)
 
 
+def naive(labels, base, grid, bound):
+    """The rule read literally: every point, its region's labels counted one by one."""
+    best = None
+    for t, c in grid:
+        if t > base[0] or c > base[1] or (t, c) == base:
+            continue
+        region = [
+            lb
+            for lb in labels
+            if lb.similarity >= t and lb.score >= c and not (lb.similarity >= base[0] and lb.score >= base[1])
+        ]
+        m, g = len(region), sum(lb.agree for lb in region)
+        if m and g and upper(m - g, m) <= bound and (best is None or (g, t, c) > best):
+            best = (g, t, c)
+    return None if best is None else best[1:]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_counted_rule_matches_the_literal_one(seed):
+    import random
+
+    rng = random.Random(seed)
+    grid = [(round(0.5 + 0.05 * i, 2), round(0.1 * j, 1)) for i in range(10) for j in range(10)]
+    base = (0.9, 0.8)
+    wrong_rate = rng.choice([0.0, 0.002, 0.01, 0.05])
+    labels = []
+    for _ in range(rng.choice([50, 400, 1500, 3000])):
+        sim, score = rng.choice([0.5, 0.55, rng.random()]), rng.random()
+        wrong = rng.random() < (0.4 if score < 0.6 or sim < 0.6 else wrong_rate)  # look-alikes score low
+        labels.append(Label("single", sim, score, not wrong, "near_miss", 0.0))
+    bound = rng.choice([0.01, 0.05, 0.2])
+    got = choose_looser(labels, base, grid, bound)
+    assert got == naive(labels, base, grid, bound)
+    if seed in (0, 4, 5):  # seeds whose labels support a move (others: too few, or too many wrong)
+        assert got is not None and got != (0.5, 0.0)
+
+
 class Config:
     learn_window = 1000
     learn_refit_every = 50
