@@ -7,11 +7,13 @@ then:
    latency measured one request at a time (p50, p99), and the ratio miss / hit;
 3. throughput: 64 concurrent clients asking cached questions for a fixed time: hits per second and
    the latency percentiles under that load.
-With ``--before``, steps 1-2 run again in the same run on a second gateway whose cache embeds with the
+With ``--previous-judge``, steps 1-2 run again on a gateway whose judge is the previous one alone
+(``checker.onnx``; the shipped judge is the ensemble with ``checker_b.onnx``), same thresholds: the
+judge's share of the lookup. With ``--before``, steps 1-2 run again in the same run on a second gateway whose cache embeds with the
 previous default (sentence-transformers MiniLM in float32 on torch) and runs no precision checker: the
 before/after of the semantic hit path. Prints one JSON line per measurement, each with its ``cache``.
 
-    python scripts/bench_cache.py [--misses 16] [--repeats 20] [--clients 64] [--seconds 10] [--before]
+    python scripts/bench_cache.py [--misses 16] [--repeats 20] [--clients 64] [--seconds 10] [--before] [--previous-judge]
 """
 
 from __future__ import annotations
@@ -183,6 +185,11 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=10)
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--before", action="store_true", help="also measure the previous cache path (torch, no checker)")
+    p.add_argument(
+        "--previous-judge",
+        action="store_true",
+        help="also measure the shipped path with the previous judge (checker.onnx alone, same thresholds)",
+    )
     args = p.parse_args(argv)
 
     from runtime.platform import configure_xla
@@ -203,6 +210,15 @@ def main(argv=None) -> int:
     if args.before:
         before = {"embed_backend": "torch", "embed_quantize": "none", "guard": False, "embed_max_wait_ms": 2.0}
         runs.append(("before: torch float32, no checker", {**runs[0][1], **before, "path": f"{tmp}/b.jsonl"}, False))
+    if args.previous_judge:
+        one = str(Path(__file__).resolve().parent.parent / "gateway" / "cache" / "models" / "checker.onnx")
+        runs.append(
+            (
+                "previous judge: checker.onnx alone",
+                {**runs[0][1], "checker_model": one, "path": f"{tmp}/p.jsonl"},
+                False,
+            )
+        )
     for label, cache, load in runs:
         print(f"cache config ({label}): {cache}", file=sys.stderr)
         config = GatewayConfig(port=0, models=(ModelEntry("smollm2-135m", engine),), cache=cache)

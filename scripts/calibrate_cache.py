@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 import eval_cache  # noqa: E402
 
 from gateway.cache.calibration import DEFAULT_TABLE  # noqa: E402
-from gateway.cache.checker import CHECKERS, DEFAULT_MODEL  # noqa: E402
+from gateway.cache.checker import CHECKERS, DEFAULT_MODELS  # noqa: E402
 from runtime.platform import cpu_info  # noqa: E402
 
 
@@ -47,7 +47,9 @@ def main(argv=None) -> int:
         "what": "cache calibration: per checker and kind, [cosine, checker, false hits, negatives, hits, positives]"
         " at each grid point, on the calibration (dev) split",
         "calibration_files": {str(f.relative_to(ROOT)): sha(f) for f in files},
-        "checker_model": sha(Path(args.checker_model or DEFAULT_MODEL)),
+        "checker_model": [
+            sha(Path(x)) for x in (args.checker_model.split(",") if args.checker_model else DEFAULT_MODELS)
+        ],
         "conversations_keyed_as": "semantic",
         "cpu": cpu_info(),
         "tables": {},

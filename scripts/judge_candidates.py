@@ -34,7 +34,11 @@ from runtime.platform import cpu_info  # noqa: E402
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("candidates", nargs="+", help="NAME=PATH.onnx, or NAME=PATH.onnx+parse (with the parse veto)")
+    p.add_argument(
+        "candidates",
+        nargs="+",
+        help="NAME=PATH.onnx (A.onnx,B.onnx: an ensemble), or NAME=PATH.onnx+parse (the parse veto)",
+    )
     p.add_argument("--bound", type=float, default=0.01)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default=str(ROOT / "docs" / "results" / "judge_candidates.json"))
@@ -74,10 +78,16 @@ def main(argv=None) -> int:
         row = {
             "model": path,
             "parse_rule": bool(plus),
-            "sha256_16": hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16],
+            "sha256_16": [hashlib.sha256(Path(x).read_bytes()).hexdigest()[:16] for x in path.split(",")],
         }
         for kind, rows in res["calibration_rows"].items():
             table = [Row(*r) for r in rows]
+            row.setdefault("recall_at", {})[kind] = {}
+            for b in (0.005, 0.01, 0.02, 0.05):
+                try:
+                    row["recall_at"][kind][str(b)] = round(choose(table, b).recall, 4)
+                except CalibrationError:
+                    row["recall_at"][kind][str(b)] = None
             try:
                 best = choose(table, args.bound)
                 row[kind] = {
@@ -94,7 +104,7 @@ def main(argv=None) -> int:
                 row[kind] = {"error": str(exc), "smallest_upper": upper(0, n)}
         row["seconds"] = round(time.perf_counter() - t0, 1)
         out["candidates"][name] = row
-        print(name, json.dumps({k: row.get(k) for k in ("single", "conversation")}), flush=True)
+        print(name, json.dumps({k: row.get(k) for k in ("single", "conversation", "recall_at")}), flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"wrote {args.out}")

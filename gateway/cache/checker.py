@@ -41,6 +41,10 @@ from gateway.cache.scope import TURN_SEPARATOR
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_MODEL = HERE / "models" / "checker.onnx"
+# The shipped judge is an ensemble (issue 44): the first checker (9,195 pairs) and one trained on 54,462
+# (checker_b.json says on what); their averaged probability had the best recall at the 1% bound on the
+# calibration split of the candidates measured (docs/results/judge_candidates.json).
+DEFAULT_MODELS = (DEFAULT_MODEL, HERE / "models" / "checker_b.onnx")
 CHECKERS = ("cross_encoder", "numbers", "none")
 
 
@@ -472,7 +476,9 @@ class CrossEncoderChecker(Checker):
         read_replies: bool = True,
         parse_rule: bool = False,
     ):
-        self.model_path = Path(model_path) if model_path else DEFAULT_MODEL
+        # One ONNX file, or several joined by "," (an ensemble: their probabilities are averaged).
+        self.model_paths = [Path(x) for x in str(model_path).split(",")] if model_path else list(DEFAULT_MODELS)
+        self.model_path = self.model_paths[0]
         self.parse_rule = parse_rule  # gateway/cache/parse.py: roles, modality, comparison from a parse
         self.threshold = threshold
         self.num_threads = num_threads
@@ -489,11 +495,15 @@ class CrossEncoderChecker(Checker):
             from gateway.cache.embedder import find_model_dir
             from gateway.cache.onnx_models import OnnxCrossEncoder
 
-            if not self.model_path.is_file():
-                raise FileNotFoundError(
-                    f"checker model {self.model_path} is missing (python scripts/train_cache_checker.py makes it)"
-                )
-            self._model = OnnxCrossEncoder(self.model_path, find_model_dir(), num_threads=self.num_threads)
+            for path in self.model_paths:
+                if not path.is_file():
+                    raise FileNotFoundError(
+                        f"checker model {path} is missing (python scripts/train_cache_checker.py makes it)"
+                    )
+            self._models = [
+                OnnxCrossEncoder(p, find_model_dir(), num_threads=self.num_threads) for p in self.model_paths
+            ]
+            self._model = self._models[0]
 
     async def start(self) -> None:
         if self._pool is None:
@@ -535,8 +545,10 @@ class CrossEncoderChecker(Checker):
         if not pairs:
             return np.zeros(0, np.float32)
         both = list(pairs) + [(b, a) for a, b in pairs]
-        logits = np.asarray(self._model.logits(both), np.float64).reshape(-1)
-        probs = 1.0 / (1.0 + np.exp(-logits))
+        probs = np.zeros(len(both), np.float64)
+        for model in self._models:
+            logits = np.asarray(model.logits(both), np.float64).reshape(-1)
+            probs += 1.0 / (1.0 + np.exp(-logits)) / len(self._models)
         return ((probs[: len(pairs)] + probs[len(pairs) :]) / 2).astype(np.float32)
 
     def scores(self, pairs, conversation: bool = False, replies=None):

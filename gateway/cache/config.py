@@ -45,6 +45,10 @@ class CacheConfig:
     conversation_match: str = "exact"
     guard: bool = True  # run the precision checker (False: every candidate above the threshold hits)
     checker: str = "cross_encoder"  # "cross_encoder" | "numbers" | "none" (gateway/cache/checker.py)
+    # The cross-encoder's ONNX file(s), "a.onnx,b.onnx" for an ensemble (empty: the shipped judge,
+    # gateway/cache/models/checker.onnx + checker_b.onnx). Thresholds still come from the calibration
+    # table, which was counted for the shipped judge: recalibrate (scripts/calibrate_cache.py) for another.
+    checker_model: str = ""
     checker_threads: int = 1
     checker_reads_replies: bool = True  # conversations: the checker also reads the assistant turns
     hnsw_threshold: int = 2048  # a scope's index switches from exact (flat) search to HNSW past this size
@@ -100,6 +104,8 @@ class CacheConfig:
                 raise bad(key, "must be true or false")
         if self.conversation_match not in CONVERSATION_MODES:
             raise bad("conversation_match", f"must be one of {', '.join(CONVERSATION_MODES)}")
+        if not isinstance(self.checker_model, str):
+            raise bad("checker_model", "must be a file path, or paths joined by ',' (empty: the shipped judge)")
         if not isinstance(self.calibration, str):
             raise bad("calibration", "must be a file path (empty: the shipped table)")
         for key in ("conversation_reply_threshold",):

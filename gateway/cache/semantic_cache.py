@@ -70,6 +70,7 @@ class SemanticCache:
             self.config.checker if self.config.guard else "none",
             num_threads=self.config.checker_threads,
             read_replies=self.config.checker_reads_replies,
+            model_path=self.config.checker_model or None,
         )
         self.counters: Counter[str] = Counter()
         self.replica = Replica(
