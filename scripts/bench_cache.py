@@ -186,6 +186,11 @@ def main(argv=None) -> int:
     p.add_argument("--max-tokens", type=int, default=96)
     p.add_argument("--before", action="store_true", help="also measure the previous cache path (torch, no checker)")
     p.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="live verification off (its background answers share the two cores with the hits measured)",
+    )
+    p.add_argument(
         "--previous-judge",
         action="store_true",
         help="also measure the shipped path with the previous judge (checker.onnx alone, same thresholds)",
@@ -207,6 +212,8 @@ def main(argv=None) -> int:
     # The cache exactly as configs/gateway.yaml ships it, with a fresh file.
     shipped = load_config(Path(__file__).resolve().parent.parent / "configs" / "gateway.yaml").cache
     runs = [("shipped", {**shipped, "store": "file", "path": f"{tmp}/cache.jsonl"}, True)]
+    if args.no_verify:
+        runs = [("shipped, verification off", {**runs[0][1], "verify_share": 0.0, "verify_first": 0}, True)]
     if args.before:
         before = {"embed_backend": "torch", "embed_quantize": "none", "guard": False, "embed_max_wait_ms": 2.0}
         runs.append(("before: torch float32, no checker", {**runs[0][1], **before, "path": f"{tmp}/b.jsonl"}, False))

@@ -77,6 +77,12 @@ class Checker(abc.ABC):
         score = float(self.scores([(cached, incoming)], conversation, [replies])[0])
         return Verdict(score >= self.threshold, score, "" if score >= self.threshold else self.why(cached, incoming))
 
+    async def check_many(
+        self, items: Sequence[tuple[str, str, tuple[str, str] | None]], conversation: bool = False
+    ) -> list[Verdict]:
+        """Several candidates of one lookup: (cached, incoming, replies) each, verdicts in order."""
+        return [await self.check(a, b, conversation, r) for a, b, r in items]
+
     def why(self, cached: str, incoming: str) -> str:
         return f"{self.name}: score below {self.threshold}"
 
@@ -487,6 +493,7 @@ class CrossEncoderChecker(Checker):
         self._model = None
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
+        self._ensemble_pool: ThreadPoolExecutor | None = None
 
     def load(self) -> None:
         with self._lock:
@@ -514,6 +521,9 @@ class CrossEncoderChecker(Checker):
         if self._pool is not None:
             self._pool.shutdown(wait=False)
             self._pool = None
+        if self._ensemble_pool is not None:
+            self._ensemble_pool.shutdown(wait=False)
+            self._ensemble_pool = None
 
     def model_scores(self, pairs: Sequence[tuple[str, str]], conversation: bool = False, replies=None) -> np.ndarray:
         """The model alone: sigmoid of the logit, averaged over both orders. Conversations: the lowest of
@@ -545,9 +555,15 @@ class CrossEncoderChecker(Checker):
         if not pairs:
             return np.zeros(0, np.float32)
         both = list(pairs) + [(b, a) for a, b in pairs]
+        if len(self._models) == 1:
+            outs = [self._models[0].logits(both)]
+        else:  # an ensemble: its models at once, one thread each (onnxruntime releases the GIL)
+            if self._ensemble_pool is None:
+                self._ensemble_pool = ThreadPoolExecutor(len(self._models), thread_name_prefix="cache-judge")
+            outs = list(self._ensemble_pool.map(lambda m: m.logits(both), self._models))
         probs = np.zeros(len(both), np.float64)
-        for model in self._models:
-            logits = np.asarray(model.logits(both), np.float64).reshape(-1)
+        for logits in outs:
+            logits = np.asarray(logits, np.float64).reshape(-1)
             probs += 1.0 / (1.0 + np.exp(-logits)) / len(self._models)
         return ((probs[: len(pairs)] + probs[len(pairs) :]) / 2).astype(np.float32)
 
@@ -579,6 +595,31 @@ class CrossEncoderChecker(Checker):
             if why and not (flip and converse(a, b, flip)):
                 return why
         return ""
+
+    async def check_many(
+        self, items: Sequence[tuple[str, str, tuple[str, str] | None]], conversation: bool = False
+    ) -> list[Verdict]:
+        """Every (cached, incoming, replies) candidate of one lookup in one batch: the rules first, then
+        one pass of the model(s) over the rest (a lookup's candidates cost one call, not one each)."""
+        whys = [self.rules_reject(a, b, conversation) for a, b, _ in items]
+        todo = [i for i, why in enumerate(whys) if not why]
+        scores: dict[int, float] = {}
+        if todo:
+            if self._pool is None:
+                await self.start()
+            loop = asyncio.get_running_loop()
+            got = await loop.run_in_executor(
+                self._pool, self.model_scores, [items[i][:2] for i in todo], conversation, [items[i][2] for i in todo]
+            )
+            scores = {i: float(x) for i, x in zip(todo, got)}
+        out = []
+        for i, why in enumerate(whys):
+            if why:
+                out.append(Verdict(False, 0.0, why))
+                continue
+            ok = scores[i] >= self.threshold
+            out.append(Verdict(ok, scores[i], "" if ok else f"cross_encoder: {scores[i]:.3f} < {self.threshold}"))
+        return out
 
     async def check(
         self, cached: str, incoming: str, conversation: bool = False, replies: tuple[str, str] | None = None

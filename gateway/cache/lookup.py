@@ -100,6 +100,7 @@ class Lookup:
         rejected: tuple[float, str] | None = None
         scores: dict[str, float] = {}  # the checker's scores read on the way (a near-miss reuses its own)
         conversation = scope.kind == "conversation"
+        eligible = []  # (candidate, cosine, its stored metadata), best first
         for cand_id, sim in candidates:
             if sim < threshold:
                 break
@@ -109,10 +110,14 @@ class Lookup:
             if not await self.reply_matches(scope, cand_id, reply_vec):
                 rejected = rejected or (sim, "reply: the assistant turns before the follow-ups differ")
                 continue
+            eligible.append((cand_id, sim, meta))
+        verdicts = [None] * len(eligible)
+        if self.config.guard and eligible:  # every eligible candidate in one batch of the checker
+            items = [(m.question, question, (m.reply, scope.reply) if conversation else None) for _, _, m in eligible]
+            verdicts = await self.checker.check_many(items, conversation)
+        for (cand_id, sim, _), verdict in zip(eligible, verdicts):
             score = None
-            if self.config.guard:
-                replies = (meta.reply, scope.reply) if conversation else None
-                verdict = await self.checker.check(meta.question, question, conversation, replies)
+            if verdict is not None:
                 score = scores[cand_id] = verdict.score
                 if verdict.score < accept:
                     rejected = rejected or (
