@@ -55,21 +55,7 @@ def main(argv=None) -> int:
         "tables": {},
     }
     for name in CHECKERS:
-        ns = argparse.Namespace(
-            pairs=None,
-            checker=name,
-            checker_model=args.checker_model,
-            embedder="onnx",
-            threads=args.threads,
-            no_read_replies=False,
-            no_replay=True,
-            conversation_match="semantic",
-            calibration=None,
-            calibrate=True,
-            blind=False,
-            bound_single=0.5,
-            bound_conversation=0.5,
-        )
+        ns = eval_cache.calibration_args(name, args.checker_model, args.threads)
         res = eval_cache.evaluate(ns, embedder)
         table["tables"][name] = {
             kind: {"reply": res["sweep"][kind]["reply"], "rows": rows} for kind, rows in res["calibration_rows"].items()

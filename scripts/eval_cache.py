@@ -336,6 +336,28 @@ def split_files(blind: bool) -> dict[str, list[Path]]:
     return {k: [p for p in v if p.is_file()] for k, v in out.items()}
 
 
+def calibration_args(checker: str, checker_model: str | None, threads: int, parse_rule: bool = False):
+    """The arguments ``evaluate`` takes to count calibration rows on the dev splits only (no test split,
+    no replay, conversations keyed semantically, every grid point reported): calibrate_cache.py's run,
+    and judge_candidates.py's for each candidate."""
+    return argparse.Namespace(
+        pairs=None,
+        checker=checker,
+        checker_model=checker_model,
+        parse_rule=parse_rule,
+        embedder="onnx",
+        threads=threads,
+        no_read_replies=False,
+        no_replay=True,
+        conversation_match="semantic",
+        calibration=None,
+        calibrate=True,
+        blind=False,
+        bound_single=0.5,
+        bound_conversation=0.5,
+    )
+
+
 def final_split(args, splits) -> str:
     """The split a run reports its served mistakes and replay on: the newest blind batch with --blind."""
     if args.pairs:

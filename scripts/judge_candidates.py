@@ -58,22 +58,7 @@ def main(argv=None) -> int:
         name, _, path = spec.partition("=")
         path, plus, _ = path.partition("+parse")
         t0 = time.perf_counter()
-        ns = argparse.Namespace(
-            pairs=None,
-            checker="cross_encoder",
-            checker_model=path,
-            parse_rule=bool(plus),
-            embedder="onnx",
-            threads=args.threads,
-            no_read_replies=False,
-            no_replay=True,
-            conversation_match="semantic",
-            calibration=None,
-            calibrate=True,
-            blind=False,
-            bound_single=0.5,
-            bound_conversation=0.5,
-        )
+        ns = eval_cache.calibration_args("cross_encoder", path, args.threads, parse_rule=bool(plus))
         res = eval_cache.evaluate(ns, embedder)
         row = {
             "model": path,

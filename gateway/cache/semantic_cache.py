@@ -211,12 +211,10 @@ class SemanticCache:
 
     def attach_learner(self):
         """Learn thresholds from near-misses (gateway/cache/learn.py). Call before ``start``; the
-        answers' verdict is the verifier's rule (``Verifier.answers_agree``). Returns the learner."""
+        answers' verdict is the verifier's rule (``verify.answers_agree``). Returns the learner."""
         from gateway.cache.calibration import DEFAULT_TABLE, CalibrationError, load_table, rows_for
         from gateway.cache.learn import ThresholdLearner
-        from gateway.cache.verify import Verifier
-
-        judge = self.verifier or Verifier(self.config, answer_fn=None, embed=self._embed, evict=self.evict)
+        from gateway.cache.verify import answers_agree
 
         def base(kind: str) -> tuple[float, float]:
             c = self.config
@@ -240,7 +238,7 @@ class SemanticCache:
             grid=grid,
             fetch=self._store.get,
             score=score,
-            agree=judge.answers_agree,
+            agree=lambda served, fresh: answers_agree(self._embed, self.config.verify_answer_threshold, served, fresh),
             clock=self.clock,
         )
         if self.verifier is not None:

@@ -53,6 +53,21 @@ def tenant_hash(tenant: str) -> str:
     return hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:12]
 
 
+async def answers_agree(
+    embed: Callable[[str], Awaitable[np.ndarray]], threshold: float, served: str, fresh: str
+) -> tuple[bool, float]:
+    """Whether two answers are the same answer: the same text (normalized), or embeddings within
+    ``threshold`` (``cache.verify_answer_threshold``) and no numbers in conflict (an amount, a date, a
+    count). Live verification and the threshold learner both judge by it."""
+    if normalize_question(served) == normalize_question(fresh):
+        return True, 1.0
+    if not served.strip() or not fresh.strip():
+        return False, 0.0
+    a, b = await embed(served[:1000]), await embed(fresh[:1000])
+    cosine = float(np.dot(a, b))
+    return cosine >= threshold and not numbers_conflict(served, fresh), cosine
+
+
 @dataclass
 class _Window:
     verified: int = 0
@@ -190,15 +205,7 @@ class Verifier:
         self.record(job, agree, fresh, cosine)
 
     async def answers_agree(self, served: str, fresh: str) -> tuple[bool, float]:
-        """The same text (normalized), or embeddings within ``verify_answer_threshold`` and no numbers
-        in conflict (an amount, a date, a count)."""
-        if normalize_question(served) == normalize_question(fresh):
-            return True, 1.0
-        if not served.strip() or not fresh.strip():
-            return False, 0.0
-        a, b = await self.embed(served[:1000]), await self.embed(fresh[:1000])
-        cosine = float(np.dot(a, b))
-        return cosine >= self.config.verify_answer_threshold and not numbers_conflict(served, fresh), cosine
+        return await answers_agree(self.embed, self.config.verify_answer_threshold, served, fresh)
 
     def record(self, job: Job, agree: bool, fresh: str = "", cosine: float | None = None) -> None:
         st = self.scopes.setdefault(job.scope_key, ScopeState(job.kind, tenant_hash(job.tenant), job.tier))

@@ -21,7 +21,7 @@ import pytest
 
 from gateway.cache import CacheConfig, CacheScope, SemanticCache
 from gateway.cache.checker import AcceptAll, NumbersAgree, numbers
-from gateway.cache.embedder import Embedder, find_model_dir
+from gateway.cache.embedder import find_model_dir
 from gateway.cache.index import VectorIndex
 from gateway.cache.normalize import normalize_question
 from gateway.cache.store import FileStore
@@ -32,14 +32,6 @@ ROOT = Path(__file__).resolve().parents[3]
 REDIS_URL = "redis://127.0.0.1:6379/0"
 GREEDY = {"temperature": 0}
 USAGE = {"prompt_tokens": 7, "completion_tokens": 3}
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    e = Embedder(max_wait_ms=2.0)
-    e.load()
-    yield e
-    e.close()
 
 
 # Plumbing thresholds, pinned: these tests are about the cache's mechanics; the shipped thresholds come

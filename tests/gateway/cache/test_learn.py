@@ -12,7 +12,6 @@ import pytest
 from gateway.cache import CacheConfig, CacheScope, SemanticCache
 from gateway.cache.calibration import upper
 from gateway.cache.checker import Checker
-from gateway.cache.embedder import Embedder
 from gateway.cache.learn import KINDS, Label, ThresholdLearner, choose_looser
 
 GRID = [(t, c) for t in (0.5, 0.6, 0.7, 0.8, 0.9, 0.95) for c in (0.0, 0.5, 0.9)]
@@ -159,14 +158,6 @@ class Scripted(Checker):
         import numpy as np
 
         return np.full(len(pairs), 0.95, np.float32)
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    e = Embedder(max_wait_ms=2.0)
-    e.load()
-    yield e
-    e.close()
 
 
 def test_near_misses_are_labelled_with_the_fresh_answer_and_move_the_threshold(tmp_path, embedder):
