@@ -42,9 +42,13 @@ class ServerProcess:
         ready_timeout: float = 600,
         env: dict | None = None,
         wait_ready: bool = True,
+        program: str | None = None,
+        ready_path: str = "/readyz",
     ):
         self.port = port or free_port()
-        self.args = [sys.executable, *args, "--port", str(self.port)]
+        # program: another server than this interpreter (llama.cpp's llama-server: ready_path="/health")
+        self.args = [program or sys.executable, *args, "--port", str(self.port)]
+        self.ready_path = ready_path
         self.name = name
         self.url = f"http://127.0.0.1:{self.port}"
         self.ready_timeout = ready_timeout
@@ -72,7 +76,7 @@ class ServerProcess:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name} exited with {self.proc.returncode}:\n{self.log_tail()}")
             try:
-                with urllib.request.urlopen(self.url + "/readyz", timeout=5) as r:
+                with urllib.request.urlopen(self.url + self.ready_path, timeout=5) as r:
                     if r.status == 200:
                         return
             except Exception:
