@@ -1,13 +1,15 @@
 """One engine step's time by row count: where batched decode has a cliff.
 
-For each of the runner's decode buckets of T rows (T = S = 1, 2, 4, 8, then 16), the median time of one
+For each of the runner's decode buckets of T rows (T = S = 1, 2, 4, 8, 16, ... up to ``--max-rows``), the median time of one
 step of SmolLM2-135M (``ModelRunner.prime``: the bucket's compiled model program and its sampler on dummy
 inputs; the attention sees no context, so what is timed is the matmuls and the rest of the layer), its p99, and
 the time per row. A row count that costs more per row than a smaller one is a cliff (issue 31: "every row
 count from 1 to 64 costs no more per row than the one before"). One JSON object on stdout, with the CPU
 and the kernel's ISA path; ``JAXSERVE_KERNEL_ISA=avx2_float`` (etc.) times another path on the same machine.
 
-    python scripts/bench_step_rows.py [--weight-quant int8] [--runs 15]
+    python scripts/bench_step_rows.py [--weight-quant int8] [--runs 15] [--max-rows 16]
+
+``JAXSERVE_QUANT_THREADS`` sets the kernels' threads, ``JAXSERVE_KERNEL_MAX_ROWS`` the most rows they take (``runtime.quant.cpu``).
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ def main(argv=None) -> int:
     p.add_argument("--gguf", default=None, help="a GGUF file instead of the preset's")
     p.add_argument("--weight-quant", default="int8", help="none | int8 | int4 | gguf")
     p.add_argument("--runs", type=int, default=15)
+    p.add_argument("--max-rows", type=int, default=16, help="the largest decode bucket (max_num_seqs)")
     args = p.parse_args(argv)
     if args.runs < 1:
         p.error("--runs must be at least 1")
+    if args.max_rows < 1:
+        p.error("--max-rows must be at least 1")
 
     from runtime.api import EngineConfig
     from runtime.engine.llm_engine import LLMEngine
@@ -42,10 +47,10 @@ def main(argv=None) -> int:
         gguf_path=args.gguf,
         dtype="float32",
         weight_quant=args.weight_quant,
-        max_num_seqs=16,
-        max_num_batched_tokens=16,
+        max_num_seqs=args.max_rows,
+        max_num_batched_tokens=max(16, args.max_rows),
         max_model_len=256,
-        num_blocks=64,
+        num_blocks=max(64, 2 * args.max_rows),
     )
     engine = LLMEngine(config)
     runner = engine.runner
@@ -72,6 +77,8 @@ def main(argv=None) -> int:
         "weight_quant": args.weight_quant,
         "attention_backend": engine.attention_backend,
         "runs": args.runs,
+        "threads": quant_cpu.THREADS,
+        "kernel_max_rows": {kind: quant_cpu.max_kernel_rows(kind) for kind in (0, 1, 2, 3)},
         "cpu": cpu_info(),
         "kernel_isa": quant_cpu.kernel_isa() if quant_cpu.kernel_available() else None,
         "rows": rows,

@@ -223,8 +223,10 @@ def time_matmuls(runner, reps: int = 30) -> float:
     import jax
     import jax.numpy as jnp
 
+    from runtime.models.contracts import MatmulWeight
+
     def is_matrix(x):
-        return hasattr(x, "matvec")
+        return isinstance(x, MatmulWeight)
 
     leaves = jax.tree_util.tree_leaves_with_path(runner.params, is_leaf=is_matrix)
     mats = [m for path, m in leaves if is_matrix(m) or (jnp.ndim(m) == 2 and "kernel" in jax.tree_util.keystr(path))]

@@ -4,10 +4,10 @@ A family (``llama``, ``gemma3``) is a ``LayerSpec`` (what its decoder layer does
 ``build`` and GGUF reading; ``DecoderModel`` is the rest: embedding, the stack of layers, final norm,
 LM head.
 
-A weight here is either a float array or an object with the ``QuantizedMatrix`` methods
-(``matvec``, ``take_rows``; see ``runtime.quant``), put in the parameter tree by a transform. The
-weight helpers dispatch on the object (duck typing), so the models have no quantization branches and
-no mode flag.
+A weight here is either a float array or an object that multiplies itself (``runtime.models.contracts``:
+``MatmulWeight``, and ``FusedLayerWeight`` for a layer's fused calls; ``runtime.quant`` implements them), put in
+the parameter tree by a transform. The weight helpers dispatch on those declared protocols, so the models have
+no quantization branches and no mode flag.
 
 One forward call processes one engine step: every scheduled token on one flattened axis ``T`` (prefill
 chunks and decode tokens mixed), with positions, the paged KV cache (one ``(k_pages, v_pages)`` pair
@@ -43,6 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from runtime.models.config import ModelConfig
+from runtime.models.contracts import FusedAttention, FusedLayerWeight, MatmulWeight
 from runtime.models.kv_cache import AttentionMetadata, write_kv
 
 KVCache = Sequence[tuple[jax.Array, jax.Array]]  # per layer: ([P, page, KVH, Dh], [P, page, KVH, Dh])
@@ -76,7 +77,7 @@ def weight(module: nn.Module, name: str, init: Callable, shape: tuple[int, ...])
 
 def linear(x: jax.Array, kernel: Any) -> jax.Array:
     """x [..., in] @ kernel [in, out] in x's dtype; a QuantizedMatrix ([out, in]) does its own matmul."""
-    if hasattr(kernel, "matvec"):
+    if isinstance(kernel, MatmulWeight):
         return kernel.matvec(x)
     return jnp.dot(x, kernel.astype(x.dtype))
 
@@ -94,12 +95,12 @@ def linears(module: nn.Module, x: jax.Array, parts: dict[str, int], fused: str) 
 
 def fused_norm_qkv(module: nn.Module, x: jax.Array, c: ModelConfig) -> jax.Array | None:
     """``Attention``'s q, k and v side by side, [T, (H + 2 KVH) * Dh], from the layer's input x: ``attn_norm`` then
-    the stacked q/k/v matmul as one call when that matrix offers one (its ``norm_matvec`` method: the CPU kernels,
+    the stacked q/k/v matmul as one call when that matrix offers one (a ``FusedLayerWeight``: the CPU kernels,
     ``runtime.quant.weights``), else None and the layer runs ``RMSNorm`` and ``Attention``'s matmuls. Reads
     ``attn_norm`` and ``attn/qkv`` as those modules would; there are none at ``init``."""
     params = module.variables.get("params", {})
     qkv = params.get("attn", {}).get("qkv", {}).get("kernel")
-    if not hasattr(qkv, "norm_matvec"):
+    if not isinstance(qkv, FusedLayerWeight):
         return None
     return qkv.norm_matvec(x, params["attn_norm"]["scale"], eps=c.rms_norm_eps)
 
@@ -107,26 +108,25 @@ def fused_norm_qkv(module: nn.Module, x: jax.Array, c: ModelConfig) -> jax.Array
 def fused_rope_write_attend(
     attend: Callable, qkv: jax.Array | None, cos, sin, kv, md: AttentionMetadata, c: ModelConfig, spec: LayerSpec
 ):
-    """``Attention``'s RoPE, ``write_kv`` and ``attend`` as one call when the attention function offers one (its
-    ``rope_write_attend`` attribute: the ``cpu`` backend, ``runtime.worker.attention``) and takes this call:
+    """``Attention``'s RoPE, ``write_kv`` and ``attend`` as one call when the attention function offers one (a
+    ``FusedAttention``: the ``cpu`` backend, ``runtime.worker.attention``) and takes this call:
     (out [T, H, Dh], (k_pages, v_pages)); else None and ``Attention`` runs the three. Needs q, k and v side by
     side (``qkv`` [T, (H + 2 KVH) * Dh], a stacked projection) and no q/k norm (Gemma's sits before RoPE)."""
-    fused = getattr(attend, "rope_write_attend", None)
-    if fused is None or qkv is None or spec.qk_norm:
+    if not isinstance(attend, FusedAttention) or qkv is None or spec.qk_norm:
         return None
-    return fused(qkv, cos, sin, kv[0], kv[1], md, num_heads=c.num_heads)
+    return attend.rope_write_attend(qkv, cos, sin, kv[0], kv[1], md, num_heads=c.num_heads)
 
 
 def fused_mlp_block(module: nn.Module, x: jax.Array, spec: LayerSpec, eps: float, residual=None) -> jax.Array | None:
     """``DecoderLayer``'s MLP block, ``x + [post_ffn_norm](down(act(gate(h)) * up(h)))`` with ``h = ffn_norm(x)``,
     x being ``x + residual`` where the attention block's output is given as ``residual``, as one call when the
-    layer's stacked gate/up kernel offers one (its ``gated_mlp`` method: the CPU kernels, ``runtime.quant.weights``),
+    layer's stacked gate/up kernel offers one (a ``FusedLayerWeight``: the CPU kernels, ``runtime.quant.weights``),
     else None and the layer runs the modules below. Reads the parameters the modules would (``ffn_norm``,
     ``mlp/gate_up``, ``mlp/down``, ``post_ffn_norm``); there are none at ``init``."""
     params = module.variables.get("params", {})
     mlp = params.get("mlp", {})
     gate_up = mlp.get("gate_up", {}).get("kernel")
-    if spec.activation_kernel is None or not hasattr(gate_up, "gated_mlp") or "down" not in mlp:
+    if spec.activation_kernel is None or not isinstance(gate_up, FusedLayerWeight) or "down" not in mlp:
         return None
     post = params["post_ffn_norm"]["scale"] if spec.sandwich_norm else None
     return gate_up.gated_mlp(
@@ -142,14 +142,14 @@ def fused_mlp_block(module: nn.Module, x: jax.Array, spec: LayerSpec, eps: float
 
 def embed(table: Any, tokens: jax.Array, dtype) -> jax.Array:
     """Rows of the embedding table [V, D] for tokens [T] -> [T, D] in dtype."""
-    if hasattr(table, "take_rows"):
+    if isinstance(table, MatmulWeight):
         return table.take_rows(tokens).astype(dtype)
     return jnp.take(table, tokens, axis=0).astype(dtype)
 
 
 def tied_logits(x: jax.Array, table: Any) -> jax.Array:
     """x [S, D] . table [V, D]^T -> logits [S, V] in x's dtype (the embedding as LM head, no transposed copy)."""
-    if hasattr(table, "matvec"):
+    if isinstance(table, MatmulWeight):
         return table.matvec(x)
     return jnp.einsum("sd,vd->sv", x, table.astype(x.dtype))
 

@@ -84,11 +84,15 @@ NORM_MATMUL_TARGET = ("jaxserve_norm_matmul", "JaxserveNormMatmul")  # rms_norm(
 # perplexity measurement of int8-activation prefill (scripts/eval_quality.py).
 MAX_KERNEL_ROWS = 16
 MAX_QUANTIZED_KERNEL_ROWS = 64
+# JAXSERVE_KERNEL_MAX_ROWS: one limit for every kind, to measure where the kernel and XLA's path cross.
+_FORCED_MAX_ROWS = int(os.environ.get("JAXSERVE_KERNEL_MAX_ROWS", "0"))
 
 
 def max_kernel_rows(kind: int) -> int:
     """The most rows of x the kernels take for a weight of ``kernel_operands``' ``kind`` (0 int8, 1 int4, 2 the
     file's blocks, 3 float32 rows)."""
+    if _FORCED_MAX_ROWS > 0:
+        return _FORCED_MAX_ROWS
     if kind in (1, 2) and not kernel_quantizes_activations():
         return MAX_QUANTIZED_KERNEL_ROWS
     return MAX_KERNEL_ROWS
@@ -100,6 +104,15 @@ def max_kernel_rows(kind: int) -> int:
 # caller wait a scheduler slice. Batch-1 SmolLM2 decode measured 51-58 tok/s int8 with 1 thread,
 # 48-51 with 2 (int4: 59 vs 50-52). Raise it where cores are idle (int4 is compute-bound per core).
 THREADS = max(1, int(os.environ.get("JAXSERVE_QUANT_THREADS", "1")))
+# Not more threads for batched calls either: at 16 rows a call is compute-bound (one core's FMA peak), yet two
+# threads measured no faster here (SmolLM2's matrices, 16-128 rows, int8 and the file's blocks: docs/DECODE.md,
+# "Batched steps: the second core"), so THREADS holds for every row count.
+
+
+def threads_for(rows: int, kind: int = 0) -> int:
+    """Threads for one kernel call on ``rows`` rows of x, a weight of ``kernel_operands``' ``kind`` (3: float32
+    rows, ``DENSE_THREADS``)."""
+    return DENSE_THREADS if kind == 3 else THREADS
 
 
 def cache_dir() -> Path:
@@ -321,7 +334,7 @@ def matmul(x: jax.Array, q: jax.Array, scale: jax.Array, *, bits: int, group: in
         return dequantize_then_dot(x, q, scale, bits=bits, group=group, in_features=in_features)
     name, _ = TARGETS[bits]
     attrs = {"group": np.int64(group)} if bits == 4 else {}
-    attrs["threads"] = np.int64(THREADS)
+    attrs["threads"] = np.int64(threads_for(x.shape[0]))
     call = jax.ffi.ffi_call(name, jax.ShapeDtypeStruct((x.shape[0], q.shape[0]), jnp.float32))
     return call(x.astype(jnp.float32), q, scale, **attrs).astype(x.dtype)
 
@@ -343,7 +356,7 @@ def gguf_matmul(x: jax.Array, blocks: jax.Array, *, block_type: str, in_features
         return y.transpose(1, 0, 2).reshape(x.shape[0], N).astype(x.dtype)
     call = jax.ffi.ffi_call(GGUF_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], blocks.shape[0]), jnp.float32))
     return call(
-        x.astype(jnp.float32), blocks, block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]), threads=np.int64(THREADS)
+        x.astype(jnp.float32), blocks, block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]), threads=np.int64(threads_for(x.shape[0]))
     ).astype(x.dtype)
 
 
@@ -417,7 +430,7 @@ def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float,
         down_param=np.int64(dn[1]),
         activation=np.int64(MLP_ACTIVATION_ID[activation]),
         eps=np.float32(eps),
-        threads=np.int64(DENSE_THREADS if gu[0] == dn[0] == 3 else THREADS),
+        threads=np.int64(DENSE_THREADS if gu[0] == dn[0] == 3 else threads_for(x.shape[0])),
     )
 
 
@@ -439,7 +452,7 @@ def norm_matmul(x, norm, m, *, eps: float) -> jax.Array | None:
         kind=np.int64(ops[0]),
         param=np.int64(ops[1]),
         eps=np.float32(eps),
-        threads=np.int64(DENSE_THREADS if ops[0] == 3 else THREADS),
+        threads=np.int64(threads_for(x.shape[0], ops[0])),
     )
 
 

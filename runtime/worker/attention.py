@@ -2,9 +2,9 @@
 
 The model never sees how attention is computed: each layer writes its new K/V into the paged cache
 (``runtime.models.kv_cache.write_kv``, at the metadata's ``slot_mapping``) and calls the ``attend``
-function this module builds. The ``cpu`` backend's ``attend`` also offers ``rope_write_attend(qkv, cos, sin,
-k_pages, v_pages, md, *, num_heads)``: RoPE, the write and attention in one kernel call, or None where the
-kernel does not take it (``runtime.worker.cpu_attention.rope_write_attention_cpu``). Nor how the cache is stored: ``k_pages``/``v_pages`` are float arrays or,
+function this module builds. The ``cpu`` backend's ``attend`` is a ``FusedAttention``
+(``runtime.models.contracts``): it also offers ``rope_write_attend(qkv, cos, sin, k_pages, v_pages, md, *,
+num_heads)``, RoPE, the write and attention in one kernel call, or None where the kernel does not take it (``runtime.worker.cpu_attention.rope_write_attention_cpu``). Nor how the cache is stored: ``k_pages``/``v_pages`` are float arrays or,
 for an 8-bit KV cache, ``QuantizedPages`` (codes and per-token, per-head scales, ``runtime/quant/kv.py``)
 that ``attend`` hands to the backend, which dequantizes the pages it reads. The metadata
 (``AttentionMetadata``, one step's ragged batch on one flattened token axis) is described in
@@ -177,8 +177,21 @@ def make_attend_fn(
 
     if backend == "cpu":
         # The model asks for RoPE, the KV write and attention in one call where the kernel takes it (float32
-        # activations and cache; None otherwise): runtime.models.common.Attention, rope_write_attend.
+        # activations and cache; None otherwise): a FusedAttention (runtime.models.contracts).
         from runtime.worker.cpu_attention import rope_write_attention_cpu
 
-        attend.rope_write_attend = functools.partial(rope_write_attention_cpu, **kw)
+        return AttendWithRopeWrite(attend, functools.partial(rope_write_attention_cpu, **kw))
     return attend
+
+
+class AttendWithRopeWrite:
+    """``attend`` and its fused RoPE + KV write + attention call: a ``runtime.models.contracts.FusedAttention``."""
+
+    def __init__(self, attend: AttendFn, rope_write_attend: Callable):
+        self._attend, self._rope_write_attend = attend, rope_write_attend
+
+    def __call__(self, q, k_pages, v_pages, md: AttentionMetadata) -> jax.Array:
+        return self._attend(q, k_pages, v_pages, md)
+
+    def rope_write_attend(self, qkv, cos, sin, k_pages, v_pages, md: AttentionMetadata, *, num_heads: int):
+        return self._rope_write_attend(qkv, cos, sin, k_pages, v_pages, md, num_heads=num_heads)
