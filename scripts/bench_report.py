@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -320,8 +321,18 @@ def write(
         lines.append("")
     lines += ["Raw JSON of every script: `docs/benchmarks/` (`report.json` is the table above).", ""]
     path = out / "BENCHMARKS.md"
-    path.write_text("\n".join(lines))
+    path.write_text("\n".join(lines) + kept_sections(path.read_text() if path.exists() else ""))
     return path
+
+
+KEPT = re.compile(r"<!-- (bench_vs_llama_server:[\w-]+) -->.*?<!-- /\1 -->", re.S)
+
+
+def kept_sections(previous: str) -> str:
+    """The sections other scripts keep in BENCHMARKS.md between their markers (``scripts/bench_vs_llama_server.py``:
+    it runs for an hour and builds llama.cpp, so this report carries its latest result over instead of running it)."""
+    blocks = [m.group(0) for m in KEPT.finditer(previous)]
+    return "".join(f"\n{b}\n" for b in blocks)
 
 
 def main(argv=None) -> int:

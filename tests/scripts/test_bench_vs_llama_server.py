@@ -102,9 +102,56 @@ def test_llama_server_build_commands(isa, tmp_path):
 def test_plot_writes_a_png(tmp_path):
     runs = [_run(1.0, 3), _run(2.0, 4, goodput=0.5)]
     server = {"medians": bench.medians(runs)}
-    report = {"servers": {"llama-server": server, "ours": server}, "cpu": {"model": "x", "logical_cores": 2},
-              "isa_note": "native", "seeds_per_rate": 1}
+    report = {
+        "servers": {"llama-server": server, "ours": server},
+        "cpu": {"model": "x", "logical_cores": 2},
+        "isa_note": "native",
+        "seeds_per_rate": 1,
+    }
     out = tmp_path / "p.png"
     bench.plot(report, out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     json.dumps(report)  # the report is JSON as it stands
+
+
+def _report():
+    runs = [_run(1.0, 3, goodput=0.8, output_token_throughput=60.0), _run(4.0, 4, goodput=0.1)]
+    peer_runs = [_run(1.0, 3, goodput=0.4, output_token_throughput=30.0), _run(4.0, 4, goodput=0.2)]
+    ours, peer = bench.medians(runs), bench.medians(peer_runs)
+    return {
+        "isa": "native",
+        "isa_note": "native build",
+        "cpu": {"model": "EPYC", "logical_cores": 2, "isa_path": "avx512"},
+        "command": "python scripts/bench_vs_llama_server.py",
+        "date": "2026-12-07",
+        "seeds_per_rate": 1,
+        "workload": {"num_prompts": 30},
+        "rates": [1.0, 4.0],
+        "servers": {"llama-server": {"medians": peer}, "ours (int8, as shipped)": {"medians": ours}},
+        "ratios_vs_llama_server": {"ours (int8, as shipped)": bench.ratios(ours, peer)},
+        "checks": {"ours (int8, as shipped)": bench.checks(ours, peer, "native")},
+    }
+
+
+def test_the_doc_section_shows_medians_ratios_and_checks(tmp_path):
+    text = bench.markdown_section(_report(), "docs/results/bench_vs_llama_server_native.json")
+    assert "| 1 | ours (int8, as shipped) | 0.8 (2.00x) |" in text
+    assert "| 1 | llama-server | 0.4 |" in text and "60.0 (2.00x)" in text
+    assert "goodput_ge_llama_at_1 **met**" in text and "goodput_ge_llama_at_4 **not met**" in text
+    assert "goodput_ge_llama_at_2 **not run**" in text  # no 2 req/s run: not a pass
+    assert "(results/bench_vs_llama_server_native.png)" in text
+
+
+def test_the_doc_section_is_replaced_in_place_and_kept_by_bench_report(tmp_path):
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text("# Benchmarks\n\ntable\n")
+    bench.update_doc(doc, "native", "first")
+    bench.update_doc(doc, "avx2", "avx2 result")
+    bench.update_doc(doc, "native", "second")
+    text = doc.read_text()
+    assert text.startswith("# Benchmarks\n\ntable\n") and "first" not in text
+    assert text.index("second") < text.index("avx2 result")  # replaced where it was
+    assert text.count(bench.SECTION_START.format(isa="native")) == 1
+    report = load_script("bench_report")
+    kept = report.kept_sections(text)
+    assert "second" in kept and "avx2 result" in kept and "table" not in kept

@@ -32,8 +32,12 @@ def _same_parameters(impl, proto_sig: inspect.Signature) -> None:
 def _weights():
     w = np.random.default_rng(0).standard_normal((8, 64)).astype(np.float32)
     blocks = np.zeros((8, 64 // 32 * 34), np.uint8)  # Q8_0: 34 bytes a block of 32
-    return [QuantizedMatrix.from_float(w, "int8"), QuantizedMatrix.from_float(w, "int4"), DenseMatrix(w),
-            GGUFMatrix(blocks, "q8_0", 64)]
+    return [
+        QuantizedMatrix.from_float(w, "int8"),
+        QuantizedMatrix.from_float(w, "int4"),
+        DenseMatrix(w),
+        GGUFMatrix(blocks, "q8_0", 64),
+    ]
 
 
 @pytest.mark.parametrize("matrix", _weights(), ids=repr)
