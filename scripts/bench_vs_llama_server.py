@@ -356,7 +356,7 @@ def plot(report: dict, path: Path) -> None:
         if metrics[0].endswith("_ms"):
             ax.set_yscale("log")
     axes[0].axhline(50, color="grey", lw=0.8, ls=":")
-    axes[2].plot([], [])
+    axes[2].set_ylim(bottom=0)
     axes[0].legend(fontsize=8)
     cpu = report["cpu"]
     fig.suptitle(
@@ -401,11 +401,17 @@ def markdown_section(report: dict, json_path: str) -> str:
             def x(metric, r=r):
                 return f" ({r[metric]:.2f}x)" if r.get(metric) is not None else ""
 
+            def f(v, digits=0):
+                return "–" if v is None else f"{v:,.{digits}f}"
+
             lines.append(
-                f"| {rate:g} | {name} | {m['goodput']}{x('goodput')} | {m['tpot_p50_ms']} / {m['tpot_p99_ms']} | "
-                f"{m['ttft_p50_ms']} / {m['ttft_p99_ms']} | {m['output_token_throughput']}{x('output_token_throughput')} |"
+                f"| {rate:g} | {name} | {f(m['goodput'], 2)}{x('goodput')} | {f(m['tpot_p50_ms'])} / "
+                f"{f(m['tpot_p99_ms'])} | {f(m['ttft_p50_ms'])} / {f(m['ttft_p99_ms'])} | "
+                f"{f(m['output_token_throughput'], 1)}{x('output_token_throughput')} |"
             )
     lines += ["", "(x): ours / llama-server's median at that rate.", ""]
+    if report.get("note"):
+        lines += [report["note"], ""]
     for name, checks_ in report.get("checks", {}).items():
         met = ", ".join(
             f"{k} **{'met' if v else ('not run' if v is None else 'not met')}**" for k, v in checks_.items()

@@ -135,8 +135,8 @@ def _report():
 
 def test_the_doc_section_shows_medians_ratios_and_checks(tmp_path):
     text = bench.markdown_section(_report(), "docs/results/bench_vs_llama_server_native.json")
-    assert "| 1 | ours (int8, as shipped) | 0.8 (2.00x) |" in text
-    assert "| 1 | llama-server | 0.4 |" in text and "60.0 (2.00x)" in text
+    assert "| 1 | ours (int8, as shipped) | 0.80 (2.00x) |" in text
+    assert "| 1 | llama-server | 0.40 |" in text and "60.0 (2.00x)" in text
     assert "goodput_ge_llama_at_1 **met**" in text and "goodput_ge_llama_at_4 **not met**" in text
     assert "goodput_ge_llama_at_2 **not run**" in text  # no 2 req/s run: not a pass
     assert "(results/bench_vs_llama_server_native.png)" in text
