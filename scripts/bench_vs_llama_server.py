@@ -275,12 +275,22 @@ def checks(ours: dict[str, dict], peer: dict[str, dict], isa: str) -> dict[str, 
     return out
 
 
-async def _one_run(url: str, model: str, rate: float, seed: int, args) -> dict:
+def one_run(url: str, model: str, rate: float, seed: int, num_prompts: int, timeout_s: float = 300.0) -> dict:
+    """One bench_serving run of the issue's workload (no repeats, temperature 0, no cache): its report."""
     import bench_serving
 
-    requests = bench_serving.make_workload(args.num_prompts, seed, repeat_share=0.0)
-    return await bench_serving.run_benchmark(
-        url, requests, model=model, request_rate=rate, seed=seed, no_cache=True, temperature=0.0, timeout_s=args.timeout
+    requests = bench_serving.make_workload(num_prompts, seed, repeat_share=0.0)
+    return asyncio.run(
+        bench_serving.run_benchmark(
+            url,
+            requests,
+            model=model,
+            request_rate=rate,
+            seed=seed,
+            no_cache=True,
+            temperature=0.0,
+            timeout_s=timeout_s,
+        )
     )
 
 
@@ -312,11 +322,17 @@ def bench_server(name: str, proc, model: str, plan: list[tuple[float, int]], arg
         print(
             f"{name}: ready after {ready_s:.0f} s, compiled after {compiled_s:.0f} s more; warm-up run", file=sys.stderr
         )
-        warm = row(asyncio.run(_one_run(proc.url, model, plan[0][0], WARMUP_SEED, args)))
+        warm = row(one_run(proc.url, model, plan[0][0], WARMUP_SEED, args.num_prompts, args.timeout))
         runs = []
         for rate, seed in plan:
             print(f"{name}: {rate:g} req/s, seed {seed}", file=sys.stderr)
-            runs.append({"rate": rate, "seed": seed, **row(asyncio.run(_one_run(proc.url, model, rate, seed, args)))})
+            runs.append(
+                {
+                    "rate": rate,
+                    "seed": seed,
+                    **row(one_run(proc.url, model, rate, seed, args.num_prompts, args.timeout)),
+                }
+            )
             print(
                 f"  TPOT p50/p99 {runs[-1]['tpot_p50_ms']}/{runs[-1]['tpot_p99_ms']} ms, TTFT p50/p99 "
                 f"{runs[-1]['ttft_p50_ms']}/{runs[-1]['ttft_p99_ms']} ms, goodput {runs[-1]['goodput']}, "

@@ -18,7 +18,6 @@ of this process only, but the workload's timing is shared.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import collections
 import json
 import shutil
@@ -126,8 +125,7 @@ def main(argv=None) -> int:
     if not Path(spy).exists():
         p.error("py-spy is not installed: pip install py-spy")
 
-    import bench_serving
-    from bench_vs_llama_server import WARMUP_SEED, wait_compiled
+    from bench_vs_llama_server import WARMUP_SEED, one_run, wait_compiled
 
     from runtime.platform import cpu_info
     from tests.support.processes import ServerProcess
@@ -138,15 +136,7 @@ def main(argv=None) -> int:
         compiled_s = wait_compiled(gw.url)
         print(f"compiled after {compiled_s:.0f} s; warm-up run", file=sys.stderr)
 
-        def run(seed):
-            reqs = bench_serving.make_workload(args.num_prompts, seed, repeat_share=0.0)
-            return asyncio.run(
-                bench_serving.run_benchmark(
-                    gw.url, reqs, model="auto", request_rate=args.rate, seed=seed, no_cache=True
-                )
-            )
-
-        run(WARMUP_SEED)
+        one_run(gw.url, "auto", args.rate, WARMUP_SEED, args.num_prompts)
         with tempfile.NamedTemporaryFile(suffix=".txt", delete=False) as f:
             raw_path = Path(f.name)
         cmd = [
@@ -169,7 +159,7 @@ def main(argv=None) -> int:
         time.sleep(1.0)
         cpu0 = thread_cpu_seconds(gw.proc.pid)
         t0 = time.perf_counter()
-        report = run(args.seed)
+        report = one_run(gw.url, "auto", args.rate, args.seed, args.num_prompts)
         wall = time.perf_counter() - t0
         threads = cpu_split(cpu0, thread_cpu_seconds(gw.proc.pid), wall)
         spy_proc.send_signal(2)  # SIGINT: py-spy writes what it has

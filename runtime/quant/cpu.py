@@ -79,7 +79,7 @@ NORM_MATMUL_TARGET = ("jaxserve_norm_matmul", "JaxserveNormMatmul")  # rms_norm(
 #   except int8 on AVX-512 with x in float32 (what make serve runs there): since the kernels sweep the rows of x
 #   outermost (quant_matmul.cc, tiles_v), one SmolLM2 step (bench_step_rows.py, AMD EPYC, two runs each,
 #   alternating) took 67 / 66 ms at 32 rows through the kernel against 151 / 116 through XLA's path, and 124 / 143
-#   against 193 / 137 at 64, so int8 takes 64 there too (docs/DECODE.md, "Batched steps").
+#   against 193 / 137 at 64, so int8 takes 64 there too (docs/DECODE.md, "Served speed against llama-server").
 # Where the kernel quantizes x to int8 blocks (AVX2, AVX-512 VNNI) every format keeps 16: a prefill chunk of
 # 17-64 rows through them would round every activation of the prompt to int8, and SmolLM2's prompt logits
 # then moved by 2.7% of their largest (0.68 of 25; each call agreed with its jnp emulation within 1e-4, but
@@ -110,15 +110,9 @@ def max_kernel_rows(kind: int) -> int:
 # caller wait a scheduler slice. Batch-1 SmolLM2 decode measured 51-58 tok/s int8 with 1 thread,
 # 48-51 with 2 (int4: 59 vs 50-52). Raise it where cores are idle (int4 is compute-bound per core).
 THREADS = max(1, int(os.environ.get("JAXSERVE_QUANT_THREADS", "1")))
-# Not more threads for batched calls either: at 16 rows a call is compute-bound (one core's FMA peak), yet two
-# threads measured no faster here (SmolLM2's matrices, 16-128 rows, int8 and the file's blocks: docs/DECODE.md,
-# "Batched steps: the second core"), so THREADS holds for every row count.
-
-
-def threads_for(rows: int, kind: int = 0) -> int:
-    """Threads for one kernel call on ``rows`` rows of x, a weight of ``kernel_operands``' ``kind`` (3: float32
-    rows, ``DENSE_THREADS``)."""
-    return DENSE_THREADS if kind == 3 else THREADS
+# Not more threads for batched calls either: at 16 rows a call is compute-bound, yet two threads measured no
+# faster on SmolLM2's matrices (docs/DECODE.md, "Served speed against llama-server"), so THREADS holds for every
+# row count.
 
 
 def cache_dir() -> Path:
@@ -340,7 +334,7 @@ def matmul(x: jax.Array, q: jax.Array, scale: jax.Array, *, bits: int, group: in
         return dequantize_then_dot(x, q, scale, bits=bits, group=group, in_features=in_features)
     name, _ = TARGETS[bits]
     attrs = {"group": np.int64(group)} if bits == 4 else {}
-    attrs["threads"] = np.int64(threads_for(x.shape[0]))
+    attrs["threads"] = np.int64(THREADS)
     call = jax.ffi.ffi_call(name, jax.ShapeDtypeStruct((x.shape[0], q.shape[0]), jnp.float32))
     return call(x.astype(jnp.float32), q, scale, **attrs).astype(x.dtype)
 
@@ -362,10 +356,7 @@ def gguf_matmul(x: jax.Array, blocks: jax.Array, *, block_type: str, in_features
         return y.transpose(1, 0, 2).reshape(x.shape[0], N).astype(x.dtype)
     call = jax.ffi.ffi_call(GGUF_TARGET[0], jax.ShapeDtypeStruct((x.shape[0], blocks.shape[0]), jnp.float32))
     return call(
-        x.astype(jnp.float32),
-        blocks,
-        block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]),
-        threads=np.int64(threads_for(x.shape[0])),
+        x.astype(jnp.float32), blocks, block_type=np.int64(GGUF_BLOCK_TYPE_ID[block_type]), threads=np.int64(THREADS)
     ).astype(x.dtype)
 
 
@@ -439,7 +430,7 @@ def gated_mlp(x, norm, post_norm, gate_up, down, *, activation: str, eps: float,
         down_param=np.int64(dn[1]),
         activation=np.int64(MLP_ACTIVATION_ID[activation]),
         eps=np.float32(eps),
-        threads=np.int64(DENSE_THREADS if gu[0] == dn[0] == 3 else threads_for(x.shape[0])),
+        threads=np.int64(DENSE_THREADS if gu[0] == dn[0] == 3 else THREADS),
     )
 
 
@@ -461,7 +452,7 @@ def norm_matmul(x, norm, m, *, eps: float) -> jax.Array | None:
         kind=np.int64(ops[0]),
         param=np.int64(ops[1]),
         eps=np.float32(eps),
-        threads=np.int64(threads_for(x.shape[0], ops[0])),
+        threads=np.int64(DENSE_THREADS if ops[0] == 3 else THREADS),
     )
 
 
