@@ -96,6 +96,16 @@ def make_mesh(tensor_parallel: int, devices: Sequence[jax.Device] | None = None)
     return Mesh(np.array(devices, dtype=object).reshape(1, tensor_parallel), (DATA_AXIS, MODEL_AXIS))
 
 
+def place(x, sharding: NamedSharding) -> jax.Array:
+    """``x`` (host or device) on ``sharding``'s devices, each of this process's devices given its own
+    slice. Not ``jax.device_put``: onto devices of several processes that checks the value is the same
+    in every process, a collective (an all-gather of the whole array), which needs every process to
+    put the same arrays at the same moment: the weights at start-up would all cross the network once,
+    and a follower compiling a bucket on its own would hang the job."""
+    host = np.asarray(x)
+    return jax.make_array_from_callback(host.shape, sharding, lambda index: host[index])
+
+
 def path_str(path) -> str:
     """A pytree key path as ``layers_0/attn/q/kernel`` (what the rules' regexes match)."""
     return "/".join(str(getattr(k, "key", getattr(k, "name", getattr(k, "idx", k)))) for k in path)
@@ -225,9 +235,14 @@ class TensorParallel:
         specs = self.param_specs(params)
 
         def put(path, x, spec):
-            return jax.device_put(np.asarray(x).astype(param_dtype(path, dtype)), NamedSharding(self.mesh, spec))
+            return place(np.asarray(x).astype(param_dtype(path, dtype)), NamedSharding(self.mesh, spec))
 
         return jax.tree_util.tree_map_with_path(put, params, specs)
+
+    def replicate(self, tree):
+        """Host or device arrays copied to every device of the mesh (the step's inputs, the sampler state):
+        over several processes an array must name the devices it lives on."""
+        return jax.tree.map(lambda x: place(x, NamedSharding(self.mesh, P())), tree)
 
     # ------------------------------------------------------------ KV cache
 
@@ -246,11 +261,25 @@ class TensorParallel:
 
     def keep_kv_sharding(self, fn: Callable) -> Callable:
         """``fn(params, kv_caches, *rest) -> (out, kv_caches, *more)`` with the returned cache constrained
-        (the step's ``rest`` and ``more`` hold the sampler state, replicated like the step's outputs)."""
+        (the step's ``rest`` and ``more`` hold the sampler state, replicated like the step's outputs).
+
+        ``out`` gets one layout whatever the bucket: the logits ``[S, V]`` split by vocabulary as the head
+        computes them (whole when the head is replicated), anything else (the step's sampled tokens)
+        replicated. Left to GSPMD, the logits came out split in some buckets and whole in others, and the
+        sampler, compiled once per sequence count from whichever bucket compiled first, then met logits
+        laid out differently (a follower process compiling in another order refused them). Whole logits
+        are no fix: GSPMD then gathered the embedding table itself ([V, D] a step) to make them."""
+        vocab = any(p == VOCAB_RULES[0][0] for p, _ in self.rules)
+        logits = NamedSharding(self.mesh, P(None, MODEL_AXIS) if vocab else P())
+        replicated = NamedSharding(self.mesh, P())
 
         @functools.wraps(fn)
         def wrapped(params, kv_caches, *rest):
             out, kv_caches, *more = fn(params, kv_caches, *rest)
+            if isinstance(out, tuple):  # the fused step's StepOutput
+                out = jax.tree.map(lambda x: jax.lax.with_sharding_constraint(x, replicated), out)
+            else:  # the model's logits
+                out = jax.lax.with_sharding_constraint(out, logits)
             return (out, self.constrain_kv_cache(kv_caches), *more)
 
         return wrapped

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from runtime.api import RequestError, RequestOutput, SamplingParams
 from runtime.distributed.kv_transfer import KVTransferError, PrefilledKV
+from runtime.distributed.multihost import ProcessLost
 from runtime.engine.llm_engine import LLMEngine
 
 log = logging.getLogger("runtime.engine")
@@ -78,6 +79,16 @@ class AsyncLLMEngine:
         self._stopping = False
         self._ids = itertools.count()
         self.last_error: BaseException | None = None
+        self.failed: ProcessLost | None = None  # for good: a process of a multi-process job is gone
+
+    def fail(self, exc: ProcessLost) -> None:
+        """Serving over this engine has stopped for good (any thread: the step thread may be stuck in a
+        collective): every request in flight ends with ``exc``, and every later one at once."""
+        self.failed = self.last_error = exc
+        self._stopping = True
+        self._wake.set()
+        for rid in list(self._queues):
+            self._deliver(rid, exc)
 
     def start(self) -> None:
         if self._thread is None:
@@ -127,6 +138,8 @@ class AsyncLLMEngine:
 
     async def _stream(self, command: Add | Prefill | Import) -> AsyncIterator[RequestOutput]:
         request_id = command.request_id
+        if self.failed is not None:
+            raise self.failed
         self.start()
         q: asyncio.Queue = asyncio.Queue()
         self._queues[request_id] = (asyncio.get_running_loop(), q)
@@ -203,6 +216,9 @@ class AsyncLLMEngine:
                 continue
             try:
                 outputs = self.engine.step()
+            except ProcessLost as exc:  # a multi-process job lost a process: nothing more can run
+                self.fail(exc)
+                return
             except Exception as exc:  # a bug or a device error: fail the in-flight requests, keep running
                 log.exception("engine step failed")
                 self.last_error = exc

@@ -26,6 +26,7 @@ from runtime.core.kv_sizing import (
 )
 from runtime.core.scheduler import Scheduler, SchedulerConfig
 from runtime.core.speculative import SpeculativeConfig
+from runtime.distributed import multihost
 from runtime.distributed.sharding import TensorParallel
 from runtime.dtypes import DTYPES
 from runtime.loading.gguf import LoadedGGUF, load_gguf, native_params
@@ -165,6 +166,12 @@ def build(
     plan = plan_kv_cache(
         config, kv_shape, kv_dtype, platform=platform, memory_stats=memory_stats, num_devices=tp.size if tp else 1
     )
+    if jax.process_count() > 1:  # one cache over every process's devices: the same block count in each
+        agreed = multihost.agree_num_blocks(plan.num_blocks)
+        if agreed != plan.num_blocks:
+            plan = KVCachePlan(
+                agreed, plan.budget_bytes, f"{plan.source}; the smallest of {jax.process_count()} processes"
+            )
     log.info(
         "KV cache: %d blocks of %d tokens, %s of %s (budget: %s); %s on %s, attention %s",
         plan.num_blocks,

@@ -22,12 +22,25 @@ class LocalEngine:
         self.name = name
         self.engine = engine
         self.front = AsyncLLMEngine(engine)
-        self.ready = False
+        self._ready = False
         self.warmup_seconds: float | None = None
 
     @classmethod
     def from_config(cls, name: str, config: EngineConfig) -> LocalEngine:
         return cls(name, LLMEngine(config))
+
+    @property
+    def ready(self) -> bool:
+        return self._ready and self.front.failed is None
+
+    @ready.setter
+    def ready(self, value: bool) -> None:  # tests take a tier down and up
+        self._ready = value
+
+    @property
+    def failed(self) -> str | None:
+        """Why this engine stopped for good (a process of a multi-process job is gone), else None."""
+        return None if self.front.failed is None else str(self.front.failed)
 
     @property
     def compiling(self) -> bool:
@@ -70,10 +83,10 @@ class LocalEngine:
                 f" ({done[0]} of {total} step programs; the rest compile in the background)" if done[0] < total else "",
             )
         self.front.start()
-        self.ready = True
+        self._ready = True
 
     async def close(self) -> None:
-        self.ready = False
+        self._ready = False
         await asyncio.to_thread(self.engine.runner.stop_background)  # a compile thread must not outlive us
         await asyncio.to_thread(self.front.shutdown)
 

@@ -46,6 +46,7 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import os
 import signal
 import sys
 import time
@@ -56,6 +57,8 @@ from aiohttp import web
 # Importing JAX (through the engine) initializes nothing; ``main`` calls ``configure_xla()`` before
 # the engine's first computation, which is when XLA reads its flags.
 from runtime.api import DEFAULT_MEMORY_FRACTION, EngineConfig, RequestError, RequestOutput
+from runtime.distributed import multihost
+from runtime.distributed.multihost import ProcessLost
 from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.presets import resolve_gguf
 from runtime.platform import configure_xla
@@ -93,7 +96,15 @@ async def healthz(request: web.Request) -> web.Response:
 
 async def readyz(request: web.Request) -> web.Response:
     st = request.app[STATE]
-    return web.json_response({"ready": st.ready, "model": st.name}, status=200 if st.ready else 503)
+    body = {"ready": st.ready, "model": st.name}
+    if st.backend is not None and st.backend.failed:
+        body["error"] = st.backend.failed
+    return web.json_response(body, status=200 if st.ready else 503)
+
+
+def process_lost(why: str) -> APIError:
+    """503 for good (no Retry-After): a process of this multi-process job is gone; the message names it."""
+    return APIError(503, why, type="service_unavailable", code="process_lost")
 
 
 async def list_models(request: web.Request) -> web.Response:
@@ -160,6 +171,8 @@ class GenerateHandler:
 
     async def __call__(self, request: web.Request) -> web.StreamResponse:
         st = self.state
+        if st.backend is not None and st.backend.failed:
+            raise process_lost(st.backend.failed)
         if not st.ready:
             raise not_ready(st.name)
         prompt_ids, params, request_id = parse_generate(await read_object(request))
@@ -179,6 +192,8 @@ class GenerateHandler:
                 async for out in outputs:
                     self.metrics.observe(out, first=False)
                     await resp.write(output_line(out))
+            except ProcessLost as exc:  # headers are sent: the error is the last line
+                await resp.write(error_line(process_lost(str(exc))))
             except RuntimeError as exc:  # the engine step failed; headers are sent, so it is the last line
                 await resp.write(error_line(APIError(500, str(exc), type="server_error")))
         await resp.write_eof()
@@ -193,6 +208,8 @@ class GenerateHandler:
             raise invalid(str(exc), exc.param or "prompt_ids") from None
         except StopAsyncIteration:
             raise APIError(500, "the engine ended the request without output", type="server_error") from None
+        except ProcessLost as exc:
+            raise process_lost(str(exc)) from None
         except RuntimeError as exc:  # the engine step failed (the engine logged it)
             raise APIError(500, str(exc), type="server_error") from None
         finally:
@@ -212,13 +229,17 @@ def create_app(
     prefill_url: str | None = None,
     transport: disagg.KVTransport | None = None,
     local_prefill_tokens: int = 0,
+    leader: multihost.Leader | None = None,
 ) -> web.Application:
     """The server for ``engine_config``, served as ``engine_config.model``.
 
     The weights load in ``cleanup_ctx`` before the socket listens (a broken file stops start-up);
     warm-up then runs as a background task. ``engine``: an ``LLMEngine`` already built (tests,
-    embedding); the app still owns its step thread.
+    embedding); the app still owns its step thread. ``leader``: process 0 of a multi-process job
+    (``runtime.distributed.multihost``): the engine's device calls are mirrored to the other processes.
     """
+    if leader is not None and role != "both":
+        raise ValueError("a multi-process job serves --role both (prefill/decode roles run on one process each)")
     if max_waiting < 0:
         raise ValueError(f"max_waiting must be >= 0; got {max_waiting}")
     if role not in disagg.ROLES:
@@ -240,6 +261,9 @@ def create_app(
             st.backend = LocalEngine(st.name, engine)
         else:  # loading weights takes seconds: off the event loop
             st.backend = await asyncio.to_thread(LocalEngine.from_config, st.name, engine_config)
+        if leader is not None:
+            st.backend.engine.runner.mirror = leader
+            leader.watch(st.backend.front.fail)
         disagg.prepare_engine(st.backend.engine, role)
         kv_transport = transport or (disagg.HTTPKVTransport(prefill_url) if role == "decode" else None)
         if kv_transport is not None:
@@ -252,6 +276,8 @@ def create_app(
         if kv_transport is not None:
             await kv_transport.close()
         await st.backend.close()
+        if leader is not None:
+            leader.stop()
 
     app.cleanup_ctx.append(engine_ctx)
     app.router.add_get("/healthz", healthz)
@@ -326,6 +352,33 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1,
         help="split the model over this many devices (heads, MLP columns, KV cache by kv head)",
+    )
+    mh = p.add_argument_group(
+        "several processes (hosts)",
+        "one mesh over every process's devices: process 0 serves HTTP, the others follow "
+        "(runtime/distributed/multihost.py); --tensor-parallel counts the devices of all of them",
+    )
+    mh.add_argument("--coordinator", metavar="HOST:PORT", help="process 0's address (JAX_COORDINATOR_ADDRESS)")
+    mh.add_argument("--num-processes", type=int, help="processes in the job (JAX_NUM_PROCESSES)")
+    mh.add_argument("--process-id", type=int, help="this process's index, 0 leads (JAX_PROCESS_ID)")
+    mh.add_argument(
+        "--distributed",
+        choices=("auto",),
+        help="auto: let JAX find the job itself (a TPU pod slice, SLURM) instead of the three flags above",
+    )
+    mh.add_argument(
+        "--heartbeat-timeout",
+        type=int,
+        default=10,
+        metavar="S",
+        help="a process silent this long is gone: serving stops with 503s naming it (default 10)",
+    )
+    mh.add_argument(
+        "--step-timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="a step running this long means a stuck process: serving stops the same way (default 120)",
     )
     p.add_argument(
         "--speculative",
@@ -410,8 +463,27 @@ def main(argv=None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     configure_xla()  # before the engine's first computation
+    joined = False  # this process joined a multi-process job (jax.distributed)
     try:
         config = config_from_args(args)
+        mh = multihost.MultiHost.from_flags(
+            args.coordinator,
+            args.num_processes,
+            args.process_id,
+            auto=args.distributed == "auto",
+            heartbeat_timeout_s=args.heartbeat_timeout,
+            step_timeout_s=args.step_timeout,
+        )
+        leader = None
+        if mh is not None:
+            if args.role != "both":
+                raise ValueError("a multi-process job serves --role both")
+            multihost.initialize(mh)
+            joined = True
+            multihost.check_mesh(config.tensor_parallel)
+            if multihost.process_index() != 0:
+                return follow_main(config, warmup=not args.no_warmup)
+            leader = multihost.Leader(mh)
         app = create_app(
             config,
             warmup=not args.no_warmup,
@@ -419,9 +491,13 @@ def main(argv=None) -> int:
             role=args.role,
             prefill_url=args.prefill_url,
             local_prefill_tokens=args.local_prefill_tokens,
+            leader=leader,
         )
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        if joined:  # JAX's exit hook would wait for the other processes of the job, then abort
+            sys.stderr.flush()
+            os._exit(2)
         return 2
     url = f"http://{args.host}:{args.port}"
     shutdown.take_terminal(log)
@@ -453,6 +529,25 @@ def main(argv=None) -> int:
         exit_now(0, "stopped during warm-up; exiting without waiting for it")
     log.info("stopped")
     return 0
+
+
+def follow_main(config: EngineConfig, *, warmup: bool) -> int:
+    """A process other than 0: the same engine, built in step with the leader's (the weights are placed
+    and the KV block count agreed together), its step programs compiled, then the leader's device calls
+    until it stops (``multihost.follow``). No HTTP."""
+    engine = LLMEngine(config)
+    if warmup:
+        engine.runner.warmup(background=True)  # a bucket the leader runs first compiles on demand
+    log.info("process %d follows process 0 (%d KV blocks)", multihost.process_index(), engine.num_blocks)
+    signal.signal(signal.SIGTERM, lambda *_: exit_now(0, "SIGTERM: the follower exits"))
+    try:
+        multihost.follow(engine.runner)
+    except ProcessLost as exc:
+        exit_now(1, "%s: another process of the job is gone; exiting", exc)
+    # At once: the coordination service lives in process 0, which is exiting too, and JAX's exit hook
+    # would call it to shut down (and abort the process when it is gone).
+    exit_now(0, "process 0 stopped serving; process %d exits", multihost.process_index())
+    return 0  # not reached
 
 
 def serve_until_signalled(loop: asyncio.AbstractEventLoop, app: web.Application, drain_timeout_s: float) -> None:

@@ -357,8 +357,14 @@ class ModelRunner:
         )
         self._logits, self._sample = fns.logits, fns.sample
         self._seeds: dict[str, int] = {}
+        # Host inputs to the device: replicated over the mesh with tensor parallelism (over several
+        # processes an array must name the devices it lives on), else to the default device.
+        self._put = jax.device_put if tensor_parallel is None else tensor_parallel.replicate
         # Sampler state (runtime/worker/sampling.py): a row per running request that needs one, row 0 null.
-        self.sampler_state = allocate_sampler_state(max_num_seqs, config.vocab_size)
+        self.sampler_state = self._put(allocate_sampler_state(max_num_seqs, config.vocab_size))
+        # Several processes (runtime/distributed/multihost.py): on process 0, the ``Leader`` that publishes
+        # each shared device call (step, sampler-state row, prime) for the other processes to repeat.
+        self.mirror = None
         self._state_rows: dict[str, int] = {}
         self._free_rows = list(range(max_num_seqs, 0, -1))
         # Ahead-of-time compiled programs (``warmup``): the model's by bucket (T, S), the sampler's by S
@@ -404,6 +410,8 @@ class ModelRunner:
         """Run bucket (T, S)'s compiled program once on dummy inputs (``EngineConfig.prime_programs``): its
         token writes go to slot 0 of the null page, which no request reads; the sampler state is put back
         as it was (the step donates it)."""
+        if self.mirror is not None:
+            self.mirror.prime(T, S)
         saved = jax.tree_util.tree_map(jnp.copy, self.sampler_state)
         inputs = self._dummy_inputs(T, S)
         logits, self.kv_caches = self._compiled[(T, S)](self.params, self.kv_caches, inputs)
@@ -443,15 +451,25 @@ class ModelRunner:
             self._background.start()
         return len(buckets)
 
+    def ensure_compiled(self, T: int, S: int) -> None:
+        """Bucket (T, S) compiled ahead of time, now if not yet (a follower process runs the leader's bucket
+        through the same lowering, never the jitted fallback)."""
+        self._compile(T, S)
+
     def _compile(self, T: int, S: int) -> None:
         if (T, S) in self._compiled:
             return
         inputs = self._dummy_inputs(T, S)
         lowered = self._logits.lower(self.params, self.kv_caches, inputs)
+        compiled = lowered.compile()
         if S not in self._samplers:
-            logits = lowered.out_info[0]  # [S, V] as the model returns them (shape, dtype, sharding)
+            # [S, V] as the compiled model returns them: the lowered program's out_info left the sharding
+            # for the compiler to choose (a sampler compiled from it expected whole logits, and refused the
+            # vocab-split ones the model returned with tensor parallelism)
+            out = lowered.out_info[0]
+            logits = jax.ShapeDtypeStruct(out.shape, out.dtype, sharding=compiled.output_shardings[0])
             self._samplers[S] = self._sample.lower(logits, inputs.sampling, self.sampler_state).compile()
-        self._compiled[(T, S)] = lowered.compile()
+        self._compiled[(T, S)] = compiled
 
     def _compile_all(self, buckets, progress) -> None:
         for t, s in buckets:
@@ -483,6 +501,10 @@ class ModelRunner:
         return all(b in self._compiled for b in self.buckets)
 
     def _dummy_inputs(self, T: int, S: int) -> StepInputs:
+        return self._put(self.host_inputs(T, S))
+
+    def host_inputs(self, T: int, S: int) -> StepInputs:
+        """Zero inputs of bucket (T, S) as NumPy (the dummy step's; a follower's template)."""
         md = AttentionMetadata(
             slot_mapping=np.zeros(T, np.int32),
             kv_lens=np.zeros(S, np.int32),
@@ -490,14 +512,12 @@ class ModelRunner:
             cu_q_lens=np.zeros(S + 1, np.int32),
             num_seqs=np.zeros(1, np.int32),
         )
-        return jax.device_put(
-            StepInputs(
-                np.zeros(T, np.int32),
-                np.zeros(T, np.int32),
-                md,
-                np.zeros(S, np.int32),
-                SamplingArrays.neutral(S, self.config.vocab_size),
-            )
+        return StepInputs(
+            np.zeros(T, np.int32),
+            np.zeros(T, np.int32),
+            md,
+            np.zeros(S, np.int32),
+            SamplingArrays.neutral(S, self.config.vocab_size),
         )
 
     def seed_for(self, req_id: str, seed: int | None) -> int:
@@ -539,11 +559,16 @@ class ModelRunner:
             ids[at : at + len(part)], kinds[at : at + len(part)] = part, kind
             at += len(part)
         values[at - len(sp.logit_bias) : at] = [b for _, b in sp.logit_bias]
-        self.sampler_state = init_state_row(self.sampler_state, np.int32(row), ids, kinds, values)
+        if self.mirror is not None:
+            self.mirror.state_row(np.int32(row), ids, kinds, values)
+        self.fill_state_row(np.int32(row), ids, kinds, values)
         return row
 
+    def fill_state_row(self, row, ids, kinds, values) -> None:
+        self.sampler_state = init_state_row(self.sampler_state, row, ids, kinds, values)
+
     def prepare(self, out) -> tuple[StepInputs, list[tuple[str, int]]]:
-        """Lay the scheduled tokens out on one axis and pad to a bucket (NumPy, then one transfer).
+        """Lay the scheduled tokens out on one axis and pad to a bucket (NumPy; ``run`` transfers them).
 
         Returns the inputs and, per sampled row, (request id, rows of that request sampled): one row
         per sequence (its last token), plus one per draft token of a speculating request (the rows
@@ -600,7 +625,7 @@ class ModelRunner:
             row += m
         cu[len(req_ids) + 1 :] = t
         md = AttentionMetadata(slots, kv_lens, pages, cu, np.array([n_seq], np.int32))
-        return jax.device_put(StepInputs(tokens, positions, md, logits_idx, sa)), rows
+        return StepInputs(tokens, positions, md, logits_idx, sa), rows
 
     def score(self, token_ids, chunk: int = 128, *, last_only: bool = False) -> np.ndarray:
         """Teacher-forced logits [len, V] (float32) of one token sequence, for quality measurements;
@@ -610,6 +635,8 @@ class ModelRunner:
         Chunks of ``chunk`` tokens go through the serving model, attention backend and KV cache
         (quantized if the cache is), each chunk reading the earlier ones' KV back from the pages, as
         chunked prefill does. Writes blocks 1..ceil(len / block_size): only for an idle engine."""
+        if self.mirror is not None:
+            raise RuntimeError("scoring runs on one process: the engines of a multi-process job only serve")
         ids = np.asarray(token_ids, np.int32)
         n = len(ids)
         n_pages = -(-n // self.block_size)
@@ -632,7 +659,7 @@ class ModelRunner:
                 slots, np.array([start + t], np.int32), table[None], np.array([0, t], np.int32), np.array([1], np.int32)
             )
             rows = np.array([t - 1], np.int32) if last_only else np.arange(T, dtype=np.int32)
-            inputs = jax.device_put(StepInputs(tokens, positions, md, rows, SamplingArrays.neutral(1)))
+            inputs = self._put(StepInputs(tokens, positions, md, rows, SamplingArrays.neutral(1)))
             logits, self.kv_caches = self._logits(self.params, self.kv_caches, inputs)
             out.append(np.asarray(logits[:t], np.float32))
         return out[-1][0] if last_only else np.concatenate(out)
@@ -696,11 +723,18 @@ class ModelRunner:
         return self.unpack(out, rows, self.run(inputs, logprobs=want))
 
     def run(self, inputs: StepInputs, *, logprobs: bool = False) -> StepOutput:
-        """The step on prepared inputs (the cache updated in place): the sampled row tokens (a list) and,
+        """The step on prepared host inputs (the cache updated in place): the sampled row tokens (a list) and,
         with ``logprobs`` (a row asked for them), the log-probabilities as NumPy (else the device arrays,
         never read). The bucket's compiled model and the sampler for its S when warm-up made them, else the
         jitted functions (they compile on a miss)."""
+        if self.mirror is not None:
+            self.mirror.step(inputs, logprobs)
+            return self.mirror.running(self._run, inputs, logprobs)
+        return self._run(inputs, logprobs)
+
+    def _run(self, inputs: StepInputs, logprobs: bool) -> StepOutput:
         T, S = inputs.tokens.shape[0], inputs.logits_indices.shape[0]
+        inputs = self._put(inputs)
         logits, self.kv_caches = self._compiled.get((T, S), self._logits)(self.params, self.kv_caches, inputs)
         sample = self._samplers.get(S, self._sample)
         out, self.sampler_state = sample(logits, inputs.sampling, self.sampler_state)

@@ -144,12 +144,16 @@ def collectives(engine) -> dict:
     """Cross-device ops in the compiled step programs of one bucket (the model's and the sampler's, as the
     runner runs them): a count per kind, and the result shape of every op that moves data between devices
     other than an all-reduce (what was gathered)."""
+    import jax
+
     runner = engine.runner
     T, S = runner.token_buckets[0], runner.seq_buckets[-1]
     inputs = runner._dummy_inputs(T, S)
-    model = runner._logits.lower(runner.params, runner.kv_caches, inputs)
-    sampler = runner._sample.lower(model.out_info[0], inputs.sampling, runner.sampler_state)
-    hlo = model.compile().as_text() + sampler.compile().as_text()
+    model = runner._logits.lower(runner.params, runner.kv_caches, inputs).compile()
+    out = runner._logits.eval_shape(runner.params, runner.kv_caches, inputs)[0]
+    logits = jax.ShapeDtypeStruct(out.shape, out.dtype, sharding=model.output_shardings[0])  # as the runner does
+    sampler = runner._sample.lower(logits, inputs.sampling, runner.sampler_state)
+    hlo = model.as_text() + sampler.compile().as_text()
     counts = {k: len(re.findall(rf"\b{k}(?:-start)?\(", hlo)) for k in COLLECTIVES}
     moved = [
         [int(d) for d in dims.split(",") if d]

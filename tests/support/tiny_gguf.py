@@ -153,20 +153,23 @@ def write_tiny_llama(
     seed: int = 0,
     arch: str = "llama",
     tensor_type_override: dict[str, object] | None = None,
+    heads: int = HEADS,
 ) -> TinyGGUF:
     """Write the file into ``directory`` and return it with its original weights.
 
     ``arch``: the ``general.architecture`` written (the keys and tensors stay Llama's), for tests of
     unknown architectures. ``tensor_type_override``: ``{gguf tensor name: GGMLQuantizationType}``;
     a type without a quantizer in ``gguf.quants`` is written as zero bytes of the right size (for
-    tests of unsupported types), and its original weights are then meaningless.
+    tests of unsupported types), and its original weights are then meaningless. ``heads``: query heads
+    (head_dim becomes HIDDEN / heads; the kv heads stay KV_HEADS), e.g. 8 to split over 8 devices.
     """
+    head_dim = HIDDEN // heads
     rng = np.random.default_rng(seed)
     tokens, types = vocabulary()
     V = len(tokens)
     path = Path(directory) / name
-    w = new_writer(path, arch, "tiny-llama", CONTEXT, HIDDEN, LAYERS, FFN, HEADS, KV_HEADS)
-    w.add_rope_dimension_count(HEAD_DIM)
+    w = new_writer(path, arch, "tiny-llama", CONTEXT, HIDDEN, LAYERS, FFN, heads, KV_HEADS)
+    w.add_rope_dimension_count(head_dim)
     w.add_rope_freq_base(ROPE_THETA)
     w.add_layer_norm_rms_eps(RMS_EPS)
     w.add_file_type(gguf.LlamaFileType.MOSTLY_Q8_0)
@@ -210,18 +213,18 @@ def write_tiny_llama(
             # Q/K larger than 1/sqrt(in) so attention is far from uniform.
             "q": put(
                 b + "attn_q.weight",
-                normal((HEADS * HEAD_DIM, HIDDEN), 2.0 / HIDDEN**0.5),
+                normal((heads * head_dim, HIDDEN), 2.0 / HIDDEN**0.5),
                 t["attn_q"],
-                permute_heads=HEADS,
+                permute_heads=heads,
             ),
             "k": put(
                 b + "attn_k.weight",
-                normal((KV_HEADS * HEAD_DIM, HIDDEN), 2.0 / HIDDEN**0.5),
+                normal((KV_HEADS * head_dim, HIDDEN), 2.0 / HIDDEN**0.5),
                 t["attn_k"],
                 permute_heads=KV_HEADS,
             ),
-            "v": put(b + "attn_v.weight", normal((KV_HEADS * HEAD_DIM, HIDDEN), 1.0 / HIDDEN**0.5), t["attn_v"]),
-            "o": put(b + "attn_output.weight", normal((HIDDEN, HEADS * HEAD_DIM), 1.0 / HIDDEN**0.5), t["attn_output"]),
+            "v": put(b + "attn_v.weight", normal((KV_HEADS * head_dim, HIDDEN), 1.0 / HIDDEN**0.5), t["attn_v"]),
+            "o": put(b + "attn_output.weight", normal((HIDDEN, heads * head_dim), 1.0 / HIDDEN**0.5), t["attn_output"]),
             "gate": put(b + "ffn_gate.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN**0.5), t["ffn_gate"]),
             "up": put(b + "ffn_up.weight", normal((FFN, HIDDEN), 1.0 / HIDDEN**0.5), t["ffn_up"]),
             "down": put(b + "ffn_down.weight", normal((HIDDEN, FFN), 1.0 / FFN**0.5), t["ffn_down"]),
@@ -244,6 +247,8 @@ def write_tiny_llama(
         embed=embed,
         final_norm=final_norm,
         layers=layers,
+        num_heads=heads,
+        head_dim=head_dim,
     )
 
 
