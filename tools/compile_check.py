@@ -22,16 +22,19 @@ process under that platform's interpreter, so a compiler that aborts the process
 errors do) fails the cases it did not reach instead of the whole check.
 
 Output: one JSON line per case, as the lowering check's, plus ``memory`` (``compiled.memory_analysis()``:
-argument, output, alias and temporary bytes); for an engine step also ``kv_cache_bytes`` and
-``temp_share_of_kv``. Then a summary line. Exit 1 when any case failed, 2 on bad arguments.
+argument, output, alias and temporary bytes); for an engine step also ``kv_cache_bytes``,
+``temp_share_of_kv``, ``cache_temp_share_of_kv`` (what grows with the cache), ``step_bytes`` and ``device_bytes``. Then a summary line. Exit 1 when any case failed, 2 on bad arguments.
 
 A case is ok when it compiles and its lowered module holds the target's Pallas custom call (a kernel
 that fell back to XLA is not a pass). The kernels run over the lowering check's matrix (or the
-command line's shape). An engine step (SmolLM2-135M, Gemma 3 270M; bfloat16) is compiled at
-``EngineConfig``'s default bucket (its max_num_batched_tokens over max_num_seqs, unless the command
-line gives a shape) and at a KV cache sized the way the engine sizes it on that chip (``kv_cache_memory_fraction`` of its HBM less the bfloat16 weights,
-``runtime.core.kv_sizing``) and is ok only if its temporaries stay under ``ENGINE_TEMP_LIMIT`` of the
-KV cache: the cache is donated and updated in place, so a step that copies it shows up here. A
+command line's shape), and at 2,048 tokens over 256 sequences (``BUSY_SEQS``), with a KV cache sized the
+way the engine sizes it on that chip: ``kv_cache_memory_fraction`` of its HBM less the bfloat16 weights
+less the step's working memory, which it first compiles at one sequence's pages to read
+(``runtime.core.kv_sizing``; ``runtime.worker.model_runner.step_working_bytes``). A setting that leaves no room
+is ``"refused"`` with the engine's start-up message. It is ok only if the temporaries that grow with the
+cache stay under ``ENGINE_TEMP_LIMIT`` of it (the cache is donated and updated in place, so a step that
+copies it shows up here) and everything it needs fits the chip's HBM. ``engine_step_multihost`` compiles
+the step tensor-parallel over chips of two hosts of a v5e / v6e 4x4 slice (``MULTIHOST_TOPOLOGIES``). A
 setting a chip cannot compile and that the kernel refuses up front (fp8 KV below sm_89) is recorded
 with ``"refused"`` and its message: a clear error at engine start, not a compiler abort, is the pass.
 """
@@ -55,6 +58,7 @@ from pallas_kernels.api import UnsupportedSetting
 from tools import lowering_check as lc
 
 ENGINE_TEMP_LIMIT = 0.10  # engine-step temporaries as a share of its KV cache
+BUSY_SEQS = 256  # the engine steps are also compiled at this many sequences a step
 REPO = Path(__file__).resolve().parent.parent
 # The compilers' venvs for this Python: .venvs/tpu and .venvs/cuda over .venv (3.11, jax 0.10.2);
 # .venvs/py312-tpu and .venvs/py312-cuda over .venvs/py312 (the newest JAX; `make compile-envs-py312`).
@@ -215,13 +219,22 @@ def compile_for(fn, args, target: CompileTarget):
     from jax.sharding import AbstractDevice, AbstractMesh, SingleDeviceSharding
 
     sharding = SingleDeviceSharding(compile_device(target))
-    placed = jax.tree.map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding), args)
+    placed = jax.tree.map(  # arguments already on a mesh (the multi-host step) stay where they are
+        lambda a: (
+            a if getattr(a, "sharding", None) is not None else jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding)
+        ),
+        args,
+    )
     device = AbstractDevice(
         device_kind=target.device_kind,
         num_cores=1 if target.platform == "tpu" else None,
         platform=target.abstract_platform,
     )
     jitted = fn if hasattr(fn, "trace") else jax.jit(fn)
+    meshed = any(a is b for a, b in zip(jax.tree.leaves(placed), jax.tree.leaves(args), strict=True))
+    if meshed:  # on a mesh of the topology's own devices: its shard_map names that mesh, not an abstract one
+        lowered = jitted.trace(*placed).lower()
+        return lowered.as_text(), lowered.compile()
     with jax.sharding.use_abstract_mesh(AbstractMesh((1,), ("x",), abstract_device=device)):
         lowered = jitted.trace(*placed).lower()
         return lowered.as_text(), lowered.compile()
@@ -230,9 +243,11 @@ def compile_for(fn, args, target: CompileTarget):
 # ---------------------------------------------------------------- cases
 
 
-def engine_pages(shape: lc.EngineShape, target: CompileTarget) -> int:
+def engine_pages(shape: lc.EngineShape, target: CompileTarget, step_bytes: int = 0) -> int:
     """KV pages the engine would allocate on ``target``: ``kv_cache_memory_fraction`` of its HBM less the
-    bfloat16 weights (``runtime.core.kv_sizing``, the engine's arithmetic), unless the shape names a count."""
+    bfloat16 weights and the step's working memory (``step_bytes``, compiled first: ``probe_step_bytes``),
+    with ``runtime.core.kv_sizing``'s arithmetic, unless the shape names a count. ValueError when nothing
+    is left, or less than 2 blocks: the engine refuses that setting at start-up with the same message."""
     if shape.num_pages is not None:
         return shape.num_pages
     from runtime.api import DEFAULT_MEMORY_FRACTION
@@ -240,8 +255,24 @@ def engine_pages(shape: lc.EngineShape, target: CompileTarget) -> int:
     from runtime.kv_calc import weight_bytes
 
     config = lc.model_config(shape.model)
-    budget = kv_budget_from_memory(target.hbm_bytes, weight_bytes(config, "bfloat16"), DEFAULT_MEMORY_FRACTION)
-    return blocks_for_budget(KVShape.of(config), shape.kv_dtype, shape.page_size, budget)
+    budget = kv_budget_from_memory(
+        target.hbm_bytes, weight_bytes(config, "bfloat16"), DEFAULT_MEMORY_FRACTION, step_bytes
+    )
+    pages = blocks_for_budget(KVShape.of(config), shape.kv_dtype, shape.page_size, budget)
+    if pages < 2:
+        raise ValueError(f"the KV budget of {budget} bytes holds {pages} blocks; need at least 2")
+    return pages
+
+
+def probe_step_bytes(case: lc.Case) -> int:
+    """The step's temporaries at the case's bucket against a cache of one sequence's pages: what the
+    engine measures before sizing its cache (``runtime.worker.model_runner.step_working_bytes``)."""
+    shape = case.shape
+    probe = dataclasses.replace(shape, num_pages=-(-shape.max_model_len // shape.page_size) + 1)
+    fn, args, *_ = case.kernel.build(probe, case.target)
+    _, compiled = compile_for(fn, args, case.target)
+    memory = memory_record(compiled)
+    return memory["temp_bytes"] if memory else 0
 
 
 def memory_record(compiled) -> dict[str, int] | None:
@@ -260,11 +291,19 @@ def check(case: lc.Case) -> dict[str, Any]:
     """Compile one case; the JSON record of its outcome (never raises for the case's own errors)."""
     target: CompileTarget = case.target
     shape = case.shape
-    if case.kernel.shapes == "engine":
-        shape = dataclasses.replace(shape, num_pages=engine_pages(shape, target))
     record = lc.new_record(case, shape)
     start = time.perf_counter()
     try:
+        one_chip = case.kernel.shapes == "engine" and case.kernel is not MULTIHOST_KERNEL
+        if one_chip and shape.num_pages is None:  # sized as the engine sizes it
+            record["step_bytes"] = step = probe_step_bytes(case)
+            try:
+                shape = dataclasses.replace(shape, num_pages=engine_pages(shape, target, step))
+            except ValueError as exc:  # the engine refuses this setting at start-up, before compiling
+                record.update(ok=True, refused=str(exc))
+                record["seconds"] = round(time.perf_counter() - start, 3)
+                return record
+            record["shape"].update(num_pages=shape.num_pages)
         fn, args, *info = case.kernel.build(shape, target)
         for extra in info:
             record["shape"].update(extra.get("shape", {}))
@@ -278,12 +317,20 @@ def check(case: lc.Case) -> dict[str, Any]:
                 f"compiled, but without a Pallas kernel for {target.name} (expected a custom call to one of "
                 f"{', '.join(target.kernel_calls)}; found {calls or 'none'})"
             )
-        elif case.kernel.shapes == "engine":
-            record.update(_engine_memory(shape, memory))
-            if record["temp_share_of_kv"] >= ENGINE_TEMP_LIMIT:
+        elif one_chip:
+            record.update(_engine_memory(shape, memory, record.get("step_bytes", 0)))
+            used = memory["argument_bytes"] + memory["temp_bytes"] + memory["output_bytes"] - memory["alias_bytes"]
+            record["device_bytes"] = used
+            if record["cache_temp_share_of_kv"] >= ENGINE_TEMP_LIMIT:
                 record["error"] = (
-                    f"the step's temporaries are {record['temp_share_of_kv']:.1%} of its KV cache (limit "
-                    f"{ENGINE_TEMP_LIMIT:.0%}): the cache is copied, not updated in place"
+                    f"the step's temporaries beyond its working memory at one sequence's pages are "
+                    f"{record['cache_temp_share_of_kv']:.1%} of its KV cache (limit {ENGINE_TEMP_LIMIT:.0%}): "
+                    f"the cache is copied, not updated in place"
+                )
+            elif used > target.hbm_bytes:
+                record["error"] = (
+                    f"the step needs {used / GiB:.2f} GiB (arguments, temporaries, outputs not aliased) of the "
+                    f"{target.hbm_bytes / GiB:.2f} GiB the chip has: the KV cache was sized without room for it"
                 )
             else:
                 record["ok"] = True
@@ -297,13 +344,86 @@ def check(case: lc.Case) -> dict[str, Any]:
     return record
 
 
-def _engine_memory(shape: lc.EngineShape, memory: dict[str, int] | None) -> dict[str, Any]:
+# Multi-host slices libtpu describes without the hosts: v5e:4x4 and v6e:4x4 are four hosts of four chips
+# (``device.process_index`` 0-3), what a pod slice's jax.distributed job sees (runtime/distributed/multihost.py).
+MULTIHOST_TOPOLOGIES = {"tpu-v5e": "v5e:4x4", "tpu-v6e": "v6e:4x4"}
+
+
+def build_engine_step_multihost(shape: lc.EngineShape, target: CompileTarget):
+    """The engine step tensor-parallel over chips of two hosts of a multi-host slice, as a multi-process job
+    runs it: the largest degree up to 4 the model takes (SmolLM2 3, Gemma 3 4), its collectives crossing
+    hosts. Arguments placed on the mesh by the partition rules; the cache sized for a
+    single chip's budget and split over the mesh (the one-chip cases check the memory)."""
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import topologies
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    from runtime.distributed.sharding import TensorParallel, valid_degrees
+    from runtime.worker.model_runner import abstract_params, abstract_step_args, make_step_fn
+
+    devices = sorted(topologies.get_topology_desc(MULTIHOST_TOPOLOGIES[target.name], "tpu").devices, key=lambda d: d.id)
+    config = lc.model_config(shape.model)
+    n = max(d for d in valid_degrees(config) if d <= 4)
+    # The first n chips by id: a row of the slice's ICI mesh, two per host (ids 0-1 on host 0, 2-3 on host 1).
+    # One chip of each host ([0, 2, 8, 10]) compiled for 3 chips but not for 4 (libtpu: "Unexpected device_id
+    # 8 in replica group (0,1,2,3)"), a compile-only topology's limit or ours, not yet known.
+    tp = TensorParallel.plan(config, n, devices=devices[:n])
+    served = tp.config
+    num_pages = engine_pages(shape, target)
+    _, kv, state, inputs = abstract_step_args(
+        served,
+        num_tokens=shape.tokens,
+        num_seqs=shape.max_seqs,
+        num_pages=num_pages,
+        page_size=shape.page_size,
+        pages_per_seq=-(-shape.max_model_len // shape.page_size),
+        dtype="bfloat16",
+        kv_dtype=shape.kv_dtype,
+    )
+    params = abstract_params(served, "bfloat16")
+    specs = tp.param_specs(params)
+
+    def on(x, sharding):
+        return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
+
+    replicated = NamedSharding(tp.mesh, P())
+    args = (
+        jax.tree.map(lambda x, spec: on(x, NamedSharding(tp.mesh, spec)), params, specs),
+        jax.tree.map(lambda x: on(x, tp._kv_sharding(x)), kv),
+        jax.tree.map(lambda x: on(x, replicated), state),
+        jax.tree.map(lambda x: on(x, replicated), inputs),
+    )
+    step = make_step_fn(served, attention_backend="auto", dtype=jnp.bfloat16, tensor_parallel=tp, platform="tpu").step
+    hosts = sorted({d.process_index for d in tp.mesh.devices.flat})
+    info = {
+        "topology": MULTIHOST_TOPOLOGIES[target.name],
+        "tensor_parallel": n,
+        "hosts": hosts,
+        "shape": {"num_pages": num_pages, "num_kv_heads_served": served.num_kv_heads},
+    }
+    return step, args, info
+
+
+MULTIHOST_KERNEL = lc.Kernel("engine_step_multihost", ("tpu",), "engine", build_engine_step_multihost)
+
+
+def _engine_memory(shape: lc.EngineShape, memory: dict[str, int] | None, step_bytes: int = 0) -> dict[str, Any]:
+    """The KV bytes, the temporaries as a share of them, and the share that grows with the cache: the
+    temporaries beyond ``step_bytes`` (the same step's at one sequence's pages). The working memory the
+    engine leaves free (Gemma 3's sampler over 262k logits at 256 sequences: 2.8 GiB) is not a copy of the
+    cache; what grows with the cache is (a relayout of it, or the cache not donated)."""
     from runtime.core.kv_sizing import KVShape, kv_bytes_per_block
 
     config = lc.model_config(shape.model)
     kv = shape.num_pages * kv_bytes_per_block(KVShape.of(config), shape.kv_dtype, shape.page_size)
     temp = memory["temp_bytes"] if memory else 0
-    return {"kv_cache_bytes": kv, "temp_share_of_kv": round(temp / kv, 4)}
+    return {
+        "kv_cache_bytes": kv,
+        "temp_share_of_kv": round(temp / kv, 4),
+        "cache_temp_share_of_kv": round(max(temp - step_bytes, 0) / kv, 4),
+    }
 
 
 def run_local(cases: Sequence[lc.Case], out) -> tuple[int, int]:
@@ -342,7 +462,7 @@ def load_registry(spec: str | None) -> dict[str, lc.Kernel]:
     """``module:attribute`` naming a dict of ``Kernel``s (tests plant broken kernels this way), or the
     lowering check's registry."""
     if not spec:
-        return dict(lc.KERNELS)
+        return {**lc.KERNELS, MULTIHOST_KERNEL.name: MULTIHOST_KERNEL}
     module, _, attr = spec.partition(":")
     return dict(getattr(importlib.import_module(module), attr))
 
@@ -354,7 +474,7 @@ def engine_defaults() -> list[lc.EngineShape]:
     from runtime.api import EngineConfig
 
     e = EngineConfig(model="smollm2-135m")
-    return [
+    defaults = [
         dataclasses.replace(
             s,
             tokens=e.max_num_batched_tokens,
@@ -364,6 +484,10 @@ def engine_defaults() -> list[lc.EngineShape]:
         )
         for s in lc.DEFAULT_ENGINE_SHAPES
     ]
+    # A user who raises max_num_seqs to 256 (a 2,048-token budget): the sampler's [256, vocab] rows are
+    # ~3 GB for Gemma 3's 262k vocabulary, which the cache must leave free (issue 46).
+    busy = [dataclasses.replace(s, tokens=2048, max_seqs=BUSY_SEQS) for s in defaults]
+    return defaults + busy
 
 
 def _cases(args, p, registry: Mapping[str, lc.Kernel], targets: Sequence[CompileTarget]) -> list[lc.Case]:
@@ -377,7 +501,11 @@ def _cases(args, p, registry: Mapping[str, lc.Kernel], targets: Sequence[Compile
     return [
         c
         for c in cases
-        if c.kernel.min_capability is None or (c.target.capability or (0, 0)) >= c.kernel.min_capability
+        if (c.kernel.min_capability is None or (c.target.capability or (0, 0)) >= c.kernel.min_capability)
+        and not (
+            c.kernel is MULTIHOST_KERNEL
+            and (c.target.name not in MULTIHOST_TOPOLOGIES or c.shape.max_seqs == BUSY_SEQS)
+        )
     ]
 
 
@@ -464,7 +592,12 @@ def brief(record: dict[str, Any]) -> str:
     if memory:
         line += f"  temp {memory['temp_bytes'] / GiB:.2f} GiB"
     if "temp_share_of_kv" in record:
-        line += f" ({record['temp_share_of_kv']:.1%} of {record['kv_cache_bytes'] / GiB:.1f} GiB KV)"
+        line += f" ({record['temp_share_of_kv']:.1%} of {record['kv_cache_bytes'] / GiB:.1f} GiB KV"
+        line += f"; {record['cache_temp_share_of_kv']:.1%} grows with it)"
+    if "hosts" in record:
+        line += f", TP {record['tensor_parallel']} over hosts {record['hosts']} of {record['topology']}"
+    if "step_bytes" in record:
+        line += f", cache sized after {record['step_bytes'] / GiB:.2f} GiB of step"
     if record.get("error") or record.get("refused"):
         line += f"  {(record.get('error') or record.get('refused'))[:300]}"
     return line

@@ -71,20 +71,26 @@ def max_concurrent_requests(shape: KVShape, dtype: str, block_size: int, budget_
     return max(blocks_for_budget(shape, dtype, block_size, budget_bytes) - 1, 0) // math.ceil(context / block_size)
 
 
-def kv_budget_from_memory(bytes_limit: int, bytes_in_use: int, fraction: float) -> int:
-    """KV bytes the engine may allocate on a device: ``fraction x bytes_limit - bytes_in_use``, read after
-    the weights loaded. The rest of the fraction is what the weights (and anything else resident) take;
-    ``1 - fraction`` is left for the step's working memory. ValueError if nothing is left."""
+def kv_budget_from_memory(bytes_limit: int, bytes_in_use: int, fraction: float, step_bytes: int = 0) -> int:
+    """KV bytes the engine may allocate on a device: ``fraction x bytes_limit - bytes_in_use - step_bytes``,
+    read after the weights loaded, ``step_bytes`` being the compiled step's working memory at its largest
+    bucket (``runtime.worker.model_runner.step_working_bytes``). ValueError, with the figures, if nothing is left."""
     check_memory_fraction(fraction)
     allowed = int(fraction * bytes_limit)
-    budget = allowed - int(bytes_in_use)
+    budget = allowed - int(bytes_in_use) - int(step_bytes)
     if budget <= 0:
+        step = (
+            f" and the step's working memory at its largest bucket takes {format_bytes(step_bytes)}"
+            if step_bytes
+            else ""
+        )
         raise ValueError(
-            f"no room for the KV cache: {format_bytes(bytes_in_use)} is in use after the weights loaded, and "
-            f"kv_cache_memory_fraction {fraction} allows {format_bytes(allowed)} of the device's "
-            f"{format_bytes(bytes_limit)}; "
-            f"raise kv_cache_memory_fraction, serve smaller weights (dtype bfloat16, weight_quant), or set "
-            f"kv_cache_bytes"
+            f"no room for the KV cache: {format_bytes(bytes_in_use)} is in use after the weights loaded{step}, "
+            f"and kv_cache_memory_fraction {fraction} allows {format_bytes(allowed)} of the device's "
+            f"{format_bytes(bytes_limit)}; raise kv_cache_memory_fraction, serve smaller weights (dtype bfloat16, "
+            f"weight_quant), "
+            + ("lower max_num_seqs or max_num_batched_tokens (the largest bucket), " if step_bytes else "")
+            + "or set kv_cache_bytes"
         )
     return budget
 

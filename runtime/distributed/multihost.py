@@ -31,7 +31,7 @@ step's NumPy arrays. Considered and not taken:
   the same broadcast with more to go wrong.
 
 The store's blocking read has a timeout, so an idle follower waits in a loop it controls. Cost: one put
-and one get per step per follower (``scripts/bench_multihost.py`` measures it beside the step).
+and one get per step per follower, a loopback gRPC round trip each (not measured apart from the step).
 
 Failure, bounded: a follower that dies closes its gloo connections, and the leader's step fails at once;
 one that stalls (SIGSTOP, a hung host) stops sending heartbeats and the coordination service marks it

@@ -44,7 +44,13 @@ from runtime.platform import (
 from runtime.quant.kv import KV_DTYPES, kv_dtype_support_error
 from runtime.quant.weights import dense_params, fuse_linears, quantize_params
 from runtime.worker.attention import resolve_backend
-from runtime.worker.model_runner import ModelRunner, enable_compilation_cache, params_to_device
+from runtime.worker.model_runner import (
+    ModelRunner,
+    enable_compilation_cache,
+    next_power_of_two,
+    params_to_device,
+    step_working_bytes,
+)
 
 log = logging.getLogger("runtime.engine")
 
@@ -59,6 +65,7 @@ class KVCachePlan:
     num_blocks: int
     budget_bytes: int | None  # None: num_blocks was given
     source: str
+    step_bytes: int = 0  # the compiled step's working memory a device, left free (budget from memory only)
 
 
 def plan_kv_cache(
@@ -69,11 +76,14 @@ def plan_kv_cache(
     platform: str,
     memory_stats: MemoryStats,
     num_devices: int = 1,
+    step_bytes: Callable[[], int] | None = None,
 ) -> KVCachePlan:
     """The block count: ``num_blocks``, else ``kv_cache_bytes``, else on an accelerator
-    ``kv_cache_memory_fraction x bytes_limit - bytes_in_use`` (``memory_stats()``, read after the weights
-    loaded; per device, times ``num_devices`` for a cache split over them), else (CPU, or a device that
+    ``kv_cache_memory_fraction x bytes_limit - bytes_in_use - step working memory`` (``memory_stats()``, read
+    after the weights loaded; ``step_bytes()``, the compiled step's temporaries at its largest bucket, asked
+    only here; per device, times ``num_devices`` for a cache split over them), else (CPU, or a device that
     reports no memory) the fixed default. Raises ValueError when the budget holds fewer than 2 blocks."""
+    step = 0
     if config.num_blocks:
         return KVCachePlan(config.num_blocks, None, "num_blocks")
     if config.kv_cache_bytes:
@@ -86,10 +96,12 @@ def plan_kv_cache(
             budget, source = DEFAULT_KV_CACHE_BYTES, f"the fixed default on {platform}"
         else:
             limit, in_use, f = stats["bytes_limit"], stats["bytes_in_use"], config.kv_cache_memory_fraction
-            budget = kv_budget_from_memory(limit, in_use, f) * num_devices
+            step = step_bytes() if step_bytes is not None else 0
+            budget = kv_budget_from_memory(limit, in_use, f, step) * num_devices
             source = (
                 f"kv_cache_memory_fraction {f} x {format_bytes(limit)} - {format_bytes(in_use)} in use after "
-                f"the weights loaded" + (f", per device x {num_devices} devices" if num_devices > 1 else "")
+                f"the weights loaded - {format_bytes(step)} for the compiled step's working memory"
+                + (f", per device x {num_devices} devices" if num_devices > 1 else "")
             )
     num_blocks = blocks_for_budget(shape, kv_dtype, config.block_size, budget)
     if num_blocks < 2:
@@ -97,7 +109,7 @@ def plan_kv_cache(
             f"the KV budget of {budget} bytes ({source}) holds {num_blocks} blocks of "
             f"{kv_bytes_per_block(shape, kv_dtype, config.block_size)} bytes; need at least 2"
         )
-    return KVCachePlan(num_blocks, budget, source)
+    return KVCachePlan(num_blocks, budget, source, step)
 
 
 def kv_fingerprint(config: EngineConfig, dtype: str, kv_dtype: str) -> str:
@@ -163,8 +175,31 @@ def build(
             return device_memory_stats(devices)
 
     kv_shape = KVShape.of(served)
+
+    def step_bytes() -> int:  # the largest bucket's working memory, compiled before the cache is sized
+        t, s = max(next_power_of_two(config.max_num_batched_tokens, 16), config.max_num_seqs), config.max_num_seqs
+        return step_working_bytes(
+            served,
+            params,
+            attention_backend=attention_backend,
+            platform=platform,
+            dtype=dtype,
+            kv_dtype=kv_dtype,
+            tensor_parallel=tp,
+            num_tokens=next_power_of_two(t, 16),
+            num_seqs=next_power_of_two(s),
+            page_size=config.block_size,
+            pages_per_seq=-(-max_model_len // config.block_size),
+        )
+
     plan = plan_kv_cache(
-        config, kv_shape, kv_dtype, platform=platform, memory_stats=memory_stats, num_devices=tp.size if tp else 1
+        config,
+        kv_shape,
+        kv_dtype,
+        platform=platform,
+        memory_stats=memory_stats,
+        num_devices=tp.size if tp else 1,
+        step_bytes=step_bytes,
     )
     if jax.process_count() > 1:  # one cache over every process's devices: the same block count in each
         agreed = multihost.agree_num_blocks(plan.num_blocks)

@@ -251,6 +251,57 @@ def abstract_step(
     return step, args
 
 
+def step_working_bytes(
+    config: ModelConfig,
+    params,
+    *,
+    attention_backend: str,
+    platform: str | None,
+    dtype,
+    kv_dtype,
+    tensor_parallel: TensorParallel | None,
+    num_tokens: int,
+    num_seqs: int,
+    page_size: int,
+    pages_per_seq: int,
+) -> int:
+    """Bytes a device needs beside the step's arguments at bucket (num_tokens, num_seqs): the compiler's
+    temporaries of the fused step (``memory_analysis``), compiled on the real ``params`` against a cache of one
+    sequence's pages. What the KV cache must leave free (``runtime.engine.builder``: sized after it, as vLLM's
+    profiling run does). The fused step needs at least what either of the runner's two programs does.
+    Temporaries that grow with the cache (a relayout of it) are not in this figure: the compile check
+    (tools/compile_check.py) compiles at the full cache and catches those."""
+    fns = make_step_fn(
+        config,
+        attention_backend=attention_backend,
+        dtype=_dtype(dtype),
+        tensor_parallel=tensor_parallel,
+        platform=platform,
+    )
+    _, kv, state, inputs = abstract_step_args(
+        config,
+        num_tokens=num_tokens,
+        num_seqs=num_seqs,
+        num_pages=pages_per_seq + 1,
+        page_size=page_size,
+        pages_per_seq=pages_per_seq,
+        dtype=dtype,
+        kv_dtype=kv_dtype,
+    )
+    if tensor_parallel is not None:
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        replicated = NamedSharding(tensor_parallel.mesh, PartitionSpec())
+
+        def placed(x, sharding):
+            return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
+
+        kv = jax.tree.map(lambda x: placed(x, tensor_parallel._kv_sharding(x)), kv)
+        state, inputs = jax.tree.map(lambda x: placed(x, replicated), (state, inputs))
+    stats = fns.step.lower(params, kv, state, inputs).compile().memory_analysis()
+    return 0 if stats is None else int(stats.temp_size_in_bytes)
+
+
 def params_to_device(params: dict[str, Any], dtype) -> dict[str, Any]:
     """Host float32 weights -> device arrays in the serving dtype (norm scales stay float32).
 

@@ -132,7 +132,12 @@ def test_engine_pages_are_the_engines_arithmetic():
     budget = int(DEFAULT_MEMORY_FRACTION * target.hbm_bytes) - weight_bytes(config, "bfloat16")
     per_block = 2 * config.num_layers * config.num_kv_heads * config.head_dim * 2 * 16  # K and V, bfloat16
     assert cc.engine_pages(shape, target) == budget // per_block
+    # the step's working memory (compiled first) comes off the budget, as in the engine
+    step = 3 * 2**30
+    assert cc.engine_pages(shape, target, step) == (budget - step) // per_block
     assert cc.engine_pages(lc.EngineShape("smollm2-135m", num_pages=77), target) == 77  # a given count wins
+    with pytest.raises(ValueError, match="step's working memory at its largest bucket takes 16.00 GiB"):
+        cc.engine_pages(shape, target, 16 * 2**30)  # refused, as the engine refuses it at start-up
 
 
 def test_engine_defaults_are_the_engine_configs_largest_bucket():
@@ -140,10 +145,12 @@ def test_engine_defaults_are_the_engine_configs_largest_bucket():
 
     e = EngineConfig()
     shapes = cc.engine_defaults()
-    assert [s.model for s in shapes] == ["smollm2-135m", "gemma3-270m"]
+    assert [s.model for s in shapes] == ["smollm2-135m", "gemma3-270m"] * 2
     assert all(
-        (s.tokens, s.max_seqs, s.page_size) == (e.max_num_batched_tokens, e.max_num_seqs, e.block_size) for s in shapes
+        (s.tokens, s.max_seqs, s.page_size) == (e.max_num_batched_tokens, e.max_num_seqs, e.block_size)
+        for s in shapes[:2]
     )
+    assert all((s.tokens, s.max_seqs) == (2048, cc.BUSY_SEQS) == (2048, 256) for s in shapes[2:])  # max_num_seqs 256
 
 
 def test_target_configs_carry_the_chips_limits():

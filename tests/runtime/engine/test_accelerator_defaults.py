@@ -161,14 +161,40 @@ def test_engine_on_a_faked_accelerator(tiny, caplog):
 
     eng = LLMEngine(accelerator_config(tiny, kv_cache_memory_fraction=0.5), platform="gpu", memory_stats=stats)
     shape = KVShape.of(eng.model_config)
-    # 0.5 x 8 MiB - 2 MiB = 2 MiB; tiny bfloat16: 2 x 2 layers x 2 kv heads x 16 x 2 B x 16 tokens = 4 KiB a block
-    assert read == [True] and eng.kv_cache_plan.budget_bytes == 2 * MiB
-    assert eng.num_blocks == blocks_for_budget(shape, "bfloat16", 16, 2 * MiB) == 2 * MiB // 4096 == 512
+    # 0.5 x 8 MiB - 2 MiB = 2 MiB, less the step's working memory at its largest bucket (compiled first);
+    # tiny bfloat16: 2 x 2 layers x 2 kv heads x 16 x 2 B x 16 tokens = 4 KiB a block
+    step = eng.kv_cache_plan.step_bytes
+    assert read == [True] and step > 0 and eng.kv_cache_plan.budget_bytes == 2 * MiB - step
+    blocks = (2 * MiB - step) // 4096
+    assert eng.num_blocks == blocks_for_budget(shape, "bfloat16", 16, 2 * MiB - step) == blocks
     assert eng.dtype == eng.kv_dtype == "bfloat16"
     assert eng.runner.params["layers_0"]["attn"]["q"]["kernel"].dtype == jnp.bfloat16
-    assert eng.runner.kv_caches[0][0].dtype == jnp.bfloat16 and eng.runner.kv_caches[0][0].shape[0] == 512
-    assert eng.runner.kv_cache_bytes() == 512 * kv_bytes_per_block(shape, "bfloat16", 16)
-    assert "KV cache: 512 blocks of 16 tokens" in caplog.text and "kv_cache_memory_fraction 0.5" in caplog.text
+    assert eng.runner.kv_caches[0][0].dtype == jnp.bfloat16 and eng.runner.kv_caches[0][0].shape[0] == blocks
+    assert eng.runner.kv_cache_bytes() == blocks * kv_bytes_per_block(shape, "bfloat16", 16)
+    assert f"KV cache: {blocks} blocks of 16 tokens" in caplog.text and "kv_cache_memory_fraction 0.5" in caplog.text
+    assert "for the compiled step's working memory" in caplog.text
+
+
+def test_the_step_working_memory_grows_with_the_bucket(tiny):
+    # More sequences a step: the sampler's [S, vocab] rows and the step's activations grow, and the cache
+    # gets what they leave.
+    stats = fake_stats(64 * MiB, 2 * MiB)
+    small = LLMEngine(accelerator_config(tiny, max_num_seqs=2), platform="tpu", memory_stats=stats).kv_cache_plan
+    big = LLMEngine(
+        accelerator_config(tiny, max_num_seqs=64, max_num_batched_tokens=256), platform="tpu", memory_stats=stats
+    ).kv_cache_plan
+    assert 0 < small.step_bytes < big.step_bytes
+    assert big.budget_bytes == small.budget_bytes - (big.step_bytes - small.step_bytes)
+
+
+def test_a_step_that_leaves_no_room_is_refused_with_the_figures(tiny):
+    # Room for the weights, not for the step's working memory at 64 sequences: refused before the cache
+    # is allocated, naming the step's figure and the settings that shrink it.
+    config = accelerator_config(tiny, max_num_seqs=64, max_num_batched_tokens=256, kv_cache_memory_fraction=0.5)
+    with pytest.raises(
+        ValueError, match=r"the step's working memory at its largest bucket takes [\d.]+ MiB.*lower max_num_seqs"
+    ):
+        LLMEngine(config, platform="tpu", memory_stats=fake_stats(8 * MiB, 3 * MiB + 900 * 1024))
 
 
 def test_engine_on_cpu_keeps_float32(tiny):
