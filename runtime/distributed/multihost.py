@@ -120,8 +120,14 @@ def initialize(mh: MultiHost) -> None:
     """Join the job (before the first JAX computation). On CPU the collectives go over gloo."""
     import jax
 
-    jax.config.update("jax_cpu_collectives_implementation", "gloo")  # CPU only; accelerators use their own
-    jax.config.update("jax_enable_recoverability", True)  # the leader outlives a follower to report it
+    for option, value in (
+        ("jax_cpu_collectives_implementation", "gloo"),  # CPU only; accelerators use their own
+        ("jax_enable_recoverability", True),  # the leader outlives a follower to report it
+    ):
+        try:
+            jax.config.update(option, value)
+        except AttributeError:  # a JAX that has no such option (gloo became the CPU default): nothing to set
+            log.info("this JAX has no %s option", option)
     kwargs = {}
     if not mh.auto or mh.coordinator:
         kwargs = dict(coordinator_address=mh.coordinator, num_processes=mh.num_processes, process_id=mh.process_id)

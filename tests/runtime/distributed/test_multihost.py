@@ -344,6 +344,7 @@ def test_a_stalled_process_is_a_503_naming_it_never_a_hang(tiny):
         assert_stopped_for_good(job, 1)
 
 
+@pytest.mark.slow
 def test_a_mesh_that_leaves_a_process_out_is_refused(tiny):
     # --tensor-parallel 2 over 2 processes x 2 devices would be process 0's devices only: both refuse
     # before any weight loads, saying why (exit status 2, as for any bad flag).
