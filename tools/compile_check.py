@@ -218,8 +218,10 @@ def compile_for(fn, args, target: CompileTarget):
     import jax
     from jax.sharding import AbstractDevice, AbstractMesh, SingleDeviceSharding
 
+    # Arguments already on a mesh (the multi-host step) stay where they are.
+    meshed = any(getattr(a, "sharding", None) is not None for a in jax.tree.leaves(args))
     sharding = SingleDeviceSharding(compile_device(target))
-    placed = jax.tree.map(  # arguments already on a mesh (the multi-host step) stay where they are
+    placed = jax.tree.map(
         lambda a: (
             a if getattr(a, "sharding", None) is not None else jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=sharding)
         ),
@@ -231,7 +233,6 @@ def compile_for(fn, args, target: CompileTarget):
         platform=target.abstract_platform,
     )
     jitted = fn if hasattr(fn, "trace") else jax.jit(fn)
-    meshed = any(a is b for a, b in zip(jax.tree.leaves(placed), jax.tree.leaves(args), strict=True))
     if meshed:  # on a mesh of the topology's own devices: its shard_map names that mesh, not an abstract one
         lowered = jitted.trace(*placed).lower()
         return lowered.as_text(), lowered.compile()
@@ -358,7 +359,6 @@ def build_engine_step_multihost(shape: lc.EngineShape, target: CompileTarget):
     import jax.numpy as jnp
     from jax.experimental import topologies
     from jax.sharding import NamedSharding
-    from jax.sharding import PartitionSpec as P
 
     from runtime.distributed.sharding import TensorParallel, valid_degrees
     from runtime.worker.model_runner import abstract_params, abstract_step_args, make_step_fn
@@ -383,18 +383,12 @@ def build_engine_step_multihost(shape: lc.EngineShape, target: CompileTarget):
         kv_dtype=shape.kv_dtype,
     )
     params = abstract_params(served, "bfloat16")
-    specs = tp.param_specs(params)
-
-    def on(x, sharding):
-        return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
-
-    replicated = NamedSharding(tp.mesh, P())
-    args = (
-        jax.tree.map(lambda x, spec: on(x, NamedSharding(tp.mesh, spec)), params, specs),
-        jax.tree.map(lambda x: on(x, tp._kv_sharding(x)), kv),
-        jax.tree.map(lambda x: on(x, replicated), state),
-        jax.tree.map(lambda x: on(x, replicated), inputs),
+    params = jax.tree.map(
+        lambda x, spec: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=NamedSharding(tp.mesh, spec)),
+        params,
+        tp.param_specs(params),
     )
+    args = (params, *tp.place_abstract(kv, state, inputs))
     step = make_step_fn(served, attention_backend="auto", dtype=jnp.bfloat16, tensor_parallel=tp, platform="tpu").step
     hosts = sorted({d.process_index for d in tp.mesh.devices.flat})
     info = {

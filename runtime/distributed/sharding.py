@@ -244,6 +244,19 @@ class TensorParallel:
         over several processes an array must name the devices it lives on."""
         return jax.tree.map(lambda x: place(x, NamedSharding(self.mesh, P())), tree)
 
+    def place_abstract(self, kv_caches, *replicated):
+        """``ShapeDtypeStruct``s of a step's cache and other arguments placed as the engine places them: the
+        cache split by kv head, the rest (sampler state, inputs) replicated. For lowering without arrays."""
+        whole = NamedSharding(self.mesh, P())
+
+        def on(x, sharding):
+            return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
+
+        return (
+            jax.tree.map(lambda x: on(x, self._kv_sharding(x)), kv_caches),
+            *(jax.tree.map(lambda x: on(x, whole), tree) for tree in replicated),
+        )
+
     # ------------------------------------------------------------ KV cache
 
     def _kv_sharding(self, x) -> NamedSharding:

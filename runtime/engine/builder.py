@@ -47,7 +47,7 @@ from runtime.worker.attention import resolve_backend
 from runtime.worker.model_runner import (
     ModelRunner,
     enable_compilation_cache,
-    next_power_of_two,
+    largest_bucket,
     params_to_device,
     step_working_bytes,
 )
@@ -177,7 +177,7 @@ def build(
     kv_shape = KVShape.of(served)
 
     def step_bytes() -> int:  # the largest bucket's working memory, compiled before the cache is sized
-        t, s = max(next_power_of_two(config.max_num_batched_tokens, 16), config.max_num_seqs), config.max_num_seqs
+        t, s = largest_bucket(config.max_num_batched_tokens, config.max_num_seqs)
         return step_working_bytes(
             served,
             params,
@@ -186,8 +186,8 @@ def build(
             dtype=dtype,
             kv_dtype=kv_dtype,
             tensor_parallel=tp,
-            num_tokens=next_power_of_two(t, 16),
-            num_seqs=next_power_of_two(s),
+            num_tokens=t,
+            num_seqs=s,
             page_size=config.block_size,
             pages_per_seq=-(-max_model_len // config.block_size),
         )

@@ -289,15 +289,7 @@ def step_working_bytes(
         kv_dtype=kv_dtype,
     )
     if tensor_parallel is not None:
-        from jax.sharding import NamedSharding, PartitionSpec
-
-        replicated = NamedSharding(tensor_parallel.mesh, PartitionSpec())
-
-        def placed(x, sharding):
-            return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
-
-        kv = jax.tree.map(lambda x: placed(x, tensor_parallel._kv_sharding(x)), kv)
-        state, inputs = jax.tree.map(lambda x: placed(x, replicated), (state, inputs))
+        kv, state, inputs = tensor_parallel.place_abstract(kv, state, inputs)
     stats = fns.step.lower(params, kv, state, inputs).compile().memory_analysis()
     return 0 if stats is None else int(stats.temp_size_in_bytes)
 
@@ -343,6 +335,12 @@ def compile_counter() -> CompileCounter:
     if _COMPILE_COUNTER is None:
         _COMPILE_COUNTER = CompileCounter()
     return _COMPILE_COUNTER
+
+
+def largest_bucket(max_num_batched_tokens: int, max_num_seqs: int) -> tuple[int, int]:
+    """The (T, S) of the largest bucket ``ModelRunner`` compiles for these limits (its ``buckets[-1]``)."""
+    t = pow2_range(16, max_num_batched_tokens)[-1]
+    return t, [s for s in pow2_range(1, max_num_seqs) if s <= t][-1]
 
 
 def pow2_range(lo: int, hi: int) -> list[int]:
