@@ -121,6 +121,12 @@ def main(argv=None) -> int:
         help="kv_cache_memory_fraction: share of the device's memory the engine may use in all",
     )
     p.add_argument(
+        "--tpu",
+        action="store_true",
+        help="count the TPU cache's layout: each token's row of kv_heads x head_dim padded to whole 128-lane "
+        "vregs (runtime.quant.kv.LanePages; implied by --device on a TPU)",
+    )
+    p.add_argument(
         "--dtype",
         default="auto",
         choices=["auto", "float32", "bfloat16"],
@@ -141,8 +147,9 @@ def main(argv=None) -> int:
             raise ValueError("--weights-gib must be >= 0, with --device or --device-memory-gib")
         check_memory_fraction(args.memory_fraction)
         config = _config_for_model(args.model, args.gguf)
-        shape = KVShape.of(config)
         device = device_budget(config, args) if on_device else None
+        tpu = args.tpu or (device is not None and device["device"] == "tpu")
+        shape = KVShape.of(config, lane_groups=1 if tpu else 0)
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -159,8 +166,14 @@ def main(argv=None) -> int:
         if scale
         else f"{shape.head_dim} dims x {DTYPE_BYTES[args.kv_dtype]} B"
     )
+    row = f"{shape.num_kv_heads} kv heads x {per_head}"
+    if shape.lane_groups:  # the TPU layout: rows (and a page's scales) padded to whole vregs
+        scales = shape.scale_lanes(args.block_size)
+        row = f"({shape.lanes} lanes x {DTYPE_BYTES[args.kv_dtype]} B" + (
+            f" + {scales} x {scale} B scales a page of {args.block_size})" if scale else ")"
+        )
     print(
-        f"{args.model}: 2 x {shape.num_layers} layers x {shape.num_kv_heads} kv heads x {per_head} x "
+        f"{args.model}: 2 x {shape.num_layers} layers x {row} x "
         f"{args.context} tokens x {args.concurrency} requests = {s['kv_gib']} GiB",
         file=sys.stderr,
     )

@@ -111,11 +111,12 @@ def _code_dtype(kv_dtype: str):
     return KV_DTYPES[kv_dtype]
 
 
-def kv_bytes_per_page(page_size: int, num_kv_heads: int, head_dim: int, kv_dtype: str) -> int:
-    """K and V of one page of one layer, scales included for an 8-bit cache (the engine's arithmetic)."""
-    from runtime.core.kv_sizing import KVShape, kv_bytes_per_token
+def kv_bytes_per_page(page_size: int, num_kv_heads: int, head_dim: int, kv_dtype: str, lane_groups: int = 0) -> int:
+    """K and V of one page of one layer, scales included for an 8-bit cache (the engine's arithmetic);
+    ``lane_groups`` >= 1: in the TPU kernel's lanes layout (each row padded to whole vregs)."""
+    from runtime.core.kv_sizing import KVShape, kv_bytes_per_block
 
-    return page_size * kv_bytes_per_token(KVShape(1, num_kv_heads, head_dim), kv_dtype)
+    return kv_bytes_per_block(KVShape(1, num_kv_heads, head_dim, lane_groups), kv_dtype, page_size)
 
 
 def pages_for(bytes_per_layer: int, page_size: int, num_kv_heads: int, head_dim: int, kv_dtype: str) -> int:
@@ -314,8 +315,20 @@ def _attention_kw(shape: AttentionShape) -> dict[str, Any]:
     return dict(sm_scale=1.0 / math.sqrt(shape.head_dim), sliding_window=shape.sliding_window, soft_cap=shape.soft_cap)
 
 
-def _attention(impl: Callable, shape: AttentionShape, **tuning: Any) -> tuple[Callable, tuple]:
+def _attention(impl: Callable, shape: AttentionShape, lanes: int = 0, **tuning: Any) -> tuple[Callable, tuple]:
+    """``impl`` over the shape's abstract arguments; ``lanes``: in the TPU kernel's layout instead, K and V as
+    ``[P, page, lanes]`` and 8-bit scales as ``[P, 1, scale lanes]`` (``runtime.quant.kv.LanePages``)."""
     args, scales = shape.abstract_args()
+    if lanes:
+        import jax
+
+        from runtime.core.kv_sizing import lane_width
+        from runtime.quant.kv import LANE_SCALE_DTYPE
+
+        k = jax.ShapeDtypeStruct((*args[1].shape[:2], lanes), args[1].dtype)
+        args = (args[0], k, k, *args[3:])
+        rows = (shape.pages, 1, lane_width(shape.num_kv_heads, shape.page_size))
+        scales = {name: jax.ShapeDtypeStruct(rows, LANE_SCALE_DTYPE) for name in scales}
     kw = {**_attention_kw(shape), **tuning}
     if scales:
         fn = lambda q, k, v, kl, pi, cu, ns, ks, vs: impl(q, k, v, kl, pi, cu, ns, k_scales=ks, v_scales=vs, **kw)  # noqa: E731
@@ -339,13 +352,19 @@ def build_attention_tpu(shape: AttentionShape, target: Target) -> tuple[Callable
     block-size table and its VMEM/SMEM budgets are that chip's."""
     import jax.numpy as jnp
 
-    from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu, tpu_block_sizes
+    from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu_lanes, tpu_block_sizes
+    from runtime.core.kv_sizing import lane_width
 
     scale_dtype = None if shape.kv_dtype == "bfloat16" else jnp.bfloat16
     kv_dtype = _code_dtype(shape.kv_dtype)
     block_sizes = tpu_block_sizes(target.device_kind, shape.dims(), jnp.bfloat16, kv_dtype, scale_dtype)
-    fn, args = _attention(ragged_paged_attention_tpu, shape, device_kind=target.device_kind)
-    return fn, args, {"block_sizes": repr(block_sizes)}  # what the kernel's own lookup picks
+    # The cache as the engine stores it on a TPU (runtime.quant.kv.LanePages): [P, page, lanes], each row padded
+    # to whole vregs, what the kernel DMAs as it is (the [P, page, KVH, D] entry would relay it out first).
+    lanes = lane_width(shape.num_kv_heads, shape.head_dim)
+    kw = {"num_kv_heads": shape.num_kv_heads, "device_kind": target.device_kind}
+    fn, args = _attention(ragged_paged_attention_tpu_lanes, shape, lanes=lanes, **kw)
+    kv_bytes = shape.pages * kv_bytes_per_page(shape.page_size, shape.num_kv_heads, shape.head_dim, shape.kv_dtype, 1)
+    return fn, args, {"block_sizes": repr(block_sizes), "kv_cache_bytes": kv_bytes, "shape": {"lanes": lanes}}
 
 
 def build_attention_mosaic_gpu(shape: AttentionShape, target: Target) -> tuple[Callable, tuple, dict]:
@@ -396,6 +415,7 @@ def engine_backend(target: Target) -> str:
 def build_engine_step(shape: EngineShape, target: Target) -> tuple[Callable, tuple, dict]:
     """The engine's jitted step (``runtime.worker.model_runner.abstract_step``) with ``auto`` attention
     resolved for the target's platform, and its abstract (params, kv_caches, sampler_state, inputs)."""
+    from runtime.worker.attention import kv_lane_groups
     from runtime.worker.model_runner import abstract_step
 
     config = model_config(shape.model)
@@ -414,7 +434,10 @@ def build_engine_step(shape: EngineShape, target: Target) -> tuple[Callable, tup
         page_size=shape.page_size,
         pages_per_seq=-(-shape.max_model_len // shape.page_size),
     )
-    kv_bytes = num_pages * kv_bytes_per_page(shape.page_size, config.num_kv_heads, config.head_dim, shape.kv_dtype)
+    groups = kv_lane_groups("auto", target.platform)  # the TPU cache in the kernel's lanes layout
+    kv_bytes = num_pages * kv_bytes_per_page(
+        shape.page_size, config.num_kv_heads, config.head_dim, shape.kv_dtype, groups
+    )
     return (
         step,
         args,

@@ -6,8 +6,8 @@ Data flow of one call::
 
     HBM                                   SMEM                            VMEM
     q      [T, Hq*D]  --BlockSpec-->                                      q block  [block_q, Hq*D]
-    k/v    [P, page, KVH*D] (memory_space ANY; one DMA a page)  -------->  k/v buf  [2, ppb, page, KVH*D]
-    scales [P, page, KVH]   (8-bit cache only, DMA'd beside the codes) ->  s buf    [2, ppb, page, KVH]
+    k/v    [P, page, lanes] (memory_space ANY; one DMA a page)  -------->  k/v buf  [2, ppb, page, lanes]
+    scales [P, 1, slanes]   (8-bit cache only, DMA'd beside the codes) ->  s buf    [2, ppb, 1, slanes]
     page table [S * pages_per_seq] --- a window of ppb ids an item --> pages [2, ppb]
                                           scalar prefetch: kv_lens,
                                           cu_q_lens, num_seqs,
@@ -33,10 +33,15 @@ accumulator unchanged (alpha = 1, p = 0): one set of accumulators serves every s
 block, and each row ends with exactly its own sequence's softmax. Rows of no sequence (padding)
 keep acc = 0 and come out as zeros.
 
-Why this layout: the engine's cache is ``[P, page, KVH, D]`` (shared with the XLA path, the GPU
-kernel, KV transfer and sharding); viewed as ``[P, page, KVH*D]`` (a free reshape) one page of all
-kv heads is one contiguous DMA, read once for all heads, and a head is a lane slice, tile-aligned
-when ``head_dim`` is a multiple of 128. The page table stays in HBM and each item copies its window
+Why this layout: one page of all kv heads, ``[page, lanes]`` with head ``h`` at lanes ``[h*D, (h+1)*D)``
+and ``lanes`` a multiple of 128 (or exactly ``KVH*D``), is one contiguous DMA, read once for all heads, and
+a head is a lane slice, tile-aligned when ``head_dim`` is a multiple of 128. An 8-bit cache's scales of a
+page are one row, ``[1, slanes]``: head ``h``'s ``page`` scales at lanes ``[h*page, (h+1)*page)``, padded
+to whole vregs. This is how the engine stores its TPU cache (``ragged_paged_attention_tpu_lanes``;
+``runtime.quant.kv.LanePages``): XLA keeps an array whose last axis is a multiple of 128 in the tiles
+Mosaic reads, so nothing is relaid out before the call. ``ragged_paged_attention_tpu`` takes the
+``[P, page, KVH, D]`` pages (and ``[P, page, KVH]`` scales) of the other paths and converts them first,
+which on a TPU is a relayout of the whole cache each call: a convenience, not the engine's path. The page table stays in HBM and each item copies its window
 of ``pages_per_block`` ids into SMEM: scalar-prefetching the whole table would cap max_num_seqs x
 max_model_len by SMEM (1 MiB on v5e/v6e; 256 sequences of 8,192 tokens at page 16 need 512 KiB).
 
@@ -58,7 +63,15 @@ from jax.experimental import pallas as pl
 from jax.experimental.pallas import tpu as pltpu
 
 from pallas_kernels.devices import target_device_kind, tpu_chip, tpu_info
-from pallas_kernels.ragged_paged_attention.kernel import MASK_VALUE, Dims, PagedCall, paged_attention_api, scaled_logits
+from pallas_kernels.ragged_paged_attention.kernel import (
+    MASK_VALUE,
+    Dims,
+    PagedCall,
+    _require,
+    paged_attention_api,
+    scaled_logits,
+    validate_inputs,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,8 +127,9 @@ TUNED = {
     ("v6e", 256, 32): (16, 8),
     ("v6e", 256, 64): (16, 4),
 }
-_DEFAULT_VMEM = 16 * 2**20
-PAGE_TABLE_TILE = 128  # Mosaic slices a 1-D int32 array at whole tiles of 128 entries (4096 bits)  # the smallest chip's VMEM (v4), for unknown device kinds
+_DEFAULT_VMEM = 16 * 2**20  # the smallest chip's VMEM (v4), for unknown device kinds
+LANES = 128  # a vreg's lanes: a KV row of this many lanes (or exactly KVH * D) goes to the kernel as it is
+PAGE_TABLE_TILE = 128  # Mosaic slices a 1-D int32 array at whole tiles of 128 entries (4096 bits)
 
 
 def vmem_capacity(device_kind: str | None) -> int:
@@ -137,10 +151,11 @@ def vmem_bytes(dims: Dims, q_dtype, kv_dtype, scale_dtype, block_q: int, pages_p
     qb = jnp.dtype(q_dtype).itemsize
     q_and_out = 2 * 2 * rows(block_q, q_dtype) * lanes(hq * d) * qb
     kv = 2 * 2 * pages_per_block * rows(ps, kv_dtype) * lanes(kvh * d) * jnp.dtype(kv_dtype).itemsize
-    scales = (
+    scales = (  # one lane row a page (a whole sublane tile in VMEM), and the select that makes it a column
         0
         if scale_dtype is None
-        else (2 * 2 * pages_per_block * rows(ps, scale_dtype) * lanes(kvh) * jnp.dtype(scale_dtype).itemsize)
+        else 2 * 2 * pages_per_block * rows(1, scale_dtype) * lanes(kvh * ps) * jnp.dtype(scale_dtype).itemsize
+        + pages_per_block * ps * lanes(ps) * 4
     )
     acc = hq * rows(block_q, jnp.float32) * (lanes(d) + 2 * 128) * 4
     # The compute of one (head, key block) step: scores, probabilities and a dequantized key block.
@@ -193,11 +208,11 @@ def _kernel(
     k_hbm,  # [total_num_pages, page_size, num_kv_heads * head_dim]  (HBM) q's dtype or 8-bit codes
     v_hbm,  # [total_num_pages, page_size, num_kv_heads * head_dim]  (HBM)
     *rest,
-    # k_scales_hbm,  # [total_num_pages, page_size, num_kv_heads]  (HBM, 8-bit cache only)
-    # v_scales_hbm,  # [total_num_pages, page_size, num_kv_heads]  (HBM, 8-bit cache only)
+    # k_scales_hbm,  # [total_num_pages, 1, scale_lanes]  (HBM, 8-bit cache only; head h at h * page_size)
+    # v_scales_hbm,  # [total_num_pages, 1, scale_lanes]  (HBM, 8-bit cache only)
     # o_ref,  # [block_q, num_q_heads * head_dim]  (VMEM block)
     # k_buf, v_buf,  # [2, pages_per_block, page_size, num_kv_heads * head_dim]  (VMEM scratch)
-    # ks_buf, vs_buf,  # [2, pages_per_block, page_size, num_kv_heads]  (VMEM scratch, 8-bit only)
+    # ks_buf, vs_buf,  # [2, pages_per_block, 1, scale_lanes]  (VMEM scratch, 8-bit only)
     # sems,  # DMA semaphores [4, 2]: (k, v, k scales, v scales) x slot
     # pages_ref,  # int32[2, pages_per_block] (SMEM scratch): the item's window of the page table, per slot
     # pages_sem,  # DMA semaphore [2]: its copies
@@ -231,6 +246,18 @@ def _kernel(
     m_ref[...] = jnp.full(m_ref.shape, MASK_VALUE, jnp.float32)
     l_ref[...] = jnp.zeros(l_ref.shape, jnp.float32)
     acc_ref[...] = jnp.zeros(acc_ref.shape, jnp.float32)
+    # Each page's scales are one lane row (head h's at lanes [h * page, (h + 1) * page)); the dequantization
+    # wants them as a column beside the page's key rows. The lane -> sublane move is a select and a lane sum
+    # against the identity (a page x page mask), which Mosaic compiles; a select, not a product with the
+    # identity, so that a NaN scale in an unused slot cannot leak into another token's sum (0 * NaN).
+    ident = lax.broadcasted_iota(jnp.int32, (page_size, page_size), 0) == lax.broadcasted_iota(
+        jnp.int32, (page_size, page_size), 1
+    )
+
+    def scale_column(buf, slot, h):
+        """(ppb, page, 1) float32: head ``h``'s scales of the slot's pages, one per key row."""
+        row = buf[slot].reshape(ppb, buf.shape[-1]).astype(jnp.float32)[:, h * page_size : (h + 1) * page_size]
+        return jnp.sum(jnp.where(ident[None], row[:, None, :], 0.0), axis=-1, keepdims=True)
 
     def key_blocks(seq):
         """[blk_lo, blk_hi): the key blocks that rows of ``seq`` inside this q block can see."""
@@ -336,8 +363,7 @@ def _kernel(
             k = k_buf[slot, :, :, h * D : (h + 1) * D]  # (ppb, page, D)
             v = v_buf[slot, :, :, h * D : (h + 1) * D]  # (ppb, page, D)
             if quantized:
-                ks = ks_buf[slot, :, :, h : h + 1].astype(jnp.float32)  # (ppb, page, 1)
-                vs = vs_buf[slot, :, :, h : h + 1].astype(jnp.float32)  # (ppb, page, 1)
+                ks, vs = scale_column(ks_buf, slot, h), scale_column(vs_buf, slot, h)  # (ppb, page, 1)
                 k = (k.astype(jnp.float32) * ks).reshape(block_k, D).astype(q_ref.dtype)
                 v = (v.astype(jnp.float32) * vs).reshape(block_k, D).astype(q_ref.dtype)
             else:
@@ -459,22 +485,141 @@ def ragged_paged_attention_tpu(
       interpret:    run through the Pallas TPU interpreter (``pltpu.InterpretParams()``: DMAs,
                     semaphores and scalar prefetch simulated on CPU) instead of compiling (static)
     """
-    q, k_pages, v_pages, page_indices, dims = call.q, call.k_pages, call.v_pages, call.page_indices, call.dims
+    P, ps, KVH, D = call.k_pages.shape
+    lanes = (call.k_pages.reshape(P, ps, KVH * D), call.v_pages.reshape(P, ps, KVH * D))  # a relayout on TPU
+    if call.quantized:
+        call = call._replace(k_scales=scale_rows(call.k_scales), v_scales=scale_rows(call.v_scales))
+    return _lanes_call(call, *lanes, block_sizes=block_sizes, device_kind=device_kind, interpret=interpret)
+
+
+def scale_rows(scales: jax.Array) -> jax.Array:
+    """8-bit cache scales ``[P, page, KVH]`` -> the kernel's ``[P, 1, slanes]``: each page's scales one row,
+    head by head (head ``h`` at lanes ``[h * page, (h + 1) * page)``), padded to a multiple of 128 lanes."""
+    P, ps, kvh = scales.shape
+    rows = jnp.swapaxes(scales, 1, 2).reshape(P, 1, kvh * ps)
+    pad = -(-kvh * ps // LANES) * LANES - kvh * ps
+    return jnp.pad(rows, ((0, 0), (0, 0), (0, pad))) if pad else rows
+
+
+def ragged_paged_attention_tpu_lanes(
+    q,
+    k_lanes,
+    v_lanes,
+    kv_lens,
+    page_indices,
+    cu_q_lens,
+    num_seqs,
+    *,
+    num_kv_heads: int,
+    sm_scale: float,
+    sliding_window: int | None = None,
+    soft_cap: float | None = None,
+    k_scales: jax.Array | None = None,
+    v_scales: jax.Array | None = None,
+    block_sizes: TpuBlockSizes | None = None,
+    device_kind: str | None = None,
+    interpret: bool = False,
+) -> jax.Array:
+    """``ragged_paged_attention_tpu`` over a cache already in the kernel's layout (what the engine stores on
+    a TPU: ``runtime.quant.kv.LanePages``): ``k_lanes, v_lanes [total_num_pages, page_size, lanes]``, kv head
+    ``h`` at lanes ``[h * head_dim, (h + 1) * head_dim)``, lanes past ``num_kv_heads * head_dim`` padding
+    (never read). An 8-bit cache's ``k_scales, v_scales`` are ``[total_num_pages, 1, scale_lanes]``: a page's
+    scales one row, head ``h``'s ``page_size`` of them at lanes ``[h * page_size, (h + 1) * page_size)``
+    (``scale_rows`` makes them from ``[P, page, KVH]``). With ``lanes`` and ``scale_lanes`` multiples of 128
+    (or exactly ``num_kv_heads * head_dim`` and ``num_kv_heads * page_size``) the arrays go to the kernel as
+    they are: no relayout before the call. Every other argument is ``ragged_paged_attention_tpu``'s;
+    ``num_kv_heads`` is static."""
+    _require(
+        k_lanes.ndim == 3, f"k_lanes must be [total_num_pages, page_size, lanes], got shape {tuple(k_lanes.shape)}"
+    )
+    _require(
+        tuple(v_lanes.shape) == tuple(k_lanes.shape),
+        f"k_lanes and v_lanes must have the same shape, got {tuple(k_lanes.shape)} and {tuple(v_lanes.shape)}",
+    )
+    P, ps, width = k_lanes.shape
+    _require(
+        isinstance(num_kv_heads, int) and num_kv_heads >= 1, f"num_kv_heads must be an int >= 1, got {num_kv_heads!r}"
+    )
+    D = q.shape[-1]
+    need = num_kv_heads * D
+    _require(
+        width == need or (width >= need and width % LANES == 0),
+        f"k_lanes holds {width} lanes a token; {num_kv_heads} kv heads x head_dim {D} need {need}, or a multiple "
+        f"of {LANES} at least that",
+    )
+    for name, sc in (("k_scales", k_scales), ("v_scales", v_scales)):
+        if sc is None:
+            continue
+        need = num_kv_heads * ps
+        _require(
+            sc.ndim == 3
+            and tuple(sc.shape[:2]) == (P, 1)
+            and (sc.shape[2] == need or (sc.shape[2] >= need and sc.shape[2] % LANES == 0)),
+            f"{name} must be [total_num_pages={P}, 1, scale_lanes]: {num_kv_heads} kv heads x page_size {ps} = "
+            f"{need} lanes, or a multiple of {LANES} at least that; got shape {tuple(sc.shape)}",
+        )
+    return _lanes_jit(
+        q,
+        k_lanes,
+        v_lanes,
+        kv_lens,
+        page_indices,
+        cu_q_lens,
+        num_seqs,
+        k_scales,
+        v_scales,
+        num_kv_heads=num_kv_heads,
+        sm_scale=sm_scale,
+        sliding_window=sliding_window,
+        soft_cap=soft_cap,
+        block_sizes=block_sizes,
+        device_kind=device_kind,
+        interpret=interpret,
+    )
+
+
+@functools.partial(
+    jax.jit,
+    static_argnames=(
+        "num_kv_heads",
+        "sm_scale",
+        "sliding_window",
+        "soft_cap",
+        "block_sizes",
+        "device_kind",
+        "interpret",
+    ),
+)
+def _lanes_jit(
+    q, k_lanes, v_lanes, kv_lens, page_indices, cu_q_lens, num_seqs, k_scales, v_scales, *, num_kv_heads, **kw
+):
+    static = {k: kw.pop(k) for k in ("sm_scale", "sliding_window", "soft_cap")}
+    P, ps, _ = k_lanes.shape
+    # The shared checks, on the [P, page, KVH, D] pages these lanes hold (shapes only: nothing is reshaped).
+    heads = jax.ShapeDtypeStruct((P, ps, num_kv_heads, q.shape[-1]), k_lanes.dtype)
+    per_head = {  # the scales as [P, page, KVH], for the checks
+        name: None if sc is None else jax.ShapeDtypeStruct((P, ps, num_kv_heads), sc.dtype)
+        for name, sc in (("k_scales", k_scales), ("v_scales", v_scales))
+    }
+    dims = validate_inputs(q, heads, heads, kv_lens, cu_q_lens, num_seqs, page_indices, **static, **per_head)
+    scales = dict(k_scales=k_scales, v_scales=v_scales)
+    call = PagedCall(q, k_lanes, v_lanes, kv_lens, page_indices, cu_q_lens, num_seqs, **scales, **static, dims=dims)
+    return _lanes_call(call, k_lanes, v_lanes, **kw)
+
+
+def _lanes_call(call: PagedCall, k_lanes, v_lanes, *, block_sizes, device_kind, interpret):
+    """The kernel over ``[P, page, lanes]`` K and V and ``[P, 1, scale_lanes]`` scales (``call``'s own pages
+    are not read; its scales are these)."""
+    q, page_indices, dims = call.q, call.page_indices, call.dims
     k_scales, v_scales, quantized = call.k_scales, call.v_scales, call.quantized
     scale_dtype = k_scales.dtype if quantized else None
     device_kind = device_kind or target_device_kind("tpu")
     if block_sizes is None:
-        block_sizes = tpu_block_sizes(device_kind, dims, q.dtype, k_pages.dtype, scale_dtype)
+        block_sizes = tpu_block_sizes(device_kind, dims, q.dtype, k_lanes.dtype, scale_dtype)
     if not interpret:
-        _check_tpu_tiles(dims, q.dtype, k_pages.dtype, block_sizes, device_kind)
-    T, Hq, D, KVH, P, ps = (
-        dims.max_num_tokens,
-        dims.num_q_heads,
-        dims.head_dim,
-        dims.num_kv_heads,
-        k_pages.shape[0],
-        dims.page_size,
-    )
+        _check_tpu_tiles(dims, q.dtype, k_lanes.dtype, block_sizes, device_kind)
+    T, Hq, D, KVH, ps = dims.max_num_tokens, dims.num_q_heads, dims.head_dim, dims.num_kv_heads, dims.page_size
+    width = k_lanes.shape[2]
     block_q, ppb = block_sizes.block_q, block_sizes.pages_per_block
     num_q_blocks = pl.cdiv(T, block_q)
     Tp = num_q_blocks * block_q
@@ -495,11 +640,11 @@ def ragged_paged_attention_tpu(
     if flat_len != flat.shape[0]:
         flat = jnp.pad(flat, (0, flat_len - flat.shape[0]))
 
-    kv_inputs = [k_pages.reshape(P, ps, KVH * D), v_pages.reshape(P, ps, KVH * D)]
-    scratch = [pltpu.VMEM((2, ppb, ps, KVH * D), k_pages.dtype), pltpu.VMEM((2, ppb, ps, KVH * D), v_pages.dtype)]
+    kv_inputs = [k_lanes, v_lanes]
+    scratch = [pltpu.VMEM((2, ppb, ps, width), k_lanes.dtype), pltpu.VMEM((2, ppb, ps, width), v_lanes.dtype)]
     if quantized:
         kv_inputs += [k_scales, v_scales]
-        scratch += [pltpu.VMEM((2, ppb, ps, KVH), k_scales.dtype), pltpu.VMEM((2, ppb, ps, KVH), v_scales.dtype)]
+        scratch += [pltpu.VMEM((2, ppb, *sc.shape[1:]), sc.dtype) for sc in (k_scales, v_scales)]
     scratch += [
         pltpu.SemaphoreType.DMA((4, 2)),
         pltpu.SMEM((2, window), jnp.int32),

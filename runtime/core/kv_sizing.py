@@ -3,6 +3,13 @@
     KV bytes = 2 (K and V) x layers x kv_heads x (head_dim x bytes per element + scale bytes)
                x tokens x concurrency
 
+On a TPU the cache is stored in the kernel's lanes layout (``runtime.quant.kv.LanePages``): each token's K (or V)
+row of ``kv_heads x head_dim`` is padded to whole 128-lane vregs, per device under tensor parallelism
+(``lane_width``), and an 8-bit cache's scales are one float32 row a page, ``kv_heads x page`` padded the same
+way; the bytes counted are the padded ones (``KVShape.lane_groups``)::
+
+    KV bytes a block = 2 x layers x (page x lanes x bytes per element + scale lanes x 4)
+
 Scale bytes are 0 for a float cache (float32, bfloat16) and 2 for an 8-bit one (int8, fp8: one
 bfloat16 scale per token and kv head, ``runtime/quant/kv.py``). The engine allocates its cache with
 ``blocks_for_budget`` and ``kv_bytes_per_block`` from here, so the CLI's figures are exactly what the
@@ -33,8 +40,20 @@ from runtime.api import check_memory_fraction
 
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int8": 1, "fp8": 1}
 SCALE_BYTES = {"int8": 2, "fp8": 2}  # per token and kv head (a bfloat16 scale); float caches have none
+LANE_SCALE_BYTES = 4  # the lanes layout's scale rows are float32 (runtime.quant.kv.LaneScales says why)
 
 DEFAULT_KV_CACHE_BYTES = 256 * 2**20  # the engine's budget where the device reports no memory (CPU)
+
+
+LANE = 128  # a TPU vreg's lanes: the lanes layout pads each group's row to a multiple of this
+
+
+def lane_width(num_kv_heads: int, head_dim: int, groups: int = 1) -> int:
+    """Lanes of a row of the TPU cache: ``groups`` groups (devices) of ``num_kv_heads / groups`` heads, each
+    group's ``heads x head_dim`` rounded up to a multiple of 128."""
+    if num_kv_heads % groups:
+        raise ValueError(f"{num_kv_heads} kv heads do not split into {groups} groups")
+    return groups * (-(-(num_kv_heads // groups) * head_dim // LANE) * LANE)
 
 
 @dataclass(frozen=True)
@@ -42,23 +61,41 @@ class KVShape:
     num_layers: int
     num_kv_heads: int
     head_dim: int
+    lane_groups: int = 0  # >= 1: the TPU lanes layout of that many groups (devices); 0: [P, page, KVH, D]
 
     @classmethod
-    def of(cls, config) -> KVShape:
-        return cls(config.num_layers, config.num_kv_heads, config.head_dim)
+    def of(cls, config, lane_groups: int = 0) -> KVShape:
+        return cls(config.num_layers, config.num_kv_heads, config.head_dim, lane_groups)
 
+    @property
+    def lanes(self) -> int:
+        """Elements of a token's K (or V) row: padded in the lanes layout."""
+        if self.lane_groups:
+            return lane_width(self.num_kv_heads, self.head_dim, self.lane_groups)
+        return self.num_kv_heads * self.head_dim
 
-def kv_bytes_per_token(shape: KVShape, dtype: str) -> int:
-    per_head = shape.head_dim * DTYPE_BYTES[dtype] + SCALE_BYTES.get(dtype, 0)
-    return 2 * shape.num_layers * shape.num_kv_heads * per_head
-
-
-def kv_bytes(shape: KVShape, dtype: str, tokens: int, concurrency: int = 1) -> int:
-    return kv_bytes_per_token(shape, dtype) * tokens * concurrency
+    def scale_lanes(self, block_size: int) -> int:
+        """Scales a block holds for K (or V) of one layer: one a token and kv head, in the lanes layout a row a
+        page padded to whole vregs (``lane_width`` of kv heads x block_size)."""
+        if self.lane_groups:
+            return lane_width(self.num_kv_heads, block_size, self.lane_groups)
+        return self.num_kv_heads * block_size
 
 
 def kv_bytes_per_block(shape: KVShape, dtype: str, block_size: int) -> int:
-    return kv_bytes_per_token(shape, dtype) * block_size
+    each = LANE_SCALE_BYTES if shape.lane_groups and dtype in SCALE_BYTES else SCALE_BYTES.get(dtype, 0)
+    scales = shape.scale_lanes(block_size) * each
+    return 2 * shape.num_layers * (block_size * shape.lanes * DTYPE_BYTES[dtype] + scales)
+
+
+def kv_bytes_per_token(shape: KVShape, dtype: str, block_size: int = 16) -> int:
+    """A block's bytes over its tokens (``block_size`` matters only for the lanes layout's scale rows; rounded
+    up where they do not divide)."""
+    return -(-kv_bytes_per_block(shape, dtype, block_size) // block_size)
+
+
+def kv_bytes(shape: KVShape, dtype: str, tokens: int, concurrency: int = 1, block_size: int = 16) -> int:
+    return kv_bytes_per_token(shape, dtype, block_size) * tokens * concurrency
 
 
 def blocks_for_budget(shape: KVShape, dtype: str, block_size: int, budget_bytes: int) -> int:
@@ -103,15 +140,17 @@ def format_bytes(n: int) -> str:
 def summary(
     shape: KVShape, dtype: str, context: int, concurrency: int, block_size: int = 16, budget_bytes: int | None = None
 ) -> dict:
-    per_token = kv_bytes_per_token(shape, dtype)
-    total = kv_bytes(shape, dtype, context, concurrency)
+    per_token = kv_bytes_per_token(shape, dtype, block_size)
+    total = kv_bytes(shape, dtype, context, concurrency, block_size)
     blocks_per_request = math.ceil(context / block_size)
     out = {
         "num_layers": shape.num_layers,
         "num_kv_heads": shape.num_kv_heads,
         "head_dim": shape.head_dim,
+        **({"lanes": shape.lanes} if shape.lane_groups else {}),  # the TPU layout's padded row
         "kv_dtype": dtype,
-        "scale_bytes_per_token": 2 * shape.num_layers * shape.num_kv_heads * SCALE_BYTES.get(dtype, 0),
+        "scale_bytes_per_token": kv_bytes_per_block(shape, dtype, block_size) // block_size
+        - 2 * shape.num_layers * shape.lanes * DTYPE_BYTES[dtype],
         "bytes_per_token": per_token,
         "context": context,
         "concurrency": concurrency,

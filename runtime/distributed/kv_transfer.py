@@ -42,7 +42,7 @@ import ml_dtypes
 import numpy as np
 
 from runtime.api import PrefillHandover
-from runtime.quant.kv import QuantizedPages
+from runtime.quant.kv import LanePages, LaneScales, QuantizedPages
 
 MAGIC = b"JXKV"
 VERSION = 1
@@ -232,8 +232,26 @@ def transfer_bucket(num_tokens: int) -> int:
 
 
 def _flat(pages):
-    p, page, kvh = pages.shape[:3]
-    return pages.reshape(p * page, kvh, *pages.shape[3:])
+    p, page = pages.shape[:2]
+    return pages.reshape(p * page, *pages.shape[2:])
+
+
+def _rows(pages, slots):
+    """The ``[T, KVH, D]`` rows (or ``[T, KVH]`` scales) at ``slots`` of a page array or ``LanePages``."""
+    if isinstance(pages, LanePages):
+        return pages.from_lanes(_flat(pages.data)[slots])
+    if isinstance(pages, LaneScales):
+        return pages.get(slots)
+    return _flat(pages)[slots]
+
+
+def _put_rows(pages, slots, rows):
+    """``pages`` with ``rows`` ``[T, KVH, D]`` (or scales ``[T, KVH]``) at ``slots``."""
+    if isinstance(pages, LanePages):
+        return pages.with_data(_put_rows(pages.data, slots, pages.to_lanes(rows)))
+    if isinstance(pages, LaneScales):
+        return pages.set(slots, rows)
+    return _flat(pages).at[slots].set(rows).reshape(pages.shape)
 
 
 @jax.jit
@@ -243,8 +261,8 @@ def gather_kv(kv_caches, slots: jax.Array):
 
     def take(pages):
         if isinstance(pages, QuantizedPages):
-            return _flat(pages.codes)[slots], _flat(pages.scales)[slots]
-        return _flat(pages)[slots], None
+            return _rows(pages.codes, slots), _rows(pages.scales, slots)
+        return _rows(pages, slots), None
 
     ks, vs = zip(*[(take(k), take(v)) for k, v in kv_caches])
     k = jnp.stack([c for c, _ in ks])
@@ -257,10 +275,8 @@ def gather_kv(kv_caches, slots: jax.Array):
 def _scatter(kv_caches, slots, k, v, k_scales, v_scales):
     def put(pages, x, s, layer):
         if isinstance(pages, QuantizedPages):
-            codes = _flat(pages.codes).at[slots].set(x[layer]).reshape(pages.codes.shape)
-            scales = _flat(pages.scales).at[slots].set(s[layer]).reshape(pages.scales.shape)
-            return QuantizedPages(codes, scales)
-        return _flat(pages).at[slots].set(x[layer]).reshape(pages.shape)
+            return QuantizedPages(_put_rows(pages.codes, slots, x[layer]), _put_rows(pages.scales, slots, s[layer]))
+        return _put_rows(pages, slots, x[layer])
 
     return [(put(kp, k, k_scales, i), put(vp, v, v_scales, i)) for i, (kp, vp) in enumerate(kv_caches)]
 

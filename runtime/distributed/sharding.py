@@ -25,7 +25,8 @@ is elementwise on the split columns.
 
 KV cache: every page array ``[num_pages, page_size, kv_heads, head_dim]`` (and an 8-bit cache's
 ``QuantizedPages`` codes and ``[num_pages, page_size, kv_heads]`` scales) is split on the kv-head
-axis, so device i holds the KV of the heads whose queries it computes::
+axis, so device i holds the KV of the heads whose queries it computes (the TPU kernel's ``LanePages``
+``[num_pages, page_size, lanes]`` are split on the lanes: one group of lanes, its heads padded, a device)::
 
     device:        0            1            2            3
     query heads:   0 1 2 3  |   4 5 6 7  |   8 9 10 11 | 12 13 14 15     (16 heads, 4 kv heads)
@@ -68,7 +69,7 @@ from jax.sharding import PartitionSpec as P
 
 from runtime.dtypes import param_dtype
 from runtime.models.config import ModelConfig
-from runtime.quant.kv import QuantizedPages
+from runtime.quant.kv import LanePages, LaneScales, QuantizedPages
 
 DATA_AXIS, MODEL_AXIS = "data", "model"
 
@@ -88,6 +89,7 @@ VOCAB_RULES: Rules = ((r"^embed$", P(MODEL_AXIS, None)), (r"^lm_head/kernel$", P
 HEADS_SPEC = P(None, MODEL_AXIS, None)  # q and attention output [T, H, Dh]
 PAGES_SPEC = P(None, None, MODEL_AXIS, None)  # [num_pages, page_size, kv_heads, head_dim]
 SCALES_SPEC = P(None, None, MODEL_AXIS)  # 8-bit cache scales [num_pages, page_size, kv_heads]
+LANES_SPEC = SCALES_SPEC  # LanePages data [num_pages, page_size, lanes]: one lane group a device
 
 
 def make_mesh(tensor_parallel: int, devices: Sequence[jax.Device] | None = None) -> Mesh:
@@ -259,8 +261,8 @@ class TensorParallel:
 
     # ------------------------------------------------------------ KV cache
 
-    def _kv_sharding(self, x) -> NamedSharding:
-        return NamedSharding(self.mesh, PAGES_SPEC if x.ndim == 4 else SCALES_SPEC)
+    def _kv_sharding(self, x) -> NamedSharding:  # a leaf: 4-D pages, or 3-D scales or LanePages data
+        return NamedSharding(self.mesh, PAGES_SPEC if x.ndim == 4 else LANES_SPEC)
 
     def allocate_kv_cache(self, allocate: Callable[[], Any]):
         """Run ``allocate() -> cache`` (zeroed pages) so that every page array (and 8-bit scales)
@@ -310,11 +312,18 @@ class TensorParallel:
         def factory(*, sm_scale: float, sliding_window: int | None = None, soft_cap: float | None = None):
             attend = make_attend(sm_scale=sm_scale, sliding_window=sliding_window, soft_cap=soft_cap)
 
+            def local_attend(q, k_pages, v_pages, md):  # on one device: its own heads (LanePages: its group)
+                return attend(q, _local(k_pages), _local(v_pages), md)
+
             def sharded_attend(q, k_pages, v_pages, md):
                 pages_specs = (_pages_spec(k_pages), _pages_spec(v_pages))
                 # check_vma off: a Pallas call inside has no varying-axes rule.
                 fn = jax.shard_map(
-                    attend, mesh=mesh, in_specs=(HEADS_SPEC, *pages_specs, P()), out_specs=HEADS_SPEC, check_vma=False
+                    local_attend,
+                    mesh=mesh,
+                    in_specs=(HEADS_SPEC, *pages_specs, P()),
+                    out_specs=HEADS_SPEC,
+                    check_vma=False,
                 )
                 return fn(q, k_pages, v_pages, md)
 
@@ -334,6 +343,17 @@ class TensorParallel:
 
 
 def _pages_spec(pages):
+    """``shard_map``'s in_spec (a pytree prefix) of a page array, scales, ``LanePages``/``LaneScales`` or
+    ``QuantizedPages``."""
     if isinstance(pages, QuantizedPages):
-        return QuantizedPages(PAGES_SPEC, SCALES_SPEC)
-    return PAGES_SPEC
+        return QuantizedPages(_pages_spec(pages.codes), _pages_spec(pages.scales))
+    if isinstance(pages, (LanePages, LaneScales)):
+        return pages.with_data(LANES_SPEC)
+    return SCALES_SPEC if pages.ndim == 3 else PAGES_SPEC  # [P, page, KVH] scales, or [P, page, KVH, D] pages
+
+
+def _local(pages):
+    """Inside ``shard_map``: ``LanePages`` as one device's group (its geometry; the data is already its shard)."""
+    if isinstance(pages, QuantizedPages):
+        return QuantizedPages(_local(pages.codes), _local(pages.scales))
+    return pages.local() if isinstance(pages, (LanePages, LaneScales)) else pages

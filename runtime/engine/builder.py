@@ -43,7 +43,7 @@ from runtime.platform import (
 )
 from runtime.quant.kv import KV_DTYPES, kv_dtype_support_error
 from runtime.quant.weights import dense_params, fuse_linears, quantize_params
-from runtime.worker.attention import resolve_backend
+from runtime.worker.attention import kv_lane_groups, resolve_backend
 from runtime.worker.model_runner import (
     ModelRunner,
     enable_compilation_cache,
@@ -174,7 +174,8 @@ def build(
             jax.block_until_ready(params)  # bytes_in_use counts them once they are on the device
             return device_memory_stats(devices)
 
-    kv_shape = KVShape.of(served)
+    # On TPU the cache is stored in the kernel's lanes layout, padded per device: the bytes counted are those.
+    kv_shape = KVShape.of(served, kv_lane_groups(attention_backend, platform, tp.size if tp else 1))
 
     def step_bytes() -> int:  # the largest bucket's working memory, compiled before the cache is sized
         t, s = largest_bucket(config.max_num_batched_tokens, config.max_num_seqs)

@@ -13,7 +13,9 @@ step's tokens sit on one flattened axis:
     slot_mapping[t]: page * page_size + offset where token t's K/V is written (padding: slot 0, null page)
 
 The cache is float pages ``[P, page, KVH, D]`` or, for an 8-bit KV cache, ``QuantizedPages`` (codes and
-per-token, per-head scales, runtime/quant/kv.py): ``write_kv`` quantizes into those.
+per-token, per-head scales, runtime/quant/kv.py): ``write_kv`` quantizes into those. For the TPU kernel
+the pages (or codes) are ``LanePages`` (``[P, page, lanes]``, runtime/quant/kv.py): ``write_kv`` lays each
+row out in lanes first.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import NamedTuple
 import jax
 import numpy as np
 
-from runtime.quant.kv import QuantizedPages, quantize
+from runtime.quant.kv import LanePages, LaneScales, QuantizedPages, quantize
 
 
 class AttentionMetadata(NamedTuple):
@@ -65,8 +67,13 @@ def write_kv(k_pages, v_pages, k: jax.Array, v: jax.Array, slot_mapping: jax.Arr
 # of the whole cache per SmolLM2 decode step: at 8K context, 377 MB a token; seen in the compiled HLO).
 # Dynamic-update-slices row by row also avoided the copy but unrolled into 960 ops for a 16-token step
 # (13 s to compile it instead of 5). Slots are always valid: padding rows write to the null block.
-def _set_rows(pages: jax.Array, rows: jax.Array, slots: jax.Array) -> jax.Array:
-    """pages [P, page, ...] with slot s = page * page_size + offset set to rows[i] for s = slots[i]."""
+def _set_rows(pages, rows: jax.Array, slots: jax.Array):
+    """pages [P, page, ...] with slot s = page * page_size + offset set to rows[i] for s = slots[i]
+    (``LanePages``: rows [T, KVH, D] laid out in its lanes first)."""
+    if isinstance(pages, LanePages):
+        return pages.with_data(_set_rows(pages.data, pages.to_lanes(rows.astype(pages.dtype)), slots))
+    if isinstance(pages, LaneScales):  # rows: the scales [T, KVH]
+        return pages.set(slots, rows)
     page_size = pages.shape[1]
     return pages.at[slots // page_size, slots % page_size].set(rows.astype(pages.dtype), mode="promise_in_bounds")
 

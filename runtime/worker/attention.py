@@ -37,6 +37,10 @@ A compiled kernel asked for on a platform it cannot run on (``pallas_tpu`` on a 
 on a TPU, a Pallas kernel on CPU, ``cpu`` on an accelerator) is a ``ValueError`` at engine start that names
 ``attention_backend`` and the choices that would run here. Block sizes are the kernels' own business
 (each looks its tuned table up for the current device); the dispatcher passes none.
+
+The cache's layout follows the backend (``kv_lane_groups``): the TPU kernel (``pallas_tpu``, and its
+interpreter) reads ``LanePages`` ``[P, page, lanes]``, its own DMA layout, so that XLA never relays the
+cache out before a call (runtime/quant/kv.py says why); every other backend reads ``[P, page, KVH, D]``.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ import jax
 from runtime.api import ATTENTION_BACKENDS
 from runtime.models.kv_cache import AttentionMetadata
 from runtime.platform import platform_family
-from runtime.quant.kv import split_pages
+from runtime.quant.kv import LanePages, split_pages
 
 BACKENDS = ATTENTION_BACKENDS  # the names EngineConfig accepts (runtime/api.py)
 ALIASES = {"pallas_interpret": "pallas_gpu_interpret"}  # the name before there was a TPU kernel
@@ -58,6 +62,13 @@ AUTO = {"tpu": "pallas_tpu", "gpu": "pallas_gpu"}  # platform family -> auto's c
 
 
 AttendFn = Callable[..., jax.Array]
+LANES_BACKENDS = ("pallas_tpu", "pallas_tpu_interpret")  # read LanePages (runtime/quant/kv.py)
+
+
+def kv_lane_groups(backend: str, platform: str | None = None, tensor_parallel: int = 1) -> int:
+    """0: the cache is ``[P, page, KVH, D]`` pages; N >= 1: ``LanePages`` of N lane groups, one per device of a
+    ``tensor_parallel`` N mesh (each device's heads padded to whole vregs on their own)."""
+    return max(tensor_parallel, 1) if resolve_backend(backend, platform) in LANES_BACKENDS else 0
 
 
 def resolve_backend(backend: str, platform: str | None = None) -> str:
@@ -131,7 +142,7 @@ def make_attend_fn(
     soft_cap: float | None = None,
     platform: str | None = None,
 ) -> AttendFn:
-    """(q [T,H,D], k_pages [P,page,KVH,D] or QuantizedPages, v_pages, metadata) -> [T,H,D].
+    """(q [T,H,D], k_pages [P,page,KVH,D], LanePages (pallas_tpu) or QuantizedPages, v_pages, metadata) -> [T,H,D].
 
     ``platform``: where the step will run (default: here); another one only to lower for it
     (``jax.jit(...).trace(...).lower(lowering_platforms=...)``)."""
@@ -147,9 +158,23 @@ def make_attend_fn(
         fn = functools.partial(ragged_paged_attention_cpu, **kw)
     elif backend.startswith("pallas_tpu"):
         # Imported here: the TPU kernel (Mosaic TPU) is only needed when it is asked for.
-        from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu
+        from pallas_kernels.ragged_paged_attention.tpu import (
+            ragged_paged_attention_tpu,
+            ragged_paged_attention_tpu_lanes,
+        )
 
-        fn = functools.partial(ragged_paged_attention_tpu, interpret=backend.endswith("_interpret"), **kw)
+        interpret = backend.endswith("_interpret")
+        heads = functools.partial(ragged_paged_attention_tpu, interpret=interpret, **kw)
+        lanes = functools.partial(ragged_paged_attention_tpu_lanes, interpret=interpret, **kw)
+
+        def fn(q, k_pages, v_pages, *rest, k_scales=None, v_scales=None):
+            if isinstance(k_pages, LanePages):  # the engine's TPU cache: the kernel's layout, one group
+                assert k_pages.groups == 1, "LanePages of several groups reach attention only through shard_map"
+                scales = {}
+                if k_scales is not None:  # LaneScales: one row a page
+                    scales = dict(k_scales=k_scales.data, v_scales=v_scales.data)
+                return lanes(q, k_pages.data, v_pages.data, *rest, num_kv_heads=k_pages.num_kv_heads, **scales)
+            return heads(q, k_pages, v_pages, *rest, k_scales=k_scales, v_scales=v_scales)
     elif backend == "pallas_gpu":
         fn = _gpu_kernel(kw)
     else:

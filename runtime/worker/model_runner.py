@@ -27,7 +27,7 @@ from runtime.models.config import ModelConfig
 from runtime.models.kv_cache import AttentionMetadata, slot_mapping
 from runtime.platform import compilation_cache_dir
 from runtime.quant.kv import KV_DTYPES, allocate_pages, split_pages
-from runtime.worker.attention import make_attend_fn, resolve_backend
+from runtime.worker.attention import kv_lane_groups, make_attend_fn, resolve_backend
 from runtime.worker.sampling import (
     BIAS,
     END,
@@ -74,13 +74,17 @@ def enable_compilation_cache(directory: str | None = None) -> None:
     jax.config.update("jax_persistent_cache_min_compile_time_secs", least)
 
 
-def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype) -> list[tuple]:
+def allocate_kv_cache(config: ModelConfig, num_pages: int, page_size: int, dtype, lane_groups: int = 0) -> list[tuple]:
     """One (K, V) pair of [num_pages, page_size, kv_heads, head_dim] per layer; page 0 is the null page.
 
     An 8-bit ``dtype`` (int8, float8_e4m3fn) gives ``QuantizedPages`` (codes + [num_pages, page_size,
-    kv_heads] scales) for K and V instead; they are donated to the step like plain pages."""
+    kv_heads] scales) for K and V instead; they are donated to the step like plain pages. ``lane_groups``
+    (``runtime.worker.attention.kv_lane_groups``; >= 1 for the TPU kernel): the pages (codes) as ``LanePages``."""
     shape = (num_pages, page_size, config.num_kv_heads, config.head_dim)
-    return [(allocate_pages(shape, dtype), allocate_pages(shape, dtype)) for _ in range(config.num_layers)]
+    return [
+        (allocate_pages(shape, dtype, lane_groups), allocate_pages(shape, dtype, lane_groups))
+        for _ in range(config.num_layers)
+    ]
 
 
 class StepFns(NamedTuple):
@@ -193,6 +197,7 @@ def abstract_step_args(
     pages_per_seq: int,
     dtype=jnp.float32,
     kv_dtype=None,
+    lane_groups: int = 0,
 ) -> tuple[Any, Any, SamplerState, StepInputs]:
     """``(params, kv_caches, sampler_state, inputs)`` of the engine's step as ``ShapeDtypeStruct`` pytrees, for
     ``jax.jit(step).trace(*args).lower(...)``; nothing is allocated.
@@ -200,13 +205,14 @@ def abstract_step_args(
     num_tokens, num_seqs: the bucket (T, S); num_pages: the KV cache's pages (page 0 the null page);
     page_size: tokens per page; pages_per_seq: the page-table width (``ceil(max_model_len / page_size)``).
     dtype: weights and activations (float32 | bfloat16, a name or a dtype); kv_dtype: the cache
-    (float32 | bfloat16 | int8 | fp8; None: ``dtype``), an 8-bit one as ``QuantizedPages`` of codes + scales.
+    (float32 | bfloat16 | int8 | fp8; None: ``dtype``), an 8-bit one as ``QuantizedPages`` of codes + scales;
+    lane_groups: the cache's layout (``allocate_kv_cache``; ``kv_lane_groups`` of the backend).
     """
     dtype = _dtype(dtype)
     kv_dtype = dtype if kv_dtype is None else _kv_dtype(kv_dtype)
     sds = jax.ShapeDtypeStruct
     T, S, i32 = num_tokens, num_seqs, jnp.int32
-    kv_caches = jax.eval_shape(lambda: allocate_kv_cache(config, num_pages, page_size, kv_dtype))
+    kv_caches = jax.eval_shape(lambda: allocate_kv_cache(config, num_pages, page_size, kv_dtype, lane_groups))
     md = AttentionMetadata(
         slot_mapping=sds((T,), i32),
         kv_lens=sds((S,), i32),
@@ -247,6 +253,7 @@ def abstract_step(
         pages_per_seq=pages_per_seq,
         dtype=dtype,
         kv_dtype=kv_dtype,
+        lane_groups=kv_lane_groups(attention_backend, platform),
     )
     return step, args
 
@@ -287,6 +294,7 @@ def step_working_bytes(
         pages_per_seq=pages_per_seq,
         dtype=dtype,
         kv_dtype=kv_dtype,
+        lane_groups=kv_lane_groups(attention_backend, platform, tensor_parallel.size if tensor_parallel else 1),
     )
     if tensor_parallel is not None:
         kv, state, inputs = tensor_parallel.place_abstract(kv, state, inputs)
@@ -398,7 +406,8 @@ class ModelRunner:
         self.dtype = dtype
         self.kv_dtype = kv_dtype or dtype
         self.params = params
-        allocate = functools.partial(allocate_kv_cache, config, num_blocks, block_size, self.kv_dtype)
+        self.lane_groups = kv_lane_groups(backend, platform, tensor_parallel.size if tensor_parallel else 1)
+        allocate = functools.partial(allocate_kv_cache, config, num_blocks, block_size, self.kv_dtype, self.lane_groups)
         # Tensor parallel: params arrive sharded; the cache is created split on its kv-head axis.
         self.kv_caches = allocate() if tensor_parallel is None else tensor_parallel.allocate_kv_cache(allocate)
         fns = make_step_fn(

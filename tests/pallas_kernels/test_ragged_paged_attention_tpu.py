@@ -21,6 +21,8 @@ from pallas_kernels.ragged_paged_attention.tpu import (
     TUNED,
     TpuBlockSizes,
     _q_block_seq_ranges,
+    ragged_paged_attention_tpu_lanes,
+    scale_rows,
     tpu_block_sizes,
     vmem_bytes,
     vmem_capacity,
@@ -189,3 +191,116 @@ def test_a_long_page_table_is_not_limited_by_smem():
     )
     text = lower_for_tpu(functools.partial(ragged_paged_attention_tpu, sm_scale=0.1), *args, device_kind="TPU v6 lite")
     assert "tpu_custom_call" in text
+
+
+# ---------------------------------------------------------------- the engine's TPU layout (LanePages)
+
+
+def lanes_of(pages, width, fill=np.nan):
+    """[P, page, KVH, D] pages -> [P, page, width] lanes, heads side by side, the padding ``fill``."""
+    pages = np.asarray(pages)
+    P, ps, kvh, d = pages.shape
+    out = np.full((P, ps, width), fill, pages.dtype)
+    out[:, :, : kvh * d] = pages.reshape(P, ps, kvh * d)
+    return jnp.asarray(out)
+
+
+def scale_lanes_of(scales, extra=0):
+    """[P, page, KVH] scales -> [P, 1, slanes] rows (``scale_rows``), ``extra`` more lanes of NaN padding."""
+    rows = np.array(scale_rows(jnp.asarray(scales)))
+    used = scales.shape[1] * scales.shape[2]
+    rows[..., used:] = np.nan  # scale_rows pads with zeros: make reading the padding show
+    if extra:
+        rows = np.concatenate([rows, np.full((*rows.shape[:2], extra), np.nan, rows.dtype)], axis=-1)
+    return jnp.asarray(rows)
+
+
+def run_tpu_lanes(b, width, scale_extra=0, **kw):
+    kvh, d = b["k_pages"].shape[2:]
+    scales = {}
+    if "k_scale_pages" in b:
+        scales = {n: scale_lanes_of(b[f"{n[0]}_scale_pages"], scale_extra) for n in ("k_scales", "v_scales")}
+    fill = np.nan if b["k_pages"].dtype.kind == "f" else 77  # int8 codes: a value that would show
+    k, v = (lanes_of(b[n], width, fill) for n in ("k_pages", "v_pages"))
+    rest = (b[n] for n in ("kv_lens", "page_indices", "cu_q_lens", "num_seqs"))
+    return ragged_paged_attention_tpu_lanes(b["q"], k, v, *rest, num_kv_heads=kvh, interpret=True, **scales, **kw)
+
+
+@pytest.mark.parametrize("case", cases.CASES[:6], ids=cases.case_id)
+def test_tpu_kernel_on_lanes_equals_it_on_heads_and_never_reads_the_padding(case):
+    """The lanes entry (the engine's TPU cache) gives the heads entry's output bit for bit, both with the
+    row exactly KVH * D wide and padded to a multiple of 128 lanes holding NaN (read, it would show)."""
+    b, kw = cases.batch_for(case, seed=300 + cases.CASES.index(case))
+    kvh, d = b["k_pages"].shape[2:]
+    heads = np.asarray(run_tpu(b, block_sizes=tpu_sizes(case[-1]), **kw))
+    for width in (kvh * d, -(-kvh * d // 128) * 128 + 128):
+        got = np.asarray(run_tpu_lanes(b, width, block_sizes=tpu_sizes(case[-1]), **kw))
+        np.testing.assert_array_equal(got, heads)
+
+
+@pytest.mark.parametrize(
+    "case,kv_dtype", cases.QUANT_CASES[:2], ids=[f"{k}-{cases.case_id(c)}" for c, k in cases.QUANT_CASES[:2]]
+)
+def test_tpu_kernel_on_quantized_lanes_equals_it_on_heads(case, kv_dtype):
+    b, kw = cases.batch_for(case, seed=400 + cases.QUANT_CASES.index((case, kv_dtype)), kv_dtype=kv_dtype)
+    kvh, d = b["k_pages"].shape[2:]
+    heads = np.asarray(run_tpu(b, block_sizes=tpu_sizes(case[-1]), **kw))
+    for extra in (0, 128):  # padded to whole vregs (NaN past the used lanes), and a vreg wider still
+        got = np.asarray(
+            run_tpu_lanes(b, -(-kvh * d // 128) * 128, scale_extra=extra, block_sizes=tpu_sizes(case[-1]), **kw)
+        )
+        np.testing.assert_array_equal(got, heads)
+
+
+def test_scale_rows_put_each_pages_heads_side_by_side():
+    scales = jnp.arange(2 * 4 * 3, dtype=jnp.float32).reshape(2, 4, 3)  # [P, page, KVH]
+    rows = np.asarray(scale_rows(scales))
+    assert rows.shape == (2, 1, 128)
+    for p, t, h in np.ndindex(2, 4, 3):
+        assert rows[p, 0, h * 4 + t] == scales[p, t, h]
+    assert not rows[:, :, 12:].any()
+
+
+def test_tpu_lanes_scales_must_be_one_row_a_page():
+    b, _ = cases.batch_for(cases.QUANT_CASES[0][0], seed=1, kv_dtype="int8")
+    kvh, d = b["k_pages"].shape[2:]
+    k = lanes_of(b["k_pages"], 128, 0)
+    rest = (b[n] for n in ("kv_lens", "page_indices", "cu_q_lens", "num_seqs"))
+    with pytest.raises(ValueError, match=r"k_scales must be \[total_num_pages=.*, 1, scale_lanes\]"):
+        ragged_paged_attention_tpu_lanes(
+            b["q"],
+            k,
+            k,
+            *rest,
+            num_kv_heads=kvh,
+            sm_scale=1.0,
+            interpret=True,
+            k_scales=b["k_scale_pages"],
+            v_scales=b["v_scale_pages"],  # [P, page, KVH]: the heads layout's
+        )
+
+
+@pytest.mark.parametrize(
+    "width,num_kv_heads,message",
+    [
+        (100, 2, "need 128"),  # 2 x 64 lanes do not fit 100
+        (192, 2, "a multiple of 128"),  # wider than 2 x 64 but not whole vregs
+        (256, 3, "num_q_heads"),  # 4 q heads do not split over 3 kv heads
+        (128, 0, "num_kv_heads must be an int >= 1"),
+    ],
+)
+def test_tpu_lanes_bad_geometry_is_a_value_error_naming_it(width, num_kv_heads, message):
+    b, _ = cases.small_inputs()  # 4 q heads on 2 kv heads of 16: a row of 32 lanes
+    q = jnp.zeros((b["q"].shape[0], 4, 64), F32)
+    pages = jnp.zeros((b["k_pages"].shape[0], b["k_pages"].shape[1], width), F32)
+    rest = (b[n] for n in ("kv_lens", "page_indices", "cu_q_lens", "num_seqs"))
+    with pytest.raises(ValueError, match=message):
+        ragged_paged_attention_tpu_lanes(
+            q, pages, pages, *rest, num_kv_heads=num_kv_heads, sm_scale=1.0, interpret=True
+        )
+
+
+def test_tpu_lanes_pages_need_three_axes():
+    b, args = cases.small_inputs()
+    with pytest.raises(ValueError, match=r"k_lanes must be \[total_num_pages, page_size, lanes\]"):
+        ragged_paged_attention_tpu_lanes(*args, num_kv_heads=2, sm_scale=1.0, interpret=True)

@@ -7,6 +7,9 @@ lowering check passes it) and fails only in the device compiler, so the compile 
                           than any TPU's VMEM
     smem_overflow_gpu     a Triton ``pl.dot`` of 512 x 512 float32 blocks: 1 MiB of shared memory
                           where an H100 has 227 KiB a block
+    relaid_out_attention_tpu  the TPU attention kernel handed the ``[P, page, KVH, D]`` cache (the layout
+                          before ``LanePages``): it compiles, but XLA relays the pages out before each call,
+                          and the check must fail it on its temporaries (``RELAYOUT``)
 
 Each builder takes the case's (ignored) shape and target, as the real ones do, and returns
 ``(fn, abstract args)``. ``KERNELS`` also holds the real ``quant_matmul_tpu``/``_gpu`` as controls.
@@ -101,3 +104,21 @@ def _process_abort(shape, target):
 
 
 ABORTING = {"process_abort": lc.Kernel("process_abort", ("tpu", "cuda"), "matmul", _process_abort)}
+
+
+def _relaid_out_attention(shape, target):
+    """The real TPU kernel over the heads layout: what the engine stored before the lanes layout."""
+    from pallas_kernels.ragged_paged_attention.tpu import ragged_paged_attention_tpu
+
+    fn, args = lc._attention(ragged_paged_attention_tpu, shape, device_kind=target.device_kind)
+    kv_bytes = shape.pages * lc.kv_bytes_per_page(shape.page_size, shape.num_kv_heads, shape.head_dim, shape.kv_dtype)
+    return fn, args, {"kv_cache_bytes": kv_bytes}
+
+
+RELAYOUT = {
+    k.name: k
+    for k in (
+        lc.Kernel("relaid_out_attention_tpu", ("tpu",), "attention", _relaid_out_attention),
+        lc.KERNELS["ragged_paged_attention_tpu"],
+    )
+}

@@ -70,6 +70,21 @@ def test_tpu_compiler_fails_an_unaligned_dma_and_a_vmem_overflow():
 
 
 @pytest.mark.slow
+def test_a_tpu_cache_relaid_out_before_the_kernel_fails_the_check():
+    """SmolLM2's attention (3 kv heads of 64) over the [P, page, KVH, D] cache: XLA relays every page out
+    before the kernel, and the check fails it; the kernel over the engine's lanes layout passes beside it."""
+    need_compiler("tpu")
+    shape = ("--head-dim", "64", "--num-heads", "9", "--num-kv-heads", "3", "--page-size", "16", "--no-engine")
+    code, records = run_check("--registry", "tests.support.broken_kernels:RELAYOUT", "--platform", "tpu-v5e", *shape)
+    kernels = by_kernel(records)
+    assert code == 1
+    (bad,) = kernels["relaid_out_attention_tpu"]
+    assert not bad["ok"] and "relaid out" in bad["error"] and bad["temp_share_of_kv"] >= cc.CACHE_TEMP_LIMIT
+    (good,) = kernels["ragged_paged_attention_tpu"]
+    assert good["ok"] and good["shape"]["lanes"] == 256 and good["temp_share_of_kv"] < cc.CACHE_TEMP_LIMIT
+
+
+@pytest.mark.slow
 def test_gpu_compiler_fails_a_block_too_big_for_shared_memory():
     need_compiler("cuda")
     code, records = run_check("--registry", "tests.support.broken_kernels:KERNELS", "--platform", "h100", *SHAPE)
@@ -130,8 +145,12 @@ def test_engine_pages_are_the_engines_arithmetic():
     target = cc.TARGETS["tpu-v5e"]
     shape = lc.EngineShape("smollm2-135m", page_size=16)
     budget = int(DEFAULT_MEMORY_FRACTION * target.hbm_bytes) - weight_bytes(config, "bfloat16")
-    per_block = 2 * config.num_layers * config.num_kv_heads * config.head_dim * 2 * 16  # K and V, bfloat16
+    # K and V, bfloat16, in the TPU kernel's lanes layout: SmolLM2's 3 x 64 lanes padded to 256
+    per_block = 2 * config.num_layers * 256 * 2 * 16
     assert cc.engine_pages(shape, target) == budget // per_block
+    h100 = cc.TARGETS["h100"]  # a GPU stores [P, page, KVH, D]: no padding
+    gpu_budget = int(DEFAULT_MEMORY_FRACTION * h100.hbm_bytes) - weight_bytes(config, "bfloat16")
+    assert cc.engine_pages(shape, h100) == gpu_budget // (2 * config.num_layers * 3 * 64 * 2 * 16)
     # the step's working memory (compiled first) comes off the budget, as in the engine
     step = 3 * 2**30
     assert cc.engine_pages(shape, target, step) == (budget - step) // per_block

@@ -172,6 +172,33 @@ def test_tiny_gemma3_tp4_int8_kv_pallas_equals_single_device(tmp_path):
     assert {k for k in layout if k.startswith("kv/")} == {"kv/layer0/k.codes", "kv/layer0/k.scales"}
 
 
+def test_tiny_llama_tp2_int8_kv_tpu_kernel_lanes_layout_equals_single_device(tiny_llama):
+    # The TPU kernel (interpret mode) on the cache a TPU engine stores: LanePages [P, page, lanes], one lane group
+    # per device (each device's one kv head of 16 padded to 128 lanes on its own), int8 codes in lanes and
+    # scales split by kv head. The single device stores one group (2 x 16 -> 128 lanes): a different
+    # layout, the same tokens.
+    result = compare(
+        "--gguf",
+        str(tiny_llama.path),
+        "--tp",
+        "2",
+        "--kv-dtype",
+        "int8",
+        "--backend",
+        "pallas_tpu_interpret",
+        "--compilation-cache",
+        "--float-cache-reference",
+    )
+    assert_same_outputs(result, 2)
+    layout = result["tp2"]["layout"]
+    assert_sharded_layout(layout, 2, vocab_sharded=False)
+    codes = [v for k, v in layout.items() if k.startswith("kv/layer0/k.codes")]
+    assert len(codes) == 1 and codes[0]["shape"][2] == 2 * 128 and codes[0]["shard_shapes"][0][2] == 128
+    assert result["tp2"]["attention_shapes"] == [
+        {"q": [16, tiny_llama.num_heads // 2, tiny_llama.head_dim], "k_pages": [48, 8, 128]}
+    ]
+
+
 @pytest.mark.slow
 def test_smollm2_tp3_equals_single_device():
     # The real SmolLM2-135M: 9 heads, 3 kv heads, MLP 1536, vocabulary 49,152: TP=3 divides all of

@@ -72,6 +72,16 @@ def test_kv_calc_cli():
     assert s["bytes_per_token"] == 23040
     assert s["kv_bytes"] == 23040 * 32768 * 64
     assert "GiB" in out.stderr
+    # The TPU cache's layout: each token's 3 x 64 lanes padded to 256 (runtime.quant.kv.LanePages)
+    tpu = subprocess.run(
+        [sys.executable, "-m", "runtime.kv_calc", "--model", "smollm2-135m", "--context", "32768", "--tpu"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    t = json.loads(tpu.stdout)
+    assert t["lanes"] == 256 and t["bytes_per_token"] == 2 * 30 * 256 * 2  # bfloat16: the default --kv-dtype
+    assert "256 lanes" in tpu.stderr
 
 
 def test_bad_request_fails_alone(tiny_path):

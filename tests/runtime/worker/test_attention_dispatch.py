@@ -18,7 +18,7 @@ from runtime.api import EngineConfig
 from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.gguf import load_gguf
 from runtime.models.kv_cache import AttentionMetadata
-from runtime.quant.kv import QuantizedPages
+from runtime.quant.kv import QuantizedPages, allocate_pages, split_pages
 from runtime.worker import cpu_attention
 from runtime.worker.attention import BACKENDS, make_attend_fn, resolve_backend
 from runtime.worker.model_runner import DTYPES, KV_DTYPES, abstract_params, abstract_step, params_to_device
@@ -157,6 +157,7 @@ def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpr
     calls: list = []
     tpu_module = types.ModuleType("pallas_kernels.ragged_paged_attention.tpu")
     tpu_module.ragged_paged_attention_tpu = _fake_kernel(calls, "tpu")
+    tpu_module.ragged_paged_attention_tpu_lanes = _fake_kernel(calls, "tpu_lanes")
     monkeypatch.setitem(sys.modules, "pallas_kernels.ragged_paged_attention.tpu", tpu_module)
     import pallas_kernels.ragged_paged_attention as rpa
 
@@ -175,6 +176,28 @@ def test_make_attend_fn_dispatch(monkeypatch, backend, platform, kernel, interpr
     if interpret is not None:
         want["interpret"] = interpret
     assert kw == want  # no block_sizes: each kernel takes its table's for the device
+
+
+@pytest.mark.parametrize("kv_dtype", [jnp.float32, jnp.int8])
+def test_the_tpu_kernel_gets_lane_pages_as_they_are(monkeypatch, kv_dtype):
+    """The engine's TPU cache (LanePages; 8-bit: LaneScales beside it) goes to the lanes entry untouched, with
+    its kv head count; a [P, page, KVH, D] cache to the heads entry (test above)."""
+    calls: list = []
+    tpu_module = types.ModuleType("pallas_kernels.ragged_paged_attention.tpu")
+    tpu_module.ragged_paged_attention_tpu = _fake_kernel(calls, "tpu")
+    tpu_module.ragged_paged_attention_tpu_lanes = lambda q, k, v, *rest, **kw: calls.append((k, v, kw)) or q
+    monkeypatch.setitem(sys.modules, "pallas_kernels.ragged_paged_attention.tpu", tpu_module)
+    attend = make_attend_fn("pallas_tpu_interpret", sm_scale=0.25, platform="cpu")
+    T, H, KVH, D, P, page = 4, 2, 2, 8, 3, 4
+    pages = allocate_pages((P, page, KVH, D), kv_dtype, lane_groups=1)
+    attend(jnp.ones((T, H, D), kv_dtype if kv_dtype == jnp.float32 else jnp.float32), pages, pages, one_sequence(T))
+    [(k, v, kw)] = calls
+    codes, scales = split_pages(pages)
+    assert k is codes.data and k.shape == (P, page, 128) and kw["num_kv_heads"] == KVH
+    if kv_dtype == jnp.int8:
+        assert kw["k_scales"] is scales.data and scales.shape == (P, 1, 128)
+    else:
+        assert "k_scales" not in kw
 
 
 # ---- the engine step from shapes only (for the lowering check)
