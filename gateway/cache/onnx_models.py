@@ -6,12 +6,13 @@ Export (once, then cached on disk)::
     emb = OnnxEmbedder()                                 # drop-in for Embedder: embed / embed_many / start / close
     ce = OnnxCrossEncoder(cross_encoder_dir)             # logits(pairs), predict(pairs) = sigmoid(logits)
 
-``export_onnx`` traces the Hugging Face model with torch's TorchScript exporter (``dynamo=False``: the
-dynamo exporter wants onnxscript, which this project does not install), batch and sequence axes dynamic,
-then quantizes it with ``onnxruntime.quantization.quantize_dynamic``: int8 weights per output channel
-(QInt8; activations are quantized to uint8 per batch at run time, so on x86 the U8S8 VNNI kernels run).
-Measured on this 2-core AMD EPYC (AVX-512 VNNI), 200 varied questions, cosine to torch float32, time of
-``session.run`` alone on 1 thread (scripts/bench_embedder.py measures the whole path, tokenizer included):
+``export_onnx`` writes the graph from the model's weights (``gateway.cache.onnx_graph``: BERT op by op with
+``onnx.helper``, no torch and no transformers, so a cold cache is filled on any Python; until issue 47 it was
+traced with torch's TorchScript exporter), batch and sequence axes dynamic, then quantizes it with
+``onnxruntime.quantization.quantize_dynamic``: int8 weights per output channel (QInt8; activations are
+quantized to uint8 per batch at run time, so on x86 the U8S8 VNNI kernels run). Measured on the traced graph,
+this 2-core AMD EPYC (AVX-512 VNNI), 200 varied questions, cosine to torch float32, time of ``session.run``
+alone on 1 thread (scripts/bench_embedder.py measures the whole path, tokenizer included):
 
     weights              min cos   one question   16 questions
     QInt8 per tensor     0.943     0.54-0.68 ms   26 ms
@@ -32,9 +33,9 @@ one question, the same for 16) and nothing left to do in Python. The cross-encod
 Int8 caveat: activation scales are computed over the whole batch, so a text's vector moves slightly with
 the other texts of its micro-batch (cosine >= 0.995 to itself embedded alone, measured in the tests).
 
-Serving never imports torch or sentence-transformers when the file is already in the cache: the cache key is
-computed from the source files and package versions read with ``importlib.metadata``; only an export imports
-torch and transformers.
+Neither serving nor an export imports torch, transformers or sentence-transformers: the cache key is computed
+from the source files and package versions read with ``importlib.metadata``, and the graph from
+``model.safetensors`` (``safetensors.numpy``).
 """
 
 from __future__ import annotations
@@ -49,28 +50,25 @@ import os
 import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from gateway.cache.embedder import Embedder, find_model_dir
+from gateway.cache.onnx_graph import OPSET, OUTPUT_NAMES
 
 log = logging.getLogger(__name__)
 
 # Bump when the exported graph changes (inputs, outputs, pooling, quantization recipe): old cache entries
 # are then simply never looked up again.
-EXPORTER_VERSION = 1
-OPSET = 17  # LayerNormalization is one op from 17 on
+EXPORTER_VERSION = 2  # 2: the graph written from the weights (gateway/cache/onnx_graph.py), not traced by torch
 KINDS = ("embedder", "cross_encoder")
 QUANTIZE_MODES = ("none", "int8")
 DEFAULT_MAX_LENGTH = 256  # all-MiniLM-L6-v2's sentence-transformers max_seq_length
 CACHE_ENV = "JAXSERVE_ONNX_CACHE"
-INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
-OUTPUT_NAMES = {"embedder": "sentence_embedding", "cross_encoder": "logits"}
 # The packages whose versions can change the exported bytes: part of the cache key.
-_KEY_PACKAGES = ("torch", "transformers", "onnx", "onnxruntime")
+_KEY_PACKAGES = ("onnx", "onnxruntime", "safetensors")
 # Source files that never change the model (a model card, git metadata).
 _SKIP_FILES = {"README.md", ".gitattributes"}
 
@@ -125,122 +123,27 @@ def _check_mean_pooling(model_dir: Path) -> None:
 # -- export --------------------------------------------------------------------------------------------
 
 
-def _graph_module(model_dir: Path, kind: str):
-    """The torch module to trace: (input_ids, attention_mask, token_type_ids) -> the kind's output."""
-    import torch
-    from transformers import AutoModel, AutoModelForSequenceClassification
-
-    hf_dir = transformer_dir(model_dir)
-    # Eager attention: the additive mask below goes in as-is (transformers returns a prepared 4D mask
-    # untouched); its own mask builders trace shape checks into constants.
-    loader = AutoModel if kind == "embedder" else AutoModelForSequenceClassification
-    model = loader.from_pretrained(
-        str(hf_dir), attn_implementation="eager", dtype=torch.float32, local_files_only=True
-    ).eval()
-
-    def additive_mask(attention_mask):
-        keep = attention_mask[:, None, None, :].to(torch.float32)
-        return (1.0 - keep) * torch.finfo(torch.float32).min
-
-    class EmbedderGraph(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            hidden = self.model(
-                input_ids=input_ids, attention_mask=additive_mask(attention_mask), token_type_ids=token_type_ids
-            ).last_hidden_state
-            weights = attention_mask.unsqueeze(-1).to(hidden.dtype)
-            mean = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)  # sentence-transformers' Pooling
-            return torch.nn.functional.normalize(mean, p=2.0, dim=1)
-
-    class CrossEncoderGraph(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.model(
-                input_ids=input_ids, attention_mask=additive_mask(attention_mask), token_type_ids=token_type_ids
-            ).logits
-
-    return (EmbedderGraph() if kind == "embedder" else CrossEncoderGraph()).eval()
-
-
-def _dummy_inputs(batch: int, seq: int, seed: int):
-    """Token ids in [1000, 5000) with a ragged padding mask and, for pairs, a second segment."""
-    import torch
-
-    g = torch.Generator().manual_seed(seed)
-    ids = torch.randint(1000, 5000, (batch, seq), generator=g)
-    lengths = torch.linspace(seq, max(2, seq // 2), batch).round().long()
-    mask = (torch.arange(seq)[None, :] < lengths[:, None]).long()
-    ids = ids * mask
-    token_types = ((torch.arange(seq)[None, :] >= lengths[:, None] // 2) & (mask > 0)).long()
-    return ids, mask, token_types
-
-
-def _session(path: str | os.PathLike | bytes, num_threads: int | None = 1):
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = num_threads or 0  # 0: onnxruntime's default (one per physical core)
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # No spin-waiting between ops on a shared CPU (see the note on OpenMP in embedder.py); moot with 1 thread.
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.log_severity_level = 3  # errors only
-    return ort.InferenceSession(str(path) if isinstance(path, Path) else path, opts, providers=["CPUExecutionProvider"])
-
-
 def export_onnx(
     model_dir: str | os.PathLike, out_path: str | os.PathLike, kind: str, *, quantize: str = "int8"
 ) -> Path:
-    """Export ``model_dir`` (kind "embedder": a sentence-transformers bi-encoder or a BERT folder; kind
-    "cross_encoder": an AutoModelForSequenceClassification folder) to ONNX at ``out_path``, int8-quantized
-    unless ``quantize="none"``. Offline and deterministic (same inputs and package versions, same bytes).
-    The float32 graph is checked against torch on a batch of another shape before it is quantized."""
+    """Write ``model_dir`` (kind "embedder": a sentence-transformers bi-encoder or a BERT folder; kind
+    "cross_encoder": a BertForSequenceClassification folder) as ONNX at ``out_path``, int8-quantized unless
+    ``quantize="none"``. The graph is written from the weights (``gateway.cache.onnx_graph``: no torch, no
+    transformers); offline and deterministic (same inputs and package versions, same bytes)."""
+    import onnx
+
+    from gateway.cache.onnx_graph import build_graph
+
     _check(kind, quantize)
     model_dir, out_path = Path(model_dir), Path(out_path)
     if kind == "embedder":
         _check_mean_pooling(model_dir)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    import torch
-
     t0 = time.perf_counter()
-    try:  # the per-weight loading bar is noise in a server log
-        from transformers.utils import logging as hf_logging
-
-        hf_logging.disable_progress_bar()
-    except ImportError:
-        pass
-    graph = _graph_module(model_dir, kind)
+    model = build_graph(transformer_dir(model_dir), kind)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out_path.parent, prefix=".export-") as tmp:
         fp32 = Path(tmp) / "fp32.onnx"
-        axes = {name: {0: "batch", 1: "sequence"} for name in INPUT_NAMES}
-        axes[OUTPUT_NAMES[kind]] = {0: "batch"}
-        with torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore", torch.jit.TracerWarning)
-            warnings.filterwarnings(
-                "ignore", message=".*legacy TorchScript-based ONNX export", category=DeprecationWarning
-            )
-            warnings.filterwarnings("ignore", message="The feature will be removed", category=DeprecationWarning)
-            torch.onnx.export(
-                graph,
-                _dummy_inputs(2, 8, seed=0),
-                str(fp32),
-                input_names=list(INPUT_NAMES),
-                output_names=[OUTPUT_NAMES[kind]],
-                dynamic_axes=axes,
-                opset_version=OPSET,
-                do_constant_folding=True,
-                dynamo=False,
-            )
-            _verify(graph, fp32)
+        onnx.save(model, str(fp32))
         if quantize == "int8":
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
@@ -268,18 +171,18 @@ class _DropRecordsFrom(logging.Filter):
         return not record.pathname.startswith(self.folder) or record.levelno >= logging.ERROR
 
 
-def _verify(graph, fp32: Path) -> None:
-    """The traced graph must generalise: compare with torch on a batch and length it was not traced with
-    (a shape traced into a constant shows up here, not in production)."""
-    import torch
+def _session(path: str | os.PathLike | bytes, num_threads: int | None = 1):
+    import onnxruntime as ort
 
-    inputs = _dummy_inputs(3, 13, seed=1)
-    with torch.no_grad():
-        expected = graph(*inputs).numpy()
-    (got,) = _session(fp32).run(None, {n: t.numpy() for n, t in zip(INPUT_NAMES, inputs)})
-    err = float(np.abs(got - expected).max())
-    if not err < 1e-3:
-        raise RuntimeError(f"ONNX export does not match torch (max abs error {err:.3g}): the trace did not generalise")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = num_threads or 0  # 0: onnxruntime's default (one per physical core)
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # No spin-waiting between ops on a shared CPU (see the note on OpenMP in embedder.py); moot with 1 thread.
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.log_severity_level = 3  # errors only
+    return ort.InferenceSession(str(path) if isinstance(path, Path) else path, opts, providers=["CPUExecutionProvider"])
 
 
 # -- the on-disk cache of exported files ---------------------------------------------------------------

@@ -501,6 +501,18 @@ def scale_rows(scales: jax.Array) -> jax.Array:
     return jnp.pad(rows, ((0, 0), (0, 0), (0, pad))) if pad else rows
 
 
+@functools.partial(
+    jax.jit,
+    static_argnames=(
+        "num_kv_heads",
+        "sm_scale",
+        "sliding_window",
+        "soft_cap",
+        "block_sizes",
+        "device_kind",
+        "interpret",
+    ),
+)
 def ragged_paged_attention_tpu_lanes(
     q,
     k_lanes,
@@ -558,45 +570,9 @@ def ragged_paged_attention_tpu_lanes(
             f"{name} must be [total_num_pages={P}, 1, scale_lanes]: {num_kv_heads} kv heads x page_size {ps} = "
             f"{need} lanes, or a multiple of {LANES} at least that; got shape {tuple(sc.shape)}",
         )
-    return _lanes_jit(
-        q,
-        k_lanes,
-        v_lanes,
-        kv_lens,
-        page_indices,
-        cu_q_lens,
-        num_seqs,
-        k_scales,
-        v_scales,
-        num_kv_heads=num_kv_heads,
-        sm_scale=sm_scale,
-        sliding_window=sliding_window,
-        soft_cap=soft_cap,
-        block_sizes=block_sizes,
-        device_kind=device_kind,
-        interpret=interpret,
-    )
-
-
-@functools.partial(
-    jax.jit,
-    static_argnames=(
-        "num_kv_heads",
-        "sm_scale",
-        "sliding_window",
-        "soft_cap",
-        "block_sizes",
-        "device_kind",
-        "interpret",
-    ),
-)
-def _lanes_jit(
-    q, k_lanes, v_lanes, kv_lens, page_indices, cu_q_lens, num_seqs, k_scales, v_scales, *, num_kv_heads, **kw
-):
-    static = {k: kw.pop(k) for k in ("sm_scale", "sliding_window", "soft_cap")}
-    P, ps, _ = k_lanes.shape
+    static = dict(sm_scale=sm_scale, sliding_window=sliding_window, soft_cap=soft_cap)
     # The shared checks, on the [P, page, KVH, D] pages these lanes hold (shapes only: nothing is reshaped).
-    heads = jax.ShapeDtypeStruct((P, ps, num_kv_heads, q.shape[-1]), k_lanes.dtype)
+    heads = jax.ShapeDtypeStruct((P, ps, num_kv_heads, D), k_lanes.dtype)
     per_head = {  # the scales as [P, page, KVH], for the checks
         name: None if sc is None else jax.ShapeDtypeStruct((P, ps, num_kv_heads), sc.dtype)
         for name, sc in (("k_scales", k_scales), ("v_scales", v_scales))
@@ -604,7 +580,7 @@ def _lanes_jit(
     dims = validate_inputs(q, heads, heads, kv_lens, cu_q_lens, num_seqs, page_indices, **static, **per_head)
     scales = dict(k_scales=k_scales, v_scales=v_scales)
     call = PagedCall(q, k_lanes, v_lanes, kv_lens, page_indices, cu_q_lens, num_seqs, **scales, **static, dims=dims)
-    return _lanes_call(call, k_lanes, v_lanes, **kw)
+    return _lanes_call(call, k_lanes, v_lanes, block_sizes=block_sizes, device_kind=device_kind, interpret=interpret)
 
 
 def _lanes_call(call: PagedCall, k_lanes, v_lanes, *, block_sizes, device_kind, interpret):

@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-REASON = "torch for Python 3.12 is not on this machine's disk"
+REASON = "torch for Python 3.12 and newer is not on this machine's disk"
 
 
 def _missing(module: str) -> bool:
@@ -27,7 +27,7 @@ def skip_reason(*modules: str) -> str | None:
     missing = [m for m in modules if _missing(m)]
     if not missing:
         return None
-    return f"needs {', '.join(missing)} (torch-based, not installed on Python 3.12): {REASON}"
+    return f"needs {', '.join(missing)} (torch-based, not installed on Python 3.12 and newer): {REASON}"
 
 
 def needs(*modules: str) -> pytest.MarkDecorator:

@@ -414,8 +414,8 @@ def _check_exported_recipe(onnx_path: Path, folder: Path) -> None:
         assert any(s.shape == step.shape and np.allclose(s, step, rtol=1e-6, atol=0) for s in scales), name
     for name in ("word", "position", "token_type"):
         table = state[next(k for k in state if k.endswith(f"{name}_embeddings.weight"))]
-        step = init[f"model.bert.embeddings.{name}_embeddings.weight_scale"]
-        assert init[f"model.bert.embeddings.{name}_embeddings.weight_zero_point"].dtype == np.uint8
+        step = init[f"bert.embeddings.{name}_embeddings.weight_scale"]  # the checkpoint's names (onnx_graph)
+        assert init[f"bert.embeddings.{name}_embeddings.weight_zero_point"].dtype == np.uint8
         np.testing.assert_allclose(step, (max(table.max(), 0) - min(table.min(), 0)) / 255, rtol=1e-6)
 
 
