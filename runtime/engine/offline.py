@@ -45,6 +45,7 @@ from runtime.engine.llm_engine import LLMEngine
 from runtime.loading.gguf import GGUFError, load_gguf
 from runtime.loading.presets import ModelNotFoundError, resolve_gguf
 from runtime.platform import configure_xla, resolve_dtype
+from runtime.worker.attention import kv_lane_groups
 
 log = logging.getLogger("runtime.generate")
 
@@ -98,7 +99,9 @@ class Generator:
         max_len = min(max_model_len or context, context)
         # One request of max_len tokens needs ceil(max_len / page) blocks, plus the null block.
         blocks = math.ceil(max_len / page_size) + 1
-        block_bytes = kv_bytes_per_block(KVShape.of(loaded.config), resolve_dtype(dtype), page_size)
+        # The cache as this platform's attention stores it (a TPU's rows padded to whole vregs).
+        kv_shape = KVShape.of(loaded.config, kv_lane_groups(attention_backend))
+        block_bytes = kv_bytes_per_block(kv_shape, resolve_dtype(dtype), page_size)
         config = dataclasses.replace(
             config,
             max_model_len=max_len,
