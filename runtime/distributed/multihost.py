@@ -144,6 +144,22 @@ def initialize(mh: MultiHost) -> None:
     )
 
 
+def leave_together(timeout_s: float = 20.0, linger_s: float = 2.0) -> None:
+    """Before a joined process exits on an error every process meets (a refused mesh): wait until all of them
+    have reached it, and process 0, which hosts the coordination service, leaves last. Without this, process 0
+    could exit while another was still talking to the service, and that one then died of the lost connection
+    ("Connection reset by peer", an abort) instead of refusing with its own message and status. A process that
+    never comes (an error of this process alone) costs ``timeout_s``, then this one leaves anyway."""
+    import jax
+
+    try:
+        _client().wait_at_barrier(f"{KEY}/leave", int(timeout_s * 1000))
+    except Exception as exc:  # noqa: BLE001 - leaving regardless; the others will report the loss
+        log.warning("not every process reached the exit barrier: %s", str(exc)[:300])
+    if jax.process_index() == 0:
+        time.sleep(linger_s)  # the others exit first; the service goes with this process
+
+
 def _client():
     from jax._src import distributed
 

@@ -497,6 +497,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         if joined:  # JAX's exit hook would wait for the other processes of the job, then abort
             sys.stderr.flush()
+            multihost.leave_together()
             os._exit(2)
         return 2
     url = f"http://{args.host}:{args.port}"
