@@ -336,9 +336,12 @@ ffi::Error QuantizedImpl(ffi::Buffer<ffi::F32> q, ffi::AnyBuffer k_pages, ffi::A
 //   out      = attention(q, pages')        as above
 //
 // runtime.models.common.Attention is the definition (runtime/worker/cpu_attention.py rope_write_attention
-// the call); a float32 cache only. The rotation is written as XLA:CPU compiles apply_rope on this JAX
-// (fma(x1, c, -(x2 s)), fma(x2, c, x1 s): each output two roundings), so the pages get the bits the XLA ops
-// wrote. The pages are results aliased to the operands (input_output_aliases): with the cache donated
+// the call); a float32 cache only. The rotation is fma(x1, c, -(x2 s)), fma(x2, c, x1 s): each output two
+// roundings, as XLA:CPU compiles apply_rope in scalar loops (and jax 0.10's everywhere). jax 0.12's XLA:CPU
+// rounds each product where it vectorizes the rotation (vmulps + vsubps: on AVX2 when a fusion's rows fill
+// its 8 lanes, e.g. 4 heads of 16), so there an element may differ from the XLA ops' by a rounding; both are
+// within gamma(2) (|x1 c| + |x2 s|) of the exact rotation (tests/runtime/worker/test_rope_write_attention.py).
+// The pages are results aliased to the operands (input_output_aliases): with the cache donated
 // into the step XLA hands the same buffer back, and the rows go in place; if it ever copies, the copy is
 // taken first. Why: RoPE and the two scatters were three XLA:CPU ops a layer, each dispatched on its own.
 void rope_rows(const float* src, const float* cos, const float* sin, int64_t heads, int64_t D, float* dst) {

@@ -115,8 +115,9 @@ def rope_write_attention_cpu(
     qkv [T, (H + 2 KVH) * D] float32: q, k and v side by side, before RoPE (the stacked q/k/v projection);
     cos, sin [T, D / 2] float32 (``rope_cos_sin``); k_pages, v_pages [P, page, KVH, D] float32, donated: the
     rows at ``md.slot_mapping`` are set in place. Returns (out [T, H, D] float32, (k_pages, v_pages)). The
-    rotation rounds as XLA:CPU's ``apply_rope`` does here (two roundings an element), the attention is
-    ``ragged_paged_attention_cpu``'s."""
+    rotation is two roundings an element (an fma), as XLA:CPU's scalar loops compile ``apply_rope``; where
+    jax 0.12 vectorizes it, XLA rounds each product, so an element may differ by a rounding (the .cc file
+    says where). The attention is ``ragged_paged_attention_cpu``'s."""
     if not (isinstance(k_pages, jax.Array) and isinstance(v_pages, jax.Array)):
         return None  # QuantizedPages: the module path quantizes (runtime.quant.kv)
     if qkv.ndim != 2 or k_pages.ndim != 4 or k_pages.shape != v_pages.shape:

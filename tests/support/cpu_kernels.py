@@ -46,34 +46,3 @@ def smollm2_chat_prompts(gen) -> list:
     """The two chat prompts the fused-call tests take SmolLM2's greedy tokens on."""
     texts = ("What is the capital of France?", "Write a short story about a lighthouse keeper.")
     return [gen.encode_prompt(t, chat=True) for t in texts]
-
-
-# Known, not understood (2026-12-06): on an AVX2-only CPU (the kernels' int8 activations) with Python 3.12's
-# jax 0.12, three comparisons that hold with jax 0.10 miss by float32 rounding: the tiny Llama's int8 and
-# int4 logits fused against unfused (4 ulp; the kernel's stacked rows themselves stay bitwise equal,
-# test_stacked_rows_give_the_parts_outputs_exactly), and SmolLM2's file blocks against their jnp emulation
-# (prompt logits within 1e-4, then a near-tie greedy token at index 7). They failed on b3332e9 too, before
-# the change that found them. Issue 31's note has it; the cause (XLA's fusion of what follows the matmul)
-# is a guess until someone compares the two versions' programs.
-KNOWN_JAX_012_INT8_ACTIVATIONS = (
-    "jax >= 0.12 with int8 activations (AVX2): float32 rounding differs from jax 0.10's here; not understood yet"
-)
-
-
-def known_rounding_mismatch() -> bool:
-    """Whether this process is the case above (jax >= 0.12, kernels with int8 activations)."""
-    from runtime.quant import cpu as quant_cpu
-
-    version = tuple(int(p) for p in jax.__version__.split(".")[:2])  # the module's own jax import
-    return version >= (0, 12) and quant_cpu.kernel_quantizes_activations()
-
-
-def xfail_if_known_rounding_mismatch(check: Callable[[], None]) -> None:
-    """Run ``check``; in the known case above, an AssertionError is an expected failure (xfail) rather than a
-    failure; everywhere else it fails as usual, and a pass is a pass in every case."""
-    try:
-        check()
-    except AssertionError:
-        if known_rounding_mismatch():
-            pytest.xfail(KNOWN_JAX_012_INT8_ACTIVATIONS)
-        raise
