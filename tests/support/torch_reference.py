@@ -1,9 +1,9 @@
 """The torch-based references (transformers, sentence-transformers, torch itself) and where they are missing.
 
-torch has a CPU build on this machine's disk for Python 3.11 only; on 3.12 pip would fetch a multi-GB CUDA build,
-so pyproject.toml installs torch, transformers, accelerate and sentence-transformers on 3.11 alone. On 3.12 (the
-second CI leg, ``make test-py312``) the tests that need one of them skip and say why; on 3.11 a missing one is a
-broken install, and the test fails on its import instead of skipping.
+torch has a CPU build on this machine's disk for Python 3.11 only; on 3.12+ pip would fetch a multi-GB CUDA build,
+so pyproject.toml installs torch, transformers, accelerate and sentence-transformers on 3.11 alone. On 3.12 and 3.13
+(``make test PYTHON=python3.13``; CI's second leg, ``make ci-newpy``) the tests that need one of them skip and say
+why; on 3.11 a missing one is a broken install, and the test fails on its import instead of skipping.
 """
 
 from __future__ import annotations
