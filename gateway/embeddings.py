@@ -1,8 +1,9 @@
 """``POST /v1/embeddings``: the gateway's embedding model (all-MiniLM-L6-v2, 384 dimensions) for clients.
 
-It is the semantic cache's model, loaded on the first request in full precision (sentence-transformers
-on CPU; the cache itself runs an int8 ONNX export whose vectors move a little, cosine >= 0.96), so a
-client gets the model's own normalized embeddings. ``input``: a string or a list of at most
+It is the semantic cache's model, loaded on the first request in full precision: the float32 ONNX graph written
+from the model's weights (``gateway/cache/onnx_graph.py``, on ONNX Runtime; within 2e-7 of sentence-transformers'
+own vectors, and no torch at run time, so it serves on every Python). The cache itself runs the int8 export, whose
+vectors move a little (cosine >= 0.96); a client gets the model's own normalized embeddings. ``input``: a string or a list of at most
 ``MAX_INPUTS`` strings; a text longer than the model's window (256 word pieces) is a 400, never silently
 cut. ``encoding_format``: ``float`` or ``base64`` (little-endian float32, as OpenAI's SDK decodes it);
 ``dimensions`` must be left out or 384. Batches run on the embedder's thread, never on the event loop.
@@ -56,17 +57,16 @@ class _Model:
 
 
 def _load():
-    from gateway.cache.embedder import Embedder
+    from gateway.cache.onnx_models import OnnxEmbedder
 
-    e = Embedder()
+    e = OnnxEmbedder(quantize="none")  # float32: the model's own vectors
     e.load()
-    return e._model  # the SentenceTransformer
+    return e
 
 
 def _embed(model, texts: list[str]) -> tuple[np.ndarray, list[int]]:
-    tok = model.tokenizer
-    counts = [len(ids) for ids in tok(texts, add_special_tokens=True)["input_ids"]]
-    limit = model.max_seq_length
+    counts = model.token_counts(texts)
+    limit = model.seq_limit
     for i, n in enumerate(counts):
         if n > limit:
             raise APIError(
@@ -75,8 +75,7 @@ def _embed(model, texts: list[str]) -> tuple[np.ndarray, list[int]]:
                 param="input",
                 code="context_length_exceeded",
             )
-    vecs = model.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
-    return np.ascontiguousarray(vecs, np.float32), counts
+    return model.embed_many(texts, batch_size=32), counts
 
 
 async def embeddings(request: web.Request) -> web.Response:

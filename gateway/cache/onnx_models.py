@@ -330,7 +330,8 @@ class OnnxEmbedder(Embedder):
         super().__init__(model_dir, quantize=quantize, **kwargs)
         self.max_length = max_length
         self.onnx_path = Path(onnx_path) if onnx_path else None
-        self._tokenizer = None
+        self._tokenizer = self._counter = None
+        self.seq_limit: int | None = None  # the word pieces a text is cut to (set by load)
 
     def load(self) -> None:
         with self._load_lock:
@@ -340,7 +341,11 @@ class OnnxEmbedder(Embedder):
             model_dir = self.model_dir or find_model_dir()
             path = self.onnx_path or ensure_onnx(model_dir, "embedder", self.quantize)
             hf_dir = transformer_dir(model_dir)
-            self._tokenizer = load_tokenizer(hf_dir, self.max_length or _sentence_max_length(hf_dir))
+            self.seq_limit = self.max_length or _sentence_max_length(hf_dir)
+            self._tokenizer = load_tokenizer(hf_dir, self.seq_limit)
+            self._counter = load_tokenizer(hf_dir, self.seq_limit)
+            self._counter.no_truncation()
+            self._counter.no_padding()
             session = _session(path, self.num_threads)
             dims = session.get_outputs()[0].shape
             if dims[-1] != self.dim:
@@ -349,6 +354,10 @@ class OnnxEmbedder(Embedder):
             self._inputs = {i.name for i in session.get_inputs()}
             self._model = session
             log.info("onnx embedder (%s) loaded from %s in %.2fs", self.quantize, path, time.perf_counter() - t0)
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Each text's word pieces, [CLS] and [SEP] included, before truncation to ``seq_limit`` (after ``load``)."""
+        return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
 
     def _forward(self, texts: list[str]) -> np.ndarray:
         # One text per run. Dynamic int8 quantization takes its activation scales over the whole input

@@ -16,6 +16,7 @@ import pytest
 
 from tests.support.gateway_server import http
 from tests.support.processes import ServerProcess
+from tests.support.torch_reference import needs
 
 pytestmark = pytest.mark.slow
 MODEL = "smollm2-135m"
@@ -147,23 +148,16 @@ def test_completions_echo_logprobs_prompts_and_stream(client):
     assert exc.value.body["param"] == "suffix"
 
 
-def test_embeddings_are_the_models_own(client):
-    texts = ["How do I boil an egg?", "The weather is nice today."]
-    r = client.embeddings.create(model="all-minilm-l6-v2", input=texts)  # the SDK asks for base64
+TEXTS = ["How do I boil an egg?", "The weather is nice today."]
+
+
+def test_embeddings_answer_in_both_encodings_and_refuse_what_they_cannot(client):
+    r = client.embeddings.create(model="all-minilm-l6-v2", input=TEXTS)  # the SDK asks for base64
     got = np.array([d.embedding for d in r.data], np.float32)
     assert got.shape == (2, 384) and r.usage.prompt_tokens > 0
-    # the model's own vectors, from sentence-transformers in a process of its own (torch stays out of here)
-    code = (
-        "import json, sys; from sentence_transformers import SentenceTransformer; "
-        "from gateway.cache.embedder import find_model_dir; "
-        "m = SentenceTransformer(str(find_model_dir()), device='cpu'); "
-        "print(json.dumps(m.encode(json.loads(sys.argv[1]), normalize_embeddings=True).tolist()))"
-    )
-    run = subprocess.run([sys.executable, "-c", code, json.dumps(texts)], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    ref = np.array(json.loads(run.stdout.strip().splitlines()[-1]), np.float32)
-    assert np.allclose(got, ref, atol=1e-5)
-    floats = client.embeddings.create(model="all-minilm-l6-v2", input=texts[0], encoding_format="float")
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)  # normalized
+    assert float(got[0] @ got[1]) < 0.5  # two unrelated sentences: not the same vector
+    floats = client.embeddings.create(model="all-minilm-l6-v2", input=TEXTS[0], encoding_format="float")
     assert np.allclose(floats.data[0].embedding, got[0], atol=1e-6)
     with pytest.raises(openai.NotFoundError):
         client.embeddings.create(model="text-embedding-3-small", input="x")
@@ -173,6 +167,29 @@ def test_embeddings_are_the_models_own(client):
     with pytest.raises(openai.BadRequestError) as exc:
         client.embeddings.create(model="all-minilm-l6-v2", input="word " * 400)
     assert exc.value.body["code"] == "context_length_exceeded"
+    # at the window's edge: 254 words of one piece each, plus [CLS] and [SEP], is 256 pieces (the most it reads)
+    edge = client.embeddings.create(model="all-minilm-l6-v2", input="word " * 254)
+    assert edge.usage.prompt_tokens == 256
+    with pytest.raises(openai.BadRequestError):
+        client.embeddings.create(model="all-minilm-l6-v2", input="word " * 255)
+
+
+@needs("sentence_transformers")
+def test_embeddings_are_the_models_own(client):
+    """The served vectors (the float32 ONNX graph) against sentence-transformers' own, in a process of its own
+    (torch stays out of here): float32 sums in another order, within 1e-5."""
+    r = client.embeddings.create(model="all-minilm-l6-v2", input=TEXTS, encoding_format="float")
+    got = np.array([d.embedding for d in r.data], np.float32)
+    code = (
+        "import json, sys; from sentence_transformers import SentenceTransformer; "
+        "from gateway.cache.embedder import find_model_dir; "
+        "m = SentenceTransformer(str(find_model_dir()), device='cpu'); "
+        "print(json.dumps(m.encode(json.loads(sys.argv[1]), normalize_embeddings=True).tolist()))"
+    )
+    run = subprocess.run([sys.executable, "-c", code, json.dumps(TEXTS)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    ref = np.array(json.loads(run.stdout.strip().splitlines()[-1]), np.float32)
+    assert np.allclose(got, ref, atol=1e-5)
 
 
 def test_request_ids_and_cors(server):
