@@ -20,6 +20,7 @@ import os
 import pty
 import signal
 import subprocess
+import sys
 import termios
 import threading
 import time
@@ -139,9 +140,11 @@ class TerminalJob:
 
     def __init__(self, *make_args: str):
         self.master, slave = pty.openpty()
-        # -o: never reinstall the venv from here (the stamp may be older than a just edited pyproject.toml)
+        # PYTHON: this interpreter's version picks the venv (make test PYTHON=python3.13 serves on 3.13); -o: never
+        # reinstall the venv from here (the stamp may be older than a just edited pyproject.toml)
+        stamp = Path(sys.prefix).resolve().relative_to(ROOT) / ".installed"
         self.proc = subprocess.Popen(
-            ["make", "--no-print-directory", "-o", ".venv/.installed", *make_args],
+            ["make", "--no-print-directory", f"PYTHON={sys.executable}", "-o", str(stamp), *make_args],
             cwd=ROOT,
             stdin=slave,
             stdout=slave,
