@@ -5,7 +5,7 @@ lowering check passes it) and fails only in the device compiler, so the compile 
                           a whole 128-entry tile (the bug the TPU attention kernel had)
     vmem_overflow_tpu     a float32 block of 4096 x 8192 (128 MiB, double-buffered in and out): more
                           than any TPU's VMEM
-    smem_overflow_gpu     a Triton ``pl.dot`` of 512 x 512 float32 blocks: 1 MiB of shared memory
+    smem_overflow_gpu     a Triton ``jnp.dot`` of 512 x 512 float32 blocks: 1 MiB of shared memory
                           where an H100 has 227 KiB a block
     relaid_out_attention_tpu  the TPU attention kernel handed the ``[P, page, KVH, D]`` cache (the layout
                           before ``LanePages``): it compiles, but XLA relays the pages out before each call,
@@ -70,7 +70,7 @@ def _smem_overflow(shape, target):
     n = 512
 
     def kernel(x_ref, y_ref, o_ref):
-        o_ref[...] = pl.dot(x_ref[...], y_ref[...])
+        o_ref[...] = jnp.dot(x_ref[...], y_ref[...])
 
     def fn(x, y):
         return pl.pallas_call(

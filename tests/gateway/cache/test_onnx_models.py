@@ -25,6 +25,7 @@ from gateway.cache import onnx_models
 from gateway.cache.embedder import Embedder, find_model_dir
 from gateway.cache.onnx_models import OnnxCrossEncoder, OnnxEmbedder, ensure_onnx, load_tokenizer
 from gateway.cache.semantic_cache import CacheConfig
+from tests.support.torch_reference import require
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -81,6 +82,7 @@ def onnx_cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def torch_vectors():
+    require("sentence_transformers")  # the reference (skips on Python 3.12+, where torch is not installed)
     e = Embedder()
     e.load()
     try:
@@ -276,9 +278,9 @@ PAIRS = [
 def cross_encoder(tmp_path_factory):
     """A cross-encoder folder built from the packaged MiniLM weights: BertForSequenceClassification, one label,
     a random head (seed 0; weights drawn with std 1 so the logits spread over a few units instead of +-0.04 and
-    an error of 1e-4 is small against them)."""
-    import torch
-    from sentence_transformers import CrossEncoder
+    an error of 1e-4 is small against them). Built and scored by sentence-transformers: the reference."""
+    torch = require("torch")
+    CrossEncoder = require("sentence_transformers").CrossEncoder
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     torch.manual_seed(0)
