@@ -18,7 +18,8 @@ What runs, interleaved so that a change in the machine's load hits both versions
 Nothing else should run on the machine meanwhile: both want both cores.
 
     python scripts/bench_jax_versions.py [--rounds 2] [--rates 1,2,4] [--seeds 2] [--num-prompts 30]
-        [--weight-quant none,int8] [--tokens 64] [--skip-serving] [--out docs/results/bench_jax_versions.json]
+        [--weight-quant none,int8] [--tokens 64] [--skip-serving] [--served-order ab|abba]
+        [--out docs/results/bench_jax_versions.json]
 """
 
 from __future__ import annotations
@@ -81,6 +82,12 @@ def main(argv=None) -> int:
     p.add_argument("--num-prompts", type=int, default=30)
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per served request")
     p.add_argument("--skip-serving", action="store_true")
+    p.add_argument(
+        "--served-order",
+        choices=["ab", "abba"],
+        default="ab",
+        help="ab: each version's gateway once, in turn; abba: the seeds split in two, old new then new old",
+    )
     p.add_argument("--out", default=str(ROOT / "docs" / "results" / "bench_jax_versions.json"))
     args = p.parse_args(argv)
     missing = [str(v) for v in VENVS.values() if not v.exists()]
@@ -129,14 +136,27 @@ def main(argv=None) -> int:
             "num_prompts": args.num_prompts,
             "servers": {},
         }
-        for name in ("old", "new"):
-            proc = ServerProcess(
-                ["-m", "gateway", "--config", "configs/gateway.yaml", "--no-cache"],
-                name="gateway",
-                program=str(VENVS[name]),
-                ready_timeout=900,
-            )
-            serving["servers"][label[name]] = served.bench_server(label[name], proc, "auto", plan, args)
+        # --served-order abba: the seeds in two halves, the gateways started old, new, then new, old, so a drift in
+        # the machine's load over the served part hits both versions alike (each start has its own warm-up)
+        halves = [plan] if args.served_order == "ab" else [plan[0::2], plan[1::2]]
+        sessions: dict[str, list[dict]] = {"old": [], "new": []}
+        for i, half in enumerate(halves):
+            for name in ("old", "new") if i % 2 == 0 else ("new", "old"):
+                proc = ServerProcess(
+                    ["-m", "gateway", "--config", "configs/gateway.yaml", "--no-cache"],
+                    name="gateway",
+                    program=str(VENVS[name]),
+                    ready_timeout=900,
+                )
+                sessions[name].append(served.bench_server(label[name], proc, "auto", half, args))
+        for name, runs in sessions.items():
+            merged = [r for session in runs for r in session["runs"]]
+            serving["servers"][label[name]] = {
+                "sessions": [{k: v for k, v in session.items() if k not in ("runs", "medians")} for session in runs],
+                "runs": merged,
+                "medians": served.medians(merged),
+            }
+        serving["order"] = args.served_order
         med = {k: serving["servers"][label[k]]["medians"] for k in VENVS}
         figures = {
             k: {
